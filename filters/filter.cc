@@ -1,0 +1,32 @@
+#include "filters/filter.h"
+
+#include <cstdlib>
+#include <vector>
+
+namespace filterlab {
+
+void Filter::MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const {
+  for (size_t i = 0; i < n; ++i) results[i] = MayContain(hashes[i]);
+}
+
+void Filter::Add(uint64_t) { std::abort(); }  // precondition SupportsAdd() violated
+
+void Filter::AddConcurrently(uint64_t) { std::abort(); }  // precondition SupportsAdd() violated
+
+Status FilterPolicy::NewDynamic(size_t, std::unique_ptr<Filter>*) const {
+  return Status::NotSupported("filter variant '" + std::string(variant()) +
+                              "' is static: build it from all its hashes at once (dynamic variants: dynamic)");
+}
+
+Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n,
+                           std::unique_ptr<Filter>* out) {
+  std::vector<uint64_t> hashes;
+  hashes.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = policy.HashKey(keys[i]);
+    if (hashes.empty() || hashes.back() != h) hashes.push_back(h);
+  }
+  return policy.Build(hashes.data(), hashes.size(), out);
+}
+
+}  // namespace filterlab

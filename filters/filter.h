@@ -1,0 +1,119 @@
+// The one interface every filter variant implements, so the simulator, the
+// benchmarks and the engine never special-case a variant (in the manner of
+// fastfilter_cpp).
+//
+// Filters consume hashes, not keys: a FilterPolicy (one configuration, made by
+// the registry from a spec string such as "fastlocal:bpk=10") turns a key into
+// the hash its filters want (HashKey) and builds filters from hashes. A 32-bit
+// variant uses the low 32 bits of the uint64_t it is given and ignores the
+// rest, so the simulator can feed every variant the same synthetic stream.
+//
+// Serialized form: the filter bits followed by a trailer that names the
+// variant and every parameter a reader needs, so OpenFilter() rebuilds the
+// right query code from the bytes alone (RocksDB's own formats keep their
+// RocksDB trailers, bit-exact; filterlab's variants use trailer.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/slice.h"
+#include "common/status.h"
+
+namespace filterlab {
+
+enum class HashWidth : int { k32 = 32, k64 = 64 };
+
+class Filter {
+ public:
+  virtual ~Filter() = default;
+
+  // False means the hash was certainly never added; true means it may have been.
+  virtual bool MayContain(uint64_t hash) const = 0;
+
+  // results[i] = MayContain(hashes[i]) for i < n. Variants override this with a
+  // path that prefetches the whole batch's cache lines before probing. Must
+  // give exactly the answers of MayContain.
+  virtual void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const;
+
+  // Dynamic variants (DynamicBloom) accept adds after construction; the others
+  // are immutable once built and return false here.
+  virtual bool SupportsAdd() const { return false; }
+  // Precondition: SupportsAdd(). Single writer; readers may run concurrently
+  // only where the variant says so.
+  virtual void Add(uint64_t hash);
+  // Precondition: SupportsAdd(). Safe with other AddConcurrently and MayContain
+  // calls from any threads.
+  virtual void AddConcurrently(uint64_t hash);
+
+  // Bytes of filter data (the bit array), without any trailer. Bits per key
+  // reported by the tools is 8 * DataBytes() / keys.
+  virtual size_t DataBytes() const = 0;
+
+  // Appends the serialized filter (data + trailer) to *out.
+  virtual void Serialize(std::string* out) const = 0;
+  std::string Serialize() const {
+    std::string s;
+    Serialize(&s);
+    return s;
+  }
+
+  // Canonical description of this filter's layout, e.g.
+  // "fastlocal:hash=64,probes=6,bytes=1280". Stable; used in trailers and logs.
+  virtual std::string Describe() const = 0;
+
+  virtual HashWidth hash_width() const = 0;
+};
+
+class FilterPolicy {
+ public:
+  virtual ~FilterPolicy() = default;
+
+  // Canonical spec string with every parameter resolved, e.g.
+  // "fastlocal:bpk=10,probes=6,hash=64". Parsing it gives an equal policy.
+  virtual const std::string& spec() const = 0;
+  // The variant name, e.g. "fastlocal" or "worm".
+  virtual std::string_view variant() const = 0;
+  virtual HashWidth hash_width() const = 0;
+  // Requested bits per key (the built filter's actual bits/key can be larger
+  // after rounding to whole cache lines or words).
+  virtual double bits_per_key() const = 0;
+  virtual int num_probes() const = 0;
+
+  // The hash this policy's filters consume for a key (zero-extended when 32
+  // bits wide). Each variant documents which hash function it uses.
+  virtual uint64_t HashKey(Slice key) const = 0;
+
+  // Builds a filter holding `n` hashes (each counts as one entry for sizing;
+  // the caller removes duplicates if it wants them removed).
+  virtual Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const = 0;
+
+  // Dynamic variants only: an empty filter sized for `expected_keys` adds.
+  virtual bool is_dynamic() const { return false; }
+  virtual Status NewDynamic(size_t expected_keys, std::unique_ptr<Filter>* out) const;
+
+  // The variant's analytic FP rate for a filter built from n distinct hashes
+  // by Build (the model is stated beside each variant's code).
+  virtual double ModelFpRate(size_t n) const = 0;
+};
+
+// Builds a policy from a spec string "variant:key=value,key=value". Unknown
+// variants, unknown keys and impossible values give InvalidArgument with a
+// message naming the problem and what is allowed.
+Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out);
+
+// Rebuilds a filter's query side from serialized bytes alone. The returned
+// filter may point into `bytes`, which must outlive it. Truncated or corrupt
+// bytes and unknown trailers give Corruption naming what is wrong.
+Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out);
+
+// Hashes keys with the policy, drops a hash equal to the immediately preceding
+// one (as RocksDB's builders do, so repeated keys in sorted input count once),
+// and builds. The convenience path for tests, tools and the engine.
+Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n,
+                           std::unique_ptr<Filter>* out);
+
+}  // namespace filterlab

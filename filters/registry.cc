@@ -1,0 +1,131 @@
+#include "filters/registry.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "filters/trailer.h"
+
+namespace filterlab {
+namespace {
+
+std::map<std::string, FilterVariant>& Registry() {
+  static auto* registry = new std::map<std::string, FilterVariant>();
+  return *registry;
+}
+
+std::string KnownVariantNames() {
+  std::string s;
+  for (const auto& [name, v] : Registry()) {
+    if (!s.empty()) s += ", ";
+    s += name;
+  }
+  return s;
+}
+
+// A filter with no keys (RocksDB writes an empty slice, or total length <= 5):
+// every query is a definite no.
+class AlwaysFalseFilter final : public Filter {
+ public:
+  bool MayContain(uint64_t) const override { return false; }
+  size_t DataBytes() const override { return 0; }
+  void Serialize(std::string*) const override {}
+  std::string Describe() const override { return "always_false"; }
+  HashWidth hash_width() const override { return HashWidth::k64; }
+};
+
+// RocksDB's marker 0: a filter that matches everything (written for
+// compatibility; carries no information).
+class AlwaysTrueFilter final : public Filter {
+ public:
+  explicit AlwaysTrueFilter(Slice bytes) : bytes_(bytes) {}
+  bool MayContain(uint64_t) const override { return true; }
+  size_t DataBytes() const override { return bytes_.size() - 5; }
+  void Serialize(std::string* out) const override { out->append(bytes_.data(), bytes_.size()); }
+  std::string Describe() const override { return "always_true"; }
+  HashWidth hash_width() const override { return HashWidth::k64; }
+
+ private:
+  Slice bytes_;
+};
+
+}  // namespace
+
+namespace internal {
+FilterRegistrar::FilterRegistrar(FilterVariant variant) {
+  std::string name = variant.name;
+  Registry().emplace(std::move(name), std::move(variant));
+}
+}  // namespace internal
+
+std::vector<const FilterVariant*> RegisteredFilterVariants() {
+  std::vector<const FilterVariant*> out;
+  for (const auto& [name, v] : Registry()) out.push_back(&v);
+  return out;
+}
+
+const FilterVariant* FindFilterVariant(std::string_view name) {
+  auto it = Registry().find(std::string(name));
+  return it == Registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> AllExampleSpecs() {
+  std::vector<std::string> out;
+  for (const auto* v : RegisteredFilterVariants()) {
+    for (const auto& e : v->examples_at_10_bpk) out.push_back(e);
+  }
+  return out;
+}
+
+Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out) {
+  FilterSpec spec;
+  Status s = FilterSpec::Parse(spec_text, &spec);
+  if (!s.ok()) return s;
+  const FilterVariant* v = FindFilterVariant(spec.variant());
+  if (v == nullptr) {
+    return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown filter variant '" +
+                                   spec.variant() + "'; known variants: " + KnownVariantNames());
+  }
+  return v->create(spec, out);
+}
+
+Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out) {
+  if (HasFilterlabTrailer(bytes)) {
+    Slice data;
+    std::string layout_text;
+    Status s = ParseFilterlabTrailer(bytes, &data, &layout_text);
+    if (!s.ok()) return s;
+    FilterSpec layout;
+    s = FilterSpec::Parse(layout_text, &layout);
+    if (!s.ok()) return Status::Corruption("filterlab trailer layout is malformed: " + s.message());
+    const FilterVariant* v = FindFilterVariant(layout.variant());
+    if (v == nullptr || v->open_layout == nullptr) {
+      return Status::Corruption("filterlab trailer names variant '" + layout.variant() +
+                                "', which has no reader in this build; known variants: " + KnownVariantNames());
+    }
+    s = v->open_layout(layout, data, out);
+    if (!s.ok() && !s.IsCorruption()) s = Status::Corruption(s.message());
+    return s;
+  }
+  // RocksDB's dispatch (../shared/spec/rocksdb-filters.md §1.8).
+  if (bytes.size() <= 5) {
+    *out = std::make_unique<AlwaysFalseFilter>();
+    return Status::OK();
+  }
+  const auto marker = static_cast<int8_t>(bytes[bytes.size() - 5]);
+  if (marker == 0) {
+    *out = std::make_unique<AlwaysTrueFilter>(bytes);
+    return Status::OK();
+  }
+  for (const auto& [name, v] : Registry()) {
+    if (v.open_native == nullptr) continue;
+    Status s = v.open_native(bytes, out);
+    if (!s.IsNotFound()) return s;
+  }
+  return Status::Corruption("unrecognised filter trailer: marker byte " + std::to_string(marker) +
+                            " at offset " + std::to_string(bytes.size() - 5) +
+                            " (known: -1 FastLocalBloom, 1..30 legacy Bloom probes, 0 always-true, "
+                            "or a filterlab 'FLT1' trailer); the bytes may be truncated or corrupted");
+}
+
+}  // namespace filterlab

@@ -1,0 +1,61 @@
+// The registry of filter variants. Each variant registers itself (one
+// FILTERLAB_REGISTER_FILTER in its .cc) with a factory that turns a parsed
+// spec into a FilterPolicy and, for reading, openers for its serialized forms.
+// The engine, the simulator and the tools only ever see the registry.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "filters/filter.h"
+#include "filters/filter_spec.h"
+
+namespace filterlab {
+
+struct FilterVariant {
+  // Name used in spec strings, e.g. "fastlocal".
+  const char* name;
+  // One line for `filterlab list-filters`.
+  const char* summary;
+  // Parameters and their allowed values, e.g. "bpk=0.5..100 probes=1..30 hash=64|32".
+  const char* params;
+  // Spec → policy. Validates every parameter (FilterSpec getters + Finish).
+  Status (*create)(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out);
+  // Reader for a filter serialized with filterlab's trailer (trailer.h):
+  // `layout` is the Describe() string stored in the trailer, `data` the filter
+  // bits. Null if the variant only has a native format.
+  Status (*open_layout)(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out);
+  // Reader for a variant's own native serialized form (RocksDB's trailers):
+  // returns NotFound when `bytes` are not in that form. Null if none.
+  Status (*open_native)(Slice bytes, std::unique_ptr<Filter>* out);
+  // Spec shown in examples and used by `filterlab run` at 10 bits/key; a
+  // variant may register several (e.g. one per worm sub-variant).
+  std::vector<std::string> examples_at_10_bpk;
+};
+
+// All registered variants, sorted by name.
+std::vector<const FilterVariant*> RegisteredFilterVariants();
+const FilterVariant* FindFilterVariant(std::string_view name);
+
+// Every example spec of every variant at 10 bits/key, in registry order: the
+// list the tools iterate over when asked for "every registered filter".
+std::vector<std::string> AllExampleSpecs();
+
+namespace internal {
+struct FilterRegistrar {
+  explicit FilterRegistrar(FilterVariant variant);
+};
+}  // namespace internal
+
+#define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b
+#define FILTERLAB_REGISTER_FILTER_CONCAT(a, b) FILTERLAB_REGISTER_FILTER_CONCAT2(a, b)
+// Usage at namespace scope in a variant's .cc:
+//   FILTERLAB_REGISTER_FILTER(FilterVariant{"fastlocal", "...", "...", &Create, nullptr, &OpenNative, {...}});
+#define FILTERLAB_REGISTER_FILTER(...)                                                      \
+  static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(           \
+      filterlab_filter_registrar_, __LINE__)(__VA_ARGS__)
+
+}  // namespace filterlab

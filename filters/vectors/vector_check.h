@@ -1,0 +1,70 @@
+// Checking reference test-vector files (../shared/reference/vectors/*.json,
+// produced by RocksDB's own code). A file's kind is recognised from its
+// contents, not its name, so any file in the same format can be checked; each
+// kind's checker lives in its own *_vectors.cc and registers itself.
+// Used by the GoogleTest suite and by `filterlab verify-vectors`.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace filterlab {
+
+struct VectorCaseResult {
+  std::string name;    // e.g. "case 7 (len_bytes=640, num_probes=6)"
+  bool passed = false;
+  std::string detail;  // on failure: which field, expected vs actual
+};
+
+struct VectorKind {
+  const char* name;  // e.g. "fastlocalbloom"
+  // True if `doc` is a file of this kind.
+  bool (*detect)(const nlohmann::json& doc);
+  // Appends one result per case of `doc`.
+  void (*check)(const nlohmann::json& doc, std::vector<VectorCaseResult>* results);
+};
+
+// Loads and checks one file. Fails (IOError / Corruption / NotSupported) if the
+// file cannot be read, is not JSON, or is of no known kind; a case that
+// cannot be checked (a missing field) is a failed case, not a crash.
+Status CheckVectorFile(const std::string& path, std::string* kind, std::vector<VectorCaseResult>* results);
+
+std::vector<const VectorKind*> RegisteredVectorKinds();
+
+// Helpers for checkers.
+// Reads a required field, throwing std::runtime_error naming it if absent or
+// of the wrong type (CheckVectorFile turns that into a failed case).
+const nlohmann::json& RequireField(const nlohmann::json& obj, const char* field);
+std::string HexEncode(const void* data, size_t n);
+std::string Sha256Hex(const void* data, size_t n);
+uint64_t ParseHex64(const std::string& hex);
+// Compares and, on mismatch, appends "field: expected X, got Y; " to *detail.
+bool ExpectEqual(const char* field, const std::string& expected, const std::string& actual, std::string* detail);
+bool ExpectEqual(const char* field, uint64_t expected, uint64_t actual, std::string* detail);
+
+// Runs check_case(case, &result) for every element of doc["cases"]; a case
+// whose check throws (e.g. RequireField on a missing field) becomes a failed
+// result naming the exception. check_case sets name, passed and detail.
+void ForEachCase(const nlohmann::json& doc,
+                 const std::function<void(const nlohmann::json&, VectorCaseResult*)>& check_case,
+                 std::vector<VectorCaseResult>* results);
+
+namespace internal {
+struct VectorKindRegistrar {
+  explicit VectorKindRegistrar(VectorKind kind);
+};
+}  // namespace internal
+
+#define FILTERLAB_REGISTER_VECTOR_KIND(...) \
+  static ::filterlab::internal::VectorKindRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_vector_kind_, __LINE__)(__VA_ARGS__)
+
+#ifndef FILTERLAB_REGISTER_FILTER_CONCAT
+#define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b
+#define FILTERLAB_REGISTER_FILTER_CONCAT(a, b) FILTERLAB_REGISTER_FILTER_CONCAT2(a, b)
+#endif
+
+}  // namespace filterlab

@@ -1,0 +1,23 @@
+// Key hashes with 64 bits of output.
+//
+// XXH3_64 is the final XXH3 from the xxHash library (libxxhash): the modern,
+// fast 64-bit hash, used where no persisted format dictates otherwise.
+//
+// XXPH3_64 is the XXH3 *preview* (xxHash v0.7.2) with RocksDB's change for the
+// empty input. RocksDB's FastLocalBloom (format_version 5) hashes keys with it,
+// so bit-exact filters need it; it differs from final XXH3 for every length
+// (../shared/spec/rocksdb-filters.md §4). Implemented in xxph3.cc from that spec.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace filterlab {
+
+uint64_t XXH3_64(const char* data, size_t n);
+uint64_t XXH3_64(const char* data, size_t n, uint64_t seed);
+
+uint64_t XXPH3_64(const char* data, size_t n);
+uint64_t XXPH3_64(const char* data, size_t n, uint64_t seed);
+
+}  // namespace filterlab

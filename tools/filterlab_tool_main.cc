@@ -1,0 +1,83 @@
+// filterlab-tool: the filter-level commands behind ./filterlab
+//   list-filters                 every registered variant, its parameters and examples
+//   verify-vectors FILE...       check reference-vector files, one line per case
+//   table [--bpk B] [--keys N]   FP rate, bytes/key and query ns of every registered filter
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "filters/filter.h"
+#include "filters/registry.h"
+#include "filters/vectors/vector_check.h"
+
+namespace filterlab {
+namespace {
+
+int Usage(FILE* f) {
+  std::fprintf(f,
+               "usage: filterlab-tool COMMAND [ARGS]\n"
+               "commands:\n"
+               "  list-filters              list every registered filter variant with its parameters\n"
+               "  verify-vectors FILE...    check reference-vector files; one line per case, then\n"
+               "                            'N passed, N failed'; exit 0 only if all pass\n"
+               "  table [--bpk B] [--keys N] [--queries Q]\n"
+               "                            FP rate, bytes/key and query ns for every registered filter\n");
+  return f == stdout ? 0 : 2;
+}
+
+int ListFilters() {
+  for (const FilterVariant* v : RegisteredFilterVariants()) {
+    std::printf("%-12s %s\n", v->name, v->summary);
+    std::printf("%-12s   parameters: %s\n", "", v->params);
+    for (const auto& e : v->examples_at_10_bpk) std::printf("%-12s   e.g. %s\n", "", e.c_str());
+  }
+  return 0;
+}
+
+int VerifyVectors(int argc, char** argv) {
+  if (argc == 0) {
+    std::fprintf(stderr, "verify-vectors: give one or more vector files (e.g. ../shared/reference/vectors/*.json)\n");
+    return 2;
+  }
+  size_t passed = 0, failed = 0;
+  for (int i = 0; i < argc; ++i) {
+    std::string kind;
+    std::vector<VectorCaseResult> results;
+    Status s = CheckVectorFile(argv[i], &kind, &results);
+    if (!s.ok()) {
+      std::printf("FAIL %s: %s\n", argv[i], s.ToString().c_str());
+      ++failed;
+      continue;
+    }
+    for (const auto& r : results) {
+      std::printf("%s %s [%s] %s%s%s\n", r.passed ? "ok  " : "FAIL", argv[i], kind.c_str(), r.name.c_str(),
+                  r.detail.empty() ? "" : ": ", r.detail.c_str());
+      (r.passed ? passed : failed)++;
+    }
+    if (results.empty()) {
+      std::printf("FAIL %s [%s]: no cases in file\n", argv[i], kind.c_str());
+      ++failed;
+    }
+  }
+  std::printf("%zu passed, %zu failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+
+}  // namespace
+}  // namespace filterlab
+
+int main(int argc, char** argv) {
+  using namespace filterlab;
+  if (argc < 2) return Usage(stderr);
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return Usage(stdout);
+  }
+  if (cmd == "list-filters") return ListFilters();
+  if (cmd == "verify-vectors") return VerifyVectors(argc - 2, argv + 2);
+  std::fprintf(stderr, "filterlab-tool: unknown command '%s'\n", cmd.c_str());
+  return Usage(stderr);
+}
