@@ -36,12 +36,11 @@ std::string JoinAllowed(std::initializer_list<std::string_view> allowed) {
 }  // namespace
 
 std::string FormatNumber(double v) {
+  // std::to_chars without a format gives the shortest text that round-trips,
+  // and plain notation where that is no longer (10 -> "10", not "1e+01").
   char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, ptr) : std::string("nan");
 }
 
 Status FilterSpec::Parse(std::string_view text, FilterSpec* out) {
@@ -199,6 +198,31 @@ Status FilterSpec::Finish(std::initializer_list<std::string_view> allowed_keys) 
     }
   }
   return Status::OK();
+}
+
+std::string FilterSpec::WithParam(std::string_view key, std::string_view value) const {
+  std::string out = variant_;
+  bool replaced = false;
+  char sep = ':';
+  for (const auto& p : params_) {
+    out += sep;
+    out += p.key;
+    out += '=';
+    if (p.key == key) {
+      out += value;
+      replaced = true;
+    } else {
+      out += p.value;
+    }
+    sep = ',';
+  }
+  if (!replaced) {
+    out += sep;
+    out += key;
+    out += '=';
+    out += value;
+  }
+  return out;
 }
 
 }  // namespace filterlab

@@ -41,6 +41,11 @@ class FilterSpec {
   // Fails if any key was never read, naming it and the keys this variant takes.
   Status Finish(std::initializer_list<std::string_view> allowed_keys) const;
 
+  // This spec's text with `key` set to `value` (replaced in place if present,
+  // appended otherwise), for tools and tests that derive a spec from another
+  // (e.g. another bits/key or hash width). The result is not validated.
+  std::string WithParam(std::string_view key, std::string_view value) const;
+
  private:
   struct Param {
     std::string key;

@@ -7,7 +7,9 @@
 // term of the FP models). These helpers are the one place such mixing lives.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace filterlab {
 
@@ -39,6 +41,14 @@ class SplitMix64 {
   uint64_t Next() {
     state_ += 0x9e3779b97f4a7c15ULL;
     return Mix64(state_);
+  }
+  // Fills n bytes with successive outputs written little-endian, the last
+  // one truncated: the key bytes of the hash and end-to-end vectors.
+  void FillBytes(char* out, size_t n) {
+    for (size_t i = 0; i < n; i += 8) {
+      const uint64_t v = Next();
+      std::memcpy(out + i, &v, n - i < 8 ? n - i : 8);  // little-endian host (checked in CMake)
+    }
   }
 
  private:

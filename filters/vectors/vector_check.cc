@@ -136,9 +136,9 @@ bool ExpectEqual(const char* field, uint64_t expected, uint64_t actual, std::str
 
 void ForEachCase(const nlohmann::json& doc,
                  const std::function<void(const nlohmann::json&, VectorCaseResult*)>& check_case,
-                 std::vector<VectorCaseResult>* results) {
-  const auto& cases = RequireField(doc, "cases");
-  if (!cases.is_array()) throw std::runtime_error("field 'cases' is not an array");
+                 std::vector<VectorCaseResult>* results, const char* array_field) {
+  const auto& cases = RequireField(doc, array_field);
+  if (!cases.is_array()) throw std::runtime_error(std::string("field '") + array_field + "' is not an array");
   for (size_t i = 0; i < cases.size(); ++i) {
     VectorCaseResult r;
     r.name = "case " + std::to_string(i);

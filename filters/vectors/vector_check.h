@@ -46,12 +46,13 @@ uint64_t ParseHex64(const std::string& hex);
 bool ExpectEqual(const char* field, const std::string& expected, const std::string& actual, std::string* detail);
 bool ExpectEqual(const char* field, uint64_t expected, uint64_t actual, std::string* detail);
 
-// Runs check_case(case, &result) for every element of doc["cases"]; a case
-// whose check throws (e.g. RequireField on a missing field) becomes a failed
-// result naming the exception. check_case sets name, passed and detail.
+// Runs check_case(case, &result) for every element of doc[array_field]
+// (normally "cases"; fp_model.json calls them "rows"); a case whose check
+// throws (e.g. RequireField on a missing field) becomes a failed result
+// naming the exception. check_case sets name, passed and detail.
 void ForEachCase(const nlohmann::json& doc,
                  const std::function<void(const nlohmann::json&, VectorCaseResult*)>& check_case,
-                 std::vector<VectorCaseResult>* results);
+                 std::vector<VectorCaseResult>* results, const char* array_field = "cases");
 
 namespace internal {
 struct VectorKindRegistrar {

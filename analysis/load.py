@@ -1,0 +1,72 @@
+"""Reading a results table (results/<experiment>/results.parquet) into the
+tidy DataFrame every plot and table takes, with a few derived columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+
+def load(path: str | Path) -> pd.DataFrame:
+    """A results directory or a .parquet file → DataFrame (one row per measurement).
+    Adds `label` (the filter as the config named it, plus its hash width when the
+    config set one), `bytes_per_key` and, for FP rows, nothing that is not in the file."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"no results table at {path} (run the experiment first)")
+    df = pd.read_parquet(path)
+    return with_labels(df)
+
+
+def with_labels(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if "base_filter" in df:
+        # worm sub-variants are registered under their own names too (cache_worm64 = worm:variant=cache_worm64).
+        label = df["base_filter"].fillna("").astype(str).str.replace(r"^worm:variant=([^,]+),?", r"\1:", regex=True)
+        label = label.str.replace(r":$", "", regex=True)
+        if "hash" in df:
+            has = df["hash"].notna()
+            label = label.where(~has, label + " hash=" + df["hash"].astype("Int64").astype(str))
+        df["label"] = label
+    if "bits_per_key" in df:
+        df["bytes_per_key"] = df["bits_per_key"] / 8
+    return df
+
+
+def wilson(positives, trials, level: float = 0.95):
+    """Wilson score interval for a binomial proportion (the same method as the sim's ci_low/ci_high)."""
+    positives, trials = np.asarray(positives, float), np.asarray(trials, float)
+    z = norm.ppf(0.5 + level / 2)
+    p = positives / trials
+    denom = 1 + z * z / trials
+    center = (p + z * z / (2 * trials)) / denom
+    half = z * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return center - half, center + half
+
+
+def pooled_fp(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """FP rows pooled over repeats (seeds): total positives / total queries with a
+    Wilson interval on the pooled counts; model_fp and bits_per_key averaged."""
+    fp = df[df["command"] == "fp"]
+    agg = fp.groupby(by, sort=True, dropna=False).agg(
+        positives=("positives", "sum"), queries=("queries", "sum"), model_fp=("model_fp", "mean"),
+        bits_per_key=("bits_per_key", "mean"), repeats=("seed", "nunique")).reset_index()
+    agg["fp"] = agg["positives"] / agg["queries"]
+    agg["ci_low"], agg["ci_high"] = wilson(agg["positives"], agg["queries"])
+    return agg
+
+
+def probe_grid_rows(df: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per (variant, bits/key, seed) of the probes worker's grid records
+    (the table holds one row per candidate count; the verdict columns repeat)."""
+    if "command" not in df or "record" not in df:
+        return None
+    pr = df[(df["command"] == "probes") & (df["record"] == "grid")]
+    if pr.empty:
+        return None
+    return pr.drop_duplicates(["variant", "bits_per_key", "seed"])

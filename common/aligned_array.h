@@ -1,0 +1,61 @@
+// CacheAlignedArray: a fixed-size, zero-initialised array whose first element
+// starts on a 64-byte boundary. Filters keep their bit arrays in one, so a
+// block that the layout puts inside one cache line really is inside one
+// cache line (an unaligned 64-byte block would straddle two and cost two
+// misses). Works for plain words and for std::atomic words alike.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace filterlab {
+
+inline constexpr size_t kCacheLineBytes = 64;
+
+template <typename T>
+class CacheAlignedArray {
+  static_assert(std::is_trivially_destructible_v<T>, "elements are freed without running destructors");
+
+ public:
+  CacheAlignedArray() = default;
+  explicit CacheAlignedArray(size_t n) : size_(n) {
+    if (n == 0) return;
+    data_ = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kCacheLineBytes}));
+    // Value-initialisation zeroes plain integers and (since C++20) std::atomic.
+    std::uninitialized_value_construct_n(data_, n);
+  }
+  ~CacheAlignedArray() { Free(); }
+
+  CacheAlignedArray(CacheAlignedArray&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  CacheAlignedArray& operator=(CacheAlignedArray&& o) noexcept {
+    if (this != &o) {
+      Free();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  CacheAlignedArray(const CacheAlignedArray&) = delete;
+  CacheAlignedArray& operator=(const CacheAlignedArray&) = delete;
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  void Free() {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{kCacheLineBytes});
+    data_ = nullptr;
+  }
+
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace filterlab

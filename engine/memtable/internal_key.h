@@ -1,0 +1,80 @@
+// Internal keys (spec lsm-features.md §5.1): every stored entry is
+//   user_key ‖ fixed64_LE(sequence << 8 | type)
+// ordered by user key ascending (bytewise; the engine has no custom user
+// comparators) and, for equal user keys, by the 8-byte trailer as a u64
+// DESCENDING, so the newest version of a key comes first and a lookup at
+// snapshot S seeks (key, S, kValueTypeForSeek) and lands on the newest
+// version with sequence ≤ S.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+
+namespace filterlab::engine {
+
+using SequenceNumber = uint64_t;
+// Sequence numbers take the top 56 bits of the trailer.
+inline constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
+inline constexpr size_t kInternalKeyTrailerBytes = 8;
+
+// The value types the engine stores (RocksDB's numbering).
+enum ValueType : uint8_t {
+  kTypeDeletion = 0x0,
+  kTypeValue = 0x1,
+  kTypeMerge = 0x2,
+  kTypeSingleDeletion = 0x7,
+  kTypeRangeDeletion = 0xF,
+};
+// The largest type in use: a seek key (seq, kValueTypeForSeek) sorts before
+// every entry with the same user key and sequence, because a larger trailer
+// sorts first.
+inline constexpr ValueType kValueTypeForSeek = kTypeRangeDeletion;
+
+bool IsKnownValueType(uint8_t type);
+
+inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) {
+  return (seq << 8) | type;
+}
+
+struct ParsedInternalKey {
+  Slice user_key;
+  SequenceNumber sequence = 0;
+  ValueType type = kTypeValue;
+};
+
+// Appends user_key ‖ trailer. Precondition: seq ≤ kMaxSequenceNumber.
+void AppendInternalKey(std::string* dst, const Slice& user_key, SequenceNumber seq, ValueType type);
+// Corruption (naming the problem) when shorter than the trailer or the type is unknown.
+Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out);
+
+// Precondition: internal_key.size() >= 8 (callers validate first).
+inline Slice ExtractUserKey(const Slice& internal_key) {
+  return Slice(internal_key.data(), internal_key.size() - kInternalKeyTrailerBytes);
+}
+uint64_t ExtractTrailer(const Slice& internal_key);
+
+// Three-way comparison in internal-key order. Preconditions: both ≥ 8 bytes.
+int CompareInternalKeys(const Slice& a, const Slice& b);
+
+// A memtable lookup key for (user_key, snapshot): the memtable entry prefix
+// varint32(len) ‖ user_key ‖ trailer(snapshot, kValueTypeForSeek), so it can
+// be compared directly against stored entries.
+class LookupKey {
+ public:
+  LookupKey(const Slice& user_key, SequenceNumber snapshot);
+  // varint32-prefixed internal key, the memtable's key format.
+  const char* memtable_key() const { return buf_.data(); }
+  Slice internal_key() const { return Slice(buf_.data() + ikey_offset_, buf_.size() - ikey_offset_); }
+  Slice user_key() const {
+    return Slice(buf_.data() + ikey_offset_, buf_.size() - ikey_offset_ - kInternalKeyTrailerBytes);
+  }
+
+ private:
+  std::string buf_;
+  size_t ikey_offset_ = 0;
+};
+
+}  // namespace filterlab::engine

@@ -1,0 +1,156 @@
+#include "engine/memtable/memtable.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/util/coding.h"
+
+namespace filterlab::engine {
+namespace {
+
+// Entries were written by Add, so their varints are well formed; the limit
+// only bounds the parse.
+Slice DecodeLengthPrefixed(const char* p) {
+  uint32_t len = 0;
+  const char* q = GetVarint32Ptr(p, p + kMaxVarint32Bytes, &len);
+  return Slice(q, len);
+}
+
+constexpr double kMaxBloomRatio = 0.25;
+
+}  // namespace
+
+int MemTableEntryComparator::operator()(const char* a, const char* b) const {
+  return CompareInternalKeys(DecodeLengthPrefixed(a), DecodeLengthPrefixed(b));
+}
+
+Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total_bits) {
+  if (!(ratio >= 0.0)) {  // also rejects NaN
+    return Status::InvalidArgument("memtable bloom_size_ratio " + std::to_string(ratio) +
+                                   " is not allowed: use a number in [0, 0.25] (0 disables the memtable Bloom; "
+                                   "larger values are clamped to 0.25)");
+  }
+  ratio = std::min(ratio, kMaxBloomRatio);
+  const double bytes = std::floor(static_cast<double>(write_buffer_size) * ratio);
+  if (bytes > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
+    return Status::InvalidArgument("memtable Bloom of write_buffer_size " + std::to_string(write_buffer_size) +
+                                   " x ratio " + std::to_string(ratio) +
+                                   " needs more than 4 GiB; the byte count must fit in 32 bits");
+  }
+  *total_bits = uint64_t{static_cast<uint32_t>(bytes)} * 8;
+  return Status::OK();
+}
+
+Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
+  if (options.write_buffer_size == 0) {
+    return Status::InvalidArgument("memtable write_buffer_size is 0; it must be at least 1 byte");
+  }
+  uint64_t total_bits = 0;
+  Status s = MemTableBloomBits(options.write_buffer_size, options.bloom_size_ratio, &total_bits);
+  if (!s.ok()) return s;
+  std::unique_ptr<FilterPolicy> policy;
+  std::unique_ptr<Filter> bloom;
+  if (total_bits > 0) {
+    s = NewFilterPolicy(options.bloom_spec, &policy);
+    if (!s.ok()) return Status::InvalidArgument("memtable bloom_spec: " + s.message());
+    if (!policy->is_dynamic()) {
+      return Status::InvalidArgument("memtable bloom_spec '" + options.bloom_spec + "' names variant '" +
+                                     std::string(policy->variant()) +
+                                     "', which cannot take adds; use a dynamic variant such as 'dynamic:bpk=8'");
+    }
+    const auto expected_keys =
+        static_cast<size_t>(std::ceil(static_cast<double>(total_bits) / policy->bits_per_key()));
+    s = policy->NewDynamic(expected_keys, &bloom);
+    if (!s.ok()) return Status::InvalidArgument("memtable Bloom: " + s.message());
+  }
+  out->reset(new MemTable(options, std::move(policy), std::move(bloom)));
+  return Status::OK();
+}
+
+MemTable::MemTable(const MemTableOptions& options, std::unique_ptr<FilterPolicy> policy,
+                   std::unique_ptr<Filter> bloom)
+    : options_(options),
+      list_(MemTableEntryComparator(), &arena_),
+      bloom_policy_(std::move(policy)),
+      bloom_(std::move(bloom)) {}
+
+MemTable::~MemTable() = default;
+
+void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, const Slice& value) {
+  const size_t ikey_len = user_key.size() + kInternalKeyTrailerBytes;
+  const size_t encoded_len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size();
+  char* buf = arena_.Allocate(encoded_len);
+  char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
+  std::memcpy(p, user_key.data(), user_key.size());
+  p += user_key.size();
+  EncodeFixed64(p, PackSequenceAndType(seq, type));
+  p += kInternalKeyTrailerBytes;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  list_.Insert(buf);
+  if (bloom_) bloom_->AddConcurrently(bloom_policy_->HashKey(user_key));
+  num_entries_.fetch_add(1, std::memory_order_relaxed);
+  data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
+}
+
+MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
+  if (bloom_) {
+    if (!bloom_->MayContain(bloom_policy_->HashKey(key.user_key()))) {
+      bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
+      return GetResult::kNotFound;
+    }
+    bloom_positives_.fetch_add(1, std::memory_order_relaxed);
+  }
+  MemTableList::Iterator it(&list_);
+  it.Seek(key.memtable_key());
+  if (!it.Valid()) return GetResult::kNotFound;
+  const char* entry = it.key();
+  const Slice ikey = DecodeLengthPrefixed(entry);
+  if (ExtractUserKey(ikey) != key.user_key()) return GetResult::kNotFound;
+  switch (static_cast<ValueType>(ExtractTrailer(ikey) & 0xff)) {
+    case kTypeValue:
+    case kTypeMerge: {
+      const Slice v = DecodeLengthPrefixed(ikey.data() + ikey.size());
+      value->assign(v.data(), v.size());
+      return (ExtractTrailer(ikey) & 0xff) == kTypeValue ? GetResult::kFound : GetResult::kMerge;
+    }
+    case kTypeDeletion:
+    case kTypeSingleDeletion:
+      return GetResult::kDeleted;
+    default:
+      // Range deletions are not point entries; the DB layer handles them.
+      return GetResult::kNotFound;
+  }
+}
+
+MemTable::RangeStats MemTable::ApproximateStats(const Slice& start, const Slice& limit) const {
+  const LookupKey lo(start, kMaxSequenceNumber), hi(limit, kMaxSequenceNumber);
+  const uint64_t n = num_entries();
+  uint64_t count = options_.approx_algorithm == ApproxAlgorithm::kNew
+                       ? list_.ApproximateNumEntries(lo.memtable_key(), hi.memtable_key())
+                       : list_.ApproximateNumEntriesOld(lo.memtable_key(), hi.memtable_key());
+  if (count == 0 || n == 0) return {};
+  count = std::min(count, n);
+  return {count, count * (data_size() / n)};
+}
+
+size_t MemTable::ApproximateMemoryUsage() const {
+  return arena_.MemoryUsage() + (bloom_ ? bloom_->DataBytes() : 0);
+}
+
+void MemTable::Iterator::Seek(const Slice& internal_key) {
+  seek_buf_.clear();
+  PutVarint32(&seek_buf_, static_cast<uint32_t>(internal_key.size()));
+  seek_buf_.append(internal_key.data(), internal_key.size());
+  it_.Seek(seek_buf_.data());
+}
+
+Slice MemTable::Iterator::key() const { return DecodeLengthPrefixed(it_.key()); }
+
+Slice MemTable::Iterator::value() const {
+  const Slice ikey = DecodeLengthPrefixed(it_.key());
+  return DecodeLengthPrefixed(ikey.data() + ikey.size());
+}
+
+}  // namespace filterlab::engine

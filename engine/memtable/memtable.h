@@ -1,0 +1,140 @@
+// MemTable: the in-memory write buffer of the LSM tree. Entries (put, delete,
+// merge) live in a skip list ordered by internal key (internal_key.h), their
+// bytes in an arena; one writer adds, any number of readers look up
+// concurrently without locks.
+//
+// Entry encoding (spec §5.1), the skip list's key:
+//   varint32(internal_key_len) ‖ internal_key ‖ varint32(value_len) ‖ value
+//
+// Memtable Bloom (spec §4): with bloom_size_ratio > 0 the memtable keeps a
+// dynamic filter over whole user keys, sized from the write buffer budget as
+// RocksDB does, total_bits = 8 · u32(write_buffer_size · ratio), ratio
+// clamped to [0, 0.25] — independent of how many keys arrive. Every Add puts
+// the user key's hash into it (AddConcurrently, so concurrent writers would
+// also be safe); Get consults it before the skip list and skips the search
+// on a negative. The filter comes from the registry: any dynamic variant's
+// spec (policy.is_dynamic()) works; the default is RocksDB's DynamicBloom
+// with 6 probes and its 32-bit hash. The registry sizes dynamic filters by
+// keys, so the memtable asks for ceil(total_bits / bpk) keys; with bpk = 8
+// (the default spec) that is exactly total_bits, since total_bits is a
+// multiple of 8.
+//
+// Range statistics (spec §2.1): ApproximateStats(start, limit) estimates the
+// number and bytes of entries with user keys in [start, limit), using the
+// skip list's new estimate (or the old one, by option).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "engine/memtable/internal_key.h"
+#include "engine/memtable/skiplist.h"
+#include "engine/util/arena.h"
+#include "filters/filter.h"
+
+namespace filterlab::engine {
+
+enum class ApproxAlgorithm { kNew, kOld };
+
+// Orders encoded memtable entries (or lookup keys, which share the prefix)
+// by their internal keys.
+struct MemTableEntryComparator {
+  int operator()(const char* a, const char* b) const;
+};
+using MemTableList = SkipList<const char*, MemTableEntryComparator>;
+
+struct MemTableOptions {
+  // The memtable's byte budget (RocksDB write_buffer_size); sizes the Bloom.
+  size_t write_buffer_size = size_t{64} << 20;
+  // RocksDB memtable_prefix_bloom_size_ratio with whole-key filtering: 0
+  // disables the memtable Bloom; values above 0.25 are clamped to 0.25.
+  double bloom_size_ratio = 0.0;
+  // Registry spec of the memtable filter; must name a dynamic variant.
+  std::string bloom_spec = "dynamic:bpk=8,probes=6,hash=32";
+  ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
+};
+
+class MemTable {
+ public:
+  // Validates the options: write_buffer_size > 0, a finite ratio >= 0, a
+  // budget under 4 GiB of filter bytes, a dynamic filter spec.
+  static Status Create(const MemTableOptions& options, std::unique_ptr<MemTable>* out);
+  ~MemTable();
+  MemTable(const MemTable&) = delete;
+  MemTable& operator=(const MemTable&) = delete;
+
+  // Writer only. Precondition: (user_key, seq) not already present, seq <= kMaxSequenceNumber.
+  void Add(SequenceNumber seq, ValueType type, const Slice& user_key, const Slice& value);
+
+  enum class GetResult {
+    kNotFound,  // no version of the key at or below the snapshot here
+    kFound,     // newest visible version is a value; *value holds it
+    kDeleted,   // newest visible version is a deletion or single deletion
+    kMerge,     // newest visible version is a merge operand; *value holds it
+  };
+  // Newest version of key.user_key() with sequence <= the lookup's snapshot.
+  GetResult Get(const LookupKey& key, std::string* value) const;
+
+  struct RangeStats {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+  };
+  // Estimated entries (all versions) with user key in [start, limit), and
+  // their bytes as count × average encoded entry size (spec §2.1).
+  RangeStats ApproximateStats(const Slice& start, const Slice& limit) const;
+
+  uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  // Sum of encoded entry sizes.
+  uint64_t data_size() const { return data_size_.load(std::memory_order_relaxed); }
+  // Arena plus filter bytes: compare with write_buffer_size to decide when full.
+  size_t ApproximateMemoryUsage() const;
+
+  // The memtable filter, or null when disabled.
+  const Filter* bloom() const { return bloom_.get(); }
+  // Get calls answered by a Bloom negative / passed on to the skip list.
+  uint64_t bloom_negatives() const { return bloom_negatives_.load(std::memory_order_relaxed); }
+  uint64_t bloom_positives() const { return bloom_positives_.load(std::memory_order_relaxed); }
+
+  // Ordered iteration over entries (internal keys and values).
+  class Iterator {
+   public:
+    explicit Iterator(const MemTable* mem) : it_(&mem->list_) {}
+    bool Valid() const { return it_.Valid(); }
+    void SeekToFirst() { it_.SeekToFirst(); }
+    void SeekToLast() { it_.SeekToLast(); }
+    // First entry >= internal_key.
+    void Seek(const Slice& internal_key);
+    void Next() { it_.Next(); }
+    void Prev() { it_.Prev(); }
+    Slice key() const;    // internal key
+    Slice value() const;
+
+   private:
+    MemTableList::Iterator it_;
+    std::string seek_buf_;
+  };
+
+ private:
+  MemTable(const MemTableOptions& options, std::unique_ptr<FilterPolicy> policy, std::unique_ptr<Filter> bloom);
+
+  const MemTableOptions options_;
+  Arena arena_;
+  MemTableList list_;
+  std::unique_ptr<FilterPolicy> bloom_policy_;
+  std::unique_ptr<Filter> bloom_;
+  std::atomic<uint64_t> num_entries_{0};
+  std::atomic<uint64_t> data_size_{0};
+  mutable std::atomic<uint64_t> bloom_negatives_{0};
+  mutable std::atomic<uint64_t> bloom_positives_{0};
+};
+
+// Filter bits for a write buffer and ratio per spec §4 (ratio clamped to
+// [0, 0.25]); 0 means no memtable Bloom. InvalidArgument on a NaN or
+// negative ratio or a byte count that does not fit in 32 bits.
+Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total_bits);
+
+}  // namespace filterlab::engine

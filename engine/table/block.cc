@@ -1,0 +1,244 @@
+#include "engine/table/block.h"
+
+#include <cstdio>
+
+#include "engine/memtable/internal_key.h"
+#include "engine/table/block_builder.h"
+#include "engine/util/coding.h"
+
+namespace filterlab::engine {
+
+Status Block::Open(std::string contents, std::string name, KeyOrder order, std::unique_ptr<Block>* out) {
+  std::unique_ptr<Block> block(new Block(std::move(contents), std::move(name), order));
+  Status s = block->Parse();
+  if (!s.ok()) return s;
+  *out = std::move(block);
+  return Status::OK();
+}
+
+uint32_t Block::RestartOffset(uint32_t i) const {
+  return DecodeFixed32(contents_.data() + restarts_offset_ + 4 * size_t{i});
+}
+
+Status Block::Parse() {
+  const size_t size = contents_.size();
+  if (size < 8) {
+    return Status::Corruption(name_ + ": block of " + std::to_string(size) +
+                              " bytes is shorter than the minimum of 8 (one restart offset and the footer)");
+  }
+  const uint32_t footer = DecodeFixed32(contents_.data() + size - 4);
+  if (footer & kBlockFooterReservedBits) {
+    return Status::Corruption(name_ + ": block footer 0x" + [&] {
+      char buf[16];
+      std::snprintf(buf, sizeof(buf), "%08x", footer);
+      return std::string(buf);
+    }() + " sets reserved bits 28-30 (allowed: bit 31 = hash index, bits 0-27 = restart count)");
+  }
+  num_restarts_ = footer & kBlockMaxRestarts;
+  size_t restarts_end = size - 4;
+  if (footer & kBlockFooterHashFlag) {
+    if (order_ != KeyOrder::kInternal) {
+      return Status::Corruption(name_ + ": footer sets the hash-index flag, but only data blocks may have one");
+    }
+    Status s = hash_index_.Open(Slice(contents_), name_);
+    if (!s.ok()) return s;
+    restarts_end = hash_index_.map_offset();
+    if (num_restarts_ > kHashIndexMaxRestartIndex + 1) {
+      return Status::Corruption(name_ + ": block with a hash index has " + std::to_string(num_restarts_) +
+                                " restart intervals; the index supports at most 254");
+    }
+  }
+  if (num_restarts_ == 0) return Status::Corruption(name_ + ": block has 0 restart points (at least 1 required)");
+  if (size_t{num_restarts_} * 4 > restarts_end) {
+    return Status::Corruption(name_ + ": " + std::to_string(num_restarts_) + " restart offsets need " +
+                              std::to_string(size_t{num_restarts_} * 4) + " bytes but only " +
+                              std::to_string(restarts_end) + " precede the footer");
+  }
+  restarts_offset_ = restarts_end - 4 * size_t{num_restarts_};
+  // Offsets must start at 0, increase strictly and lie inside the entries.
+  uint32_t prev = 0;
+  for (uint32_t i = 0; i < num_restarts_; ++i) {
+    const uint32_t off = RestartOffset(i);
+    const bool bad = (i == 0) ? off != 0 : (off <= prev || off >= restarts_offset_);
+    if (bad) {
+      return Status::Corruption(name_ + ": restart offset " + std::to_string(i) + " is " + std::to_string(off) +
+                                "; offsets must start at 0 and increase strictly below the entries' end " +
+                                std::to_string(restarts_offset_));
+    }
+    prev = off;
+  }
+  if (num_restarts_ > 1 && restarts_offset_ == 0) {
+    return Status::Corruption(name_ + ": empty block with " + std::to_string(num_restarts_) + " restart points");
+  }
+  return Status::OK();
+}
+
+int BlockIter::Compare(const Slice& a, const Slice& b) const {
+  return block_->order_ == KeyOrder::kInternal ? CompareInternalKeys(a, b) : a.compare(b);
+}
+
+void BlockIter::SetCorruption(const std::string& what) {
+  valid_ = false;
+  if (status_.ok()) status_ = Status::Corruption(block_->name_ + ": " + what);
+}
+
+void BlockIter::SeekToRestartPoint(uint32_t index) {
+  key_.clear();
+  value_ = Slice();
+  restart_index_ = index;
+  next_offset_ = block_->RestartOffset(index);
+}
+
+// Decodes the entry at next_offset_. False at the end of the entries or on corruption.
+bool BlockIter::ParseNextEntry() {
+  current_ = next_offset_;
+  const char* base = block_->contents_.data();
+  const size_t limit = block_->restarts_offset_;
+  if (current_ >= limit || !status_.ok()) {
+    valid_ = false;
+    return false;
+  }
+  uint32_t shared = 0, non_shared = 0, value_len = 0;
+  const char* p = base + current_;
+  const char* end = base + limit;
+  p = GetVarint32Ptr(p, end, &shared);
+  if (p != nullptr) p = GetVarint32Ptr(p, end, &non_shared);
+  if (p != nullptr) p = GetVarint32Ptr(p, end, &value_len);
+  if (p == nullptr) {
+    SetCorruption("entry header at offset " + std::to_string(current_) + " is truncated or malformed");
+    return false;
+  }
+  const uint64_t payload = uint64_t{non_shared} + value_len;
+  if (payload > static_cast<uint64_t>(end - p)) {
+    SetCorruption("entry at offset " + std::to_string(current_) + " needs " + std::to_string(payload) +
+                  " bytes of key and value but the entries end after " + std::to_string(end - p));
+    return false;
+  }
+  if (shared > key_.size()) {
+    SetCorruption("entry at offset " + std::to_string(current_) + " shares " + std::to_string(shared) +
+                  " bytes with a previous key of " + std::to_string(key_.size()) + " bytes");
+    return false;
+  }
+  key_.resize(shared);
+  key_.append(p, non_shared);
+  if (block_->order_ == KeyOrder::kInternal && key_.size() < kInternalKeyTrailerBytes) {
+    SetCorruption("entry at offset " + std::to_string(current_) + " has a " + std::to_string(key_.size()) +
+                  "-byte key, shorter than an internal key's 8-byte trailer");
+    return false;
+  }
+  value_ = Slice(p + non_shared, value_len);
+  next_offset_ = static_cast<size_t>(p + non_shared + value_len - base);
+  while (restart_index_ + 1 < block_->num_restarts_ && block_->RestartOffset(restart_index_ + 1) <= current_) {
+    ++restart_index_;
+  }
+  valid_ = true;
+  return true;
+}
+
+bool BlockIter::DecodeRestartKey(uint32_t index, Slice* key) {
+  const char* base = block_->contents_.data();
+  const size_t off = block_->RestartOffset(index);
+  const char* end = base + block_->restarts_offset_;
+  uint32_t shared = 0, non_shared = 0, value_len = 0;
+  const char* p = GetVarint32Ptr(base + off, end, &shared);
+  if (p != nullptr) p = GetVarint32Ptr(p, end, &non_shared);
+  if (p != nullptr) p = GetVarint32Ptr(p, end, &value_len);
+  if (p == nullptr || shared != 0 || non_shared > static_cast<uint64_t>(end - p) ||
+      (block_->order_ == KeyOrder::kInternal && non_shared < kInternalKeyTrailerBytes)) {
+    SetCorruption("restart point " + std::to_string(index) + " at offset " + std::to_string(off) +
+                  " does not hold a whole, well-formed key");
+    return false;
+  }
+  *key = Slice(p, non_shared);
+  return true;
+}
+
+void BlockIter::SeekToFirst() {
+  if (!status_.ok()) return;
+  SeekToRestartPoint(0);
+  ParseNextEntry();
+}
+
+void BlockIter::Next() {
+  if (!valid_) return;
+  ParseNextEntry();
+}
+
+void BlockIter::Seek(const Slice& target) {
+  if (!status_.ok()) return;
+  if (block_->order_ == KeyOrder::kInternal && target.size() < kInternalKeyTrailerBytes) {
+    SetCorruption("seek target of " + std::to_string(target.size()) + " bytes is not an internal key");
+    return;
+  }
+  // Last restart whose key is < target (or == target: exact hit).
+  uint32_t left = 0, right = block_->num_restarts_ - 1;
+  while (left < right) {
+    const uint32_t mid = left + (right - left + 1) / 2;
+    Slice mid_key;
+    if (!DecodeRestartKey(mid, &mid_key)) return;
+    const int c = Compare(mid_key, target);
+    if (c < 0) {
+      left = mid;
+    } else if (c > 0) {
+      right = mid - 1;
+    } else {
+      left = right = mid;
+    }
+  }
+  SeekToRestartPoint(left);
+  while (ParseNextEntry()) {
+    if (Compare(key(), target) >= 0) return;
+  }
+}
+
+bool BlockIter::SeekForGet(const Slice& target) {
+  if (!block_->has_hash_index()) {
+    last_hash_outcome_ = HashOutcome::kNoIndex;
+    Seek(target);
+    return true;
+  }
+  if (!status_.ok()) return true;
+  if (target.size() < kInternalKeyTrailerBytes) {
+    SetCorruption("point-lookup target of " + std::to_string(target.size()) + " bytes is not an internal key");
+    return true;
+  }
+  const Slice user_key = ExtractUserKey(target);
+  uint32_t interval = block_->hash_index_.Lookup(user_key);
+  if (interval == kHashIndexCollision) {
+    last_hash_outcome_ = HashOutcome::kCollision;
+    Seek(target);
+    return true;
+  }
+  if (interval == kHashIndexNoEntry) {
+    // The key may still sort into this block's tail and live in the next
+    // block; scanning the last interval settles it (spec §1.4 step 4).
+    last_hash_outcome_ = HashOutcome::kNoEntry;
+    interval = block_->num_restarts_ - 1;
+  } else {
+    last_hash_outcome_ = HashOutcome::kInterval;
+    if (interval >= block_->num_restarts_) {
+      SetCorruption("hash index bucket names restart interval " + std::to_string(interval) + " of only " +
+                    std::to_string(block_->num_restarts_));
+      return true;
+    }
+  }
+  const size_t interval_end = interval + 1 < block_->num_restarts_ ? block_->RestartOffset(interval + 1)
+                                                                    : block_->restarts_offset_;
+  SeekToRestartPoint(interval);
+  while (true) {
+    if (!ParseNextEntry()) return true;  // end of block (or corruption): caller checks on
+    if (Compare(key(), target) >= 0) break;
+    if (current_ >= interval_end) break;  // first entry of the next interval, still < target
+  }
+  if (ExtractUserKey(key()) != user_key) return false;
+  const auto type = static_cast<uint8_t>(ExtractTrailer(key()) & 0xff);
+  const bool supported =
+      type == kTypeValue || type == kTypeDeletion || type == kTypeSingleDeletion || type == kTypeMerge;
+  // A same-user-key entry still before the target (a too-new version that
+  // the index should have marked as a collision) or an unsupported type:
+  // settle it with an ordinary seek.
+  if (!supported || Compare(key(), target) < 0) Seek(target);
+  return true;
+}
+
+}  // namespace filterlab::engine

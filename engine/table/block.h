@@ -1,0 +1,104 @@
+// Block: the reader side of block_builder.h's format, and BlockIter, its
+// iterator. Opening a block validates everything that later reads index by
+// (footer bits, restart array bounds and order, hash index trailer), so the
+// iterator only has to bounds-check the entries it decodes; any bad byte
+// becomes a Corruption status naming the block, never a crash.
+//
+// Seek (range seeks, and point lookups without a hash index or on a
+// collision) binary-searches the restart array for the last restart key <
+// target (stopping early on equality), then scans forward to the first key
+// >= target. SeekForGet (spec §1.4) is the point-lookup path for data blocks
+// with a hash index: it scans only the restart interval the index names.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "engine/table/data_block_hash_index.h"
+
+namespace filterlab::engine {
+
+// How keys in a block are ordered: data blocks hold internal keys
+// (internal_key.h); other blocks may hold plain bytewise keys.
+enum class KeyOrder { kBytewise, kInternal };
+
+class Block {
+ public:
+  // Takes ownership of the bytes. `name` (e.g. "data block at offset 4096 of
+  // table 000012.sst") prefixes every error about this block.
+  static Status Open(std::string contents, std::string name, KeyOrder order, std::unique_ptr<Block>* out);
+
+  const std::string& name() const { return name_; }
+  KeyOrder order() const { return order_; }
+  size_t size() const { return contents_.size(); }
+  // The raw block bytes (for tools that inspect the layout).
+  Slice contents() const { return Slice(contents_); }
+  uint32_t num_restarts() const { return num_restarts_; }
+  bool has_hash_index() const { return hash_index_.num_buckets() != 0; }
+  const DataBlockHashIndex& hash_index() const { return hash_index_; }
+  // Bytes of the entries region (before the restart array).
+  size_t entries_size() const { return restarts_offset_; }
+  uint32_t RestartOffset(uint32_t i) const;
+
+ private:
+  friend class BlockIter;
+  Block(std::string contents, std::string name, KeyOrder order)
+      : contents_(std::move(contents)), name_(std::move(name)), order_(order) {}
+  Status Parse();
+
+  std::string contents_;
+  std::string name_;
+  KeyOrder order_;
+  uint32_t num_restarts_ = 0;
+  size_t restarts_offset_ = 0;  // start of the restart array = end of entries
+  DataBlockHashIndex hash_index_;
+};
+
+class BlockIter {
+ public:
+  // What the last SeekForGet did with the hash index (for statistics such as
+  // the fallback ratio of spec §1.6).
+  enum class HashOutcome { kNoIndex, kCollision, kNoEntry, kInterval };
+
+  // The block must outlive the iterator.
+  explicit BlockIter(const Block* block) : block_(block) {}
+
+  bool Valid() const { return valid_; }
+  // Corruption found while reading; once set the iterator stays invalid.
+  const Status& status() const { return status_; }
+  Slice key() const { return Slice(key_); }
+  Slice value() const { return value_; }
+
+  void SeekToFirst();
+  void Next();
+  // First entry with key >= target (binary search over restarts).
+  void Seek(const Slice& target);
+  // Point lookup for an internal-key target (spec §1.4). Returns false when
+  // the key is certainly not in this block nor in any later block; true
+  // otherwise, positioned at the first entry >= target (or invalid at the
+  // end of the block: the caller goes on to the next block).
+  bool SeekForGet(const Slice& target);
+  HashOutcome last_hash_outcome() const { return last_hash_outcome_; }
+
+ private:
+  int Compare(const Slice& a, const Slice& b) const;
+  void SeekToRestartPoint(uint32_t index);
+  bool ParseNextEntry();
+  bool DecodeRestartKey(uint32_t index, Slice* key);
+  void SetCorruption(const std::string& what);
+
+  const Block* block_;
+  bool valid_ = false;
+  Status status_;
+  std::string key_;
+  Slice value_;
+  size_t current_ = 0;      // offset of the current entry
+  size_t next_offset_ = 0;  // offset after the current entry
+  uint32_t restart_index_ = 0;
+  HashOutcome last_hash_outcome_ = HashOutcome::kNoIndex;
+};
+
+}  // namespace filterlab::engine

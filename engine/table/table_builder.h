@@ -1,0 +1,84 @@
+// TableBuilder: writes a sorted run of internal keys as a table file in the
+// layout of format.h: data blocks cut at `block_size` (RocksDB's
+// flush-by-size policy, spec lsm-features.md §1.1), each optionally with the
+// data-block hash index (§1.2–1.3); a full filter over the user keys by any
+// registered filter spec (§5.2); an index block of shortest separators
+// (§5.3, index_key.h); a properties block; a metaindex naming the filter and
+// properties blocks; and the footer. Every block carries the 5-byte trailer
+// with the table's checksum type.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "engine/table/block_builder.h"
+#include "engine/table/format.h"
+#include "engine/table/table_properties.h"
+#include "engine/util/file.h"
+
+namespace filterlab {
+class FilterPolicy;
+}
+
+namespace filterlab::engine {
+
+class FilterBlockBuilder;
+
+struct TableOptions {
+  // Target size of a data block's contents; blocks are cut at about this size.
+  size_t block_size = 4096;
+  // Percent a block may fall short of block_size rather than grow past it.
+  int block_size_deviation = 10;
+  int restart_interval = kDefaultRestartInterval;
+  bool use_hash_index = false;
+  double hash_util_ratio = kDefaultHashUtilRatio;
+  // Registry spec of the full filter, e.g. "fastlocal:bpk=10"; empty = no filter.
+  std::string filter_spec;
+  ChecksumType checksum_type = ChecksumType::kCRC32C;
+
+  // InvalidArgument naming the option, its value and the allowed range.
+  Status Validate() const;
+};
+
+class TableBuilder {
+ public:
+  // Validates the options and the filter spec. `file` must outlive the builder.
+  static Status Open(const TableOptions& options, WritableFile* file, std::unique_ptr<TableBuilder>* out);
+  ~TableBuilder();
+
+  // Internal keys in strictly increasing internal-key order; InvalidArgument
+  // (and nothing written) for a key shorter than its trailer, with an unknown
+  // value type, or out of order.
+  Status Add(const Slice& internal_key, const Slice& value);
+  // Writes the remaining blocks and the footer and closes the file.
+  Status Finish();
+
+  uint64_t FileSize() const { return offset_; }
+  const TableProperties& properties() const { return props_; }
+
+ private:
+  TableBuilder(const TableOptions& options, WritableFile* file);
+  bool ShouldCutBlock(const Slice& key, const Slice& value) const;
+  Status FlushDataBlock();
+  Status WriteBlock(const Slice& contents, BlockHandle* handle);
+
+  const TableOptions options_;
+  WritableFile* const file_;
+  std::shared_ptr<const FilterPolicy> filter_policy_;
+  std::unique_ptr<FilterBlockBuilder> filter_builder_;
+  BlockBuilder data_block_;
+  BlockBuilder index_block_;
+  TableProperties props_;
+  uint64_t offset_ = 0;
+  std::string last_key_;
+  // The block just flushed waits for the next key to pick its separator.
+  bool pending_index_entry_ = false;
+  BlockHandle pending_handle_;
+  Status status_;  // first error; the builder refuses further work after one
+  bool finished_ = false;
+};
+
+}  // namespace filterlab::engine

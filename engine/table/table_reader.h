@@ -1,0 +1,159 @@
+// TableReader: opens a table (table_builder.h, format.h) from its bytes
+// alone — footer → metaindex → properties → index and filter — and answers
+// point lookups, batched lookups and range scans.
+//
+// Get (spec lsm-features.md §1.4): filter first (a negative skips the
+// table), then the index (first separator >= target), then the data block
+// through its hash index (SeekForGet), moving on to the next block only when
+// the key's versions may continue there.
+// MultiGet (§3.3): the filter probes the whole batch at once (hash every key,
+// then the filter's prefetching MayContainBatch), then the surviving keys,
+// in sorted order, are grouped by data block: consecutive keys landing in the
+// same block share one fetch of it.
+//
+// Blocks go through the BlockCache when one is given (data, index and filter
+// blocks alike, keyed by this table's file id and the block offset);
+// without a cache the reader keeps the index and filter it read at open and
+// reads data blocks from the file on every use. Every block read is
+// checksum-verified; any inconsistency is a Corruption naming the file and
+// the block (kind and offset). A TableReader is safe to use from several
+// threads at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "engine/table/block.h"
+#include "engine/table/format.h"
+#include "engine/table/table_properties.h"
+#include "engine/util/file.h"
+
+namespace filterlab {
+class FilterPolicy;
+}
+
+namespace filterlab::engine {
+
+class BlockCache;
+class FilterBlockReader;
+
+struct TableReaderOptions {
+  // Shared cache for data, index and filter blocks; null = no cache.
+  BlockCache* block_cache = nullptr;
+};
+
+// The result of one point lookup for internal key `target` =
+// (user_key, snapshot, kValueTypeForSeek).
+struct LookupResult {
+  Status status;  // IOError/Corruption for this key; OK otherwise
+  // The newest entry of user_key with sequence <= snapshot exists; its
+  // internal key (type and sequence) and value follow.
+  bool found = false;
+  std::string internal_key;
+  std::string value;
+};
+
+// Counters of the reader's work since it was opened (relaxed atomics inside).
+struct TableReaderStats {
+  uint64_t filter_checks = 0;     // keys probed in the filter
+  uint64_t filter_negatives = 0;  // ... answered "absent" (index and data skipped)
+  uint64_t data_block_fetches = 0;  // data blocks obtained (from the cache or the file)
+  uint64_t data_block_reads = 0;    // ... of which read from the file
+  uint64_t hash_lookups = 0;      // SeekForGet calls on blocks with a hash index
+  uint64_t hash_collisions = 0;   // ... that fell back to binary search (bucket 254)
+};
+
+class TableIterator;
+
+class TableReader {
+ public:
+  static Status Open(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file,
+                     std::unique_ptr<TableReader>* out);
+  ~TableReader();
+
+  // Looks up `target`, an internal key (see LookupResult). Returns result->status.
+  Status Get(const Slice& target, LookupResult* result) const;
+  // results[i] = the answer of Get(targets[i]), computed as a batch.
+  void MultiGet(const Slice* targets, size_t n, LookupResult* results) const;
+  // A scan over all entries; the reader must outlive it.
+  std::unique_ptr<TableIterator> NewIterator() const;
+
+  const TableProperties& properties() const { return props_; }
+  const Footer& footer() const { return footer_; }
+  const std::string& file_name() const { return file_->name(); }
+  uint64_t file_size() const { return file_->Size(); }
+  bool has_filter() const { return !props_.filter_spec.empty(); }
+  TableReaderStats stats() const;
+
+  // For the tools: every data block in order, with its handle.
+  Status ForEachDataBlock(const std::function<Status(const BlockHandle&, const Block&)>& fn) const;
+  // The filter's layout description ("" without a filter).
+  std::string DescribeFilter() const;
+
+ private:
+  friend class TableIterator;
+  struct Counters;
+
+  TableReader(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file);
+  Status ReadMeta();
+  Status LoadIndex(std::shared_ptr<const Block>* out) const;
+  Status LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const;
+  Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
+  Status ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
+  Status DecodeIndexValue(const BlockIter& index, BlockHandle* handle) const;
+  // Looks up `target` starting at the block the index iterator points to.
+  // `shared` (may be null) offers a block already fetched for this batch and
+  // receives the first block this lookup used.
+  Status LookupFromIndex(BlockIter* index, const Slice& target, std::shared_ptr<const Block>* shared,
+                         uint64_t* shared_offset, LookupResult* result) const;
+
+  const TableReaderOptions options_;
+  const std::unique_ptr<RandomAccessFile> file_;
+  uint64_t file_id_ = 0;  // cache key prefix
+  uint64_t blocks_end_ = 0;
+  Footer footer_;
+  TableProperties props_;
+  BlockHandle filter_handle_;
+  std::shared_ptr<const FilterPolicy> filter_policy_;
+  // Held only without a block cache.
+  std::shared_ptr<const Block> index_block_;
+  std::shared_ptr<const FilterBlockReader> filter_;
+  std::unique_ptr<Counters> counters_;
+};
+
+// Iterates over a table's entries in internal-key order.
+class TableIterator {
+ public:
+  explicit TableIterator(const TableReader* table);
+  ~TableIterator();
+
+  bool Valid() const;
+  // First error met (the iterator is then invalid); OK at a clean end.
+  Status status() const;
+  Slice key() const;
+  Slice value() const;
+
+  void SeekToFirst();
+  // First entry with internal key >= target.
+  void Seek(const Slice& target);
+  void Next();
+
+ private:
+  bool InitIndex();
+  void LoadBlockAtIndex();
+  void SkipExhaustedBlocks();
+
+  const TableReader* table_;
+  Status status_;
+  std::shared_ptr<const Block> index_block_;
+  std::unique_ptr<BlockIter> index_iter_;
+  std::shared_ptr<const Block> data_block_;
+  std::unique_ptr<BlockIter> data_iter_;
+};
+
+}  // namespace filterlab::engine

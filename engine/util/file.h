@@ -1,0 +1,49 @@
+// Files as the table layer sees them: a RandomAccessFile (positional reads of
+// a file of known size, shared by concurrent readers) and a WritableFile
+// (append-only). Each has a POSIX implementation and an in-memory one, so
+// tests and fuzzers can build and open tables without touching the disk and
+// the reader never cares where its bytes live.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/slice.h"
+#include "common/status.h"
+
+namespace filterlab::engine {
+
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads bytes [offset, offset + n). *result may point into *scratch (which
+  // is resized as needed) or into memory the file owns; it stays valid until
+  // the next Read with the same scratch or the file's destruction. A read
+  // past the end is an IOError naming the file, the range and the size.
+  // Safe to call from several threads at once.
+  virtual Status Read(uint64_t offset, size_t n, std::string* scratch, Slice* result) const = 0;
+  virtual uint64_t Size() const = 0;
+  // The name errors use (a path, or a label for in-memory files).
+  virtual const std::string& name() const = 0;
+};
+
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status Append(const Slice& data) = 0;
+  // Flushes and closes; further Appends are errors.
+  virtual Status Close() = 0;
+};
+
+// A read-only file over a copy of `contents`.
+std::unique_ptr<RandomAccessFile> NewStringFile(std::string contents, std::string name);
+// Opens `path` for positional reads (pread).
+Status NewPosixRandomAccessFile(const std::string& path, std::unique_ptr<RandomAccessFile>* out);
+
+// Appends to *dst, which must outlive the file.
+std::unique_ptr<WritableFile> NewStringSink(std::string* dst);
+// Creates or truncates `path`.
+Status NewPosixWritableFile(const std::string& path, std::unique_ptr<WritableFile>* out);
+
+}  // namespace filterlab::engine

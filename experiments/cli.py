@@ -1,0 +1,105 @@
+"""`python -m experiments run CONFIG [--jobs N] [--cluster ADDRESS] [--resume | --no-resume] [--dry-run]`
+(what `./filterlab run` calls). Exit status: 0 all runs done, 1 some runs
+failed (the others are stored and in the table), 2 the config is invalid."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from .config import ConfigError, load_config
+from .execute import Executor, must_run_alone
+from .meta import write_meta
+from .store import RunStore
+from .validate import mem_available, plan as make_plan
+from .workers import ROOT, build_dir
+
+DEFAULT_CONFIG = ROOT / "experiments" / "quickstart.toml"
+
+CLUSTER_HELP = """\
+Running on a Dask cluster (--cluster ADDRESS): every machine needs the same
+checkout and build at the same path (the runs call FILTERLAB_BUILD's binaries).
+  on one machine:   dask scheduler                         (prints tcp://HOST:8786)
+  on each machine:  dask worker tcp://HOST:8786 --nthreads 1 --nworkers 1
+  then:             ./filterlab run CONFIG --cluster tcp://HOST:8786
+--nthreads 1 gives each machine one run at a time; FP runs then use all its cores.
+Speed runs are submitted one at a time, so no two ever overlap."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m experiments", description="filterlab's experiment runner",
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=CLUSTER_HELP)
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="validate, expand and run a config", epilog=CLUSTER_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG),
+                   help="experiment config (TOML); default experiments/quickstart.toml")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="runs at a time on the local pool (default: cores); FP runs share the cores between them")
+    r.add_argument("--cluster", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS (tcp://host:8786)")
+    r.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
+                   help="skip runs already stored for this build (default: on)")
+    r.add_argument("--dry-run", action="store_true", help="validate and list the runs, run nothing")
+    r.add_argument("--results", metavar="DIR", default=str(ROOT / "results"),
+                   help="results root; the experiment writes DIR/<name>/ (default: results/)")
+    r.add_argument("--no-plot", action="store_true", help="do not draw the plots at the end")
+    r.add_argument("--timeout", type=float, default=None, help="seconds before a run is killed (default: none)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    console = Console(stderr=True, highlight=False)
+    if args.jobs < 1:
+        console.print(f"--jobs: got {args.jobs}; allowed: an integer >= 1", markup=False)
+        return 2
+    try:
+        config = load_config(args.config)
+        plan = make_plan(config, build_dir())
+    except ConfigError as e:
+        for problem in e.problems:
+            console.print(f"error: {problem}", markup=False)
+        return 2
+    out_dir = Path(args.results) / config.name
+    store = RunStore(out_dir)
+    stored = {r.key for r in plan.runs if store.has(r.key)} if args.resume else set()
+    pending = [r for r in plan.runs if r.key not in stored]
+    for note in plan.notes:
+        console.print(f"note: {note}", markup=False)
+    console.print(f"{config.name}: {len(plan.runs)} runs, {len(stored)} already stored, "
+                  f"{len(pending)} to run ({'cluster ' + args.cluster if args.cluster else f'{args.jobs} jobs'})",
+                  markup=False)
+    if args.dry_run:
+        mem = mem_available()
+        for r in plan.runs:
+            alone = must_run_alone(r, 1 if args.cluster else args.jobs, mem)
+            state = "stored " if r.key in stored else ("alone  " if alone else "pending")
+            print(f"{state} {r.key} {r.describe()}")
+        return 0
+    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    executor = Executor(store, plan.build, args.jobs, os.cpu_count() or 1, args.cluster, console, args.timeout)
+    executor.run_all(pending, mem_available())
+
+    table = store.table(plan.runs)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if len(table):
+        tmp = out_dir / "results.parquet.tmp"
+        table.to_parquet(tmp, index=False)
+        os.replace(tmp, out_dir / "results.parquet")
+    write_meta(out_dir / "meta.json", plan, executor, started, len(stored), args.cluster)
+    console.print(f"{len(table)} rows from {len(plan.runs) - len(executor.failures)} runs -> "
+                  f"{out_dir / 'results.parquet'}", markup=False)
+    if executor.failures:
+        console.print(f"{len(executor.failures)} run(s) failed (listed above and in meta.json); "
+                      "rerun the same command to retry only them", markup=False)
+    if len(table) and not args.no_plot and (config.plots or config.tables):
+        from analysis.cli import plot_dir
+
+        for path in plot_dir(out_dir):
+            console.print(f"wrote {path}", markup=False)
+    return 1 if executor.failures else 0

@@ -1,0 +1,77 @@
+"""Grid expansion: a checked Sweep becomes its list of runs, each keyed by a
+hash of its parameters and the build, so results from another build or other
+parameters are never mistaken for this run's."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from .config import Config, Sweep
+from .workers import SPEC_PARAMS, Worker, spec_with
+
+
+@dataclass
+class Run:
+    experiment: str
+    sweep: str
+    worker: Worker = field(repr=False)
+    base_filter: str | None
+    params: dict  # config key -> value (fixed and grid), in config order
+    seed: int
+    build_id: str
+    # Estimated peak memory in bytes (validate.py fills it in).
+    mem_bytes: int = 0
+    # Run alone, with nothing else on the machine (speed, or very large).
+    exclusive: bool = False
+
+    @property
+    def spec(self) -> str | None:
+        """The filter spec the worker receives (None for spec-less workers)."""
+        if self.base_filter is None:
+            return None
+        return spec_with(self.base_filter, {k: v for k, v in self.params.items()
+                                            if k in SPEC_PARAMS and k not in self.worker.collapse})
+
+    def identity(self) -> dict:
+        """Everything that decides this run's output (threads do not: counts are thread-independent)."""
+        return {"worker": self.worker.name, "filter": self.base_filter, "params": self.params,
+                "seed": self.seed, "build": self.build_id}
+
+    @property
+    def key(self) -> str:
+        blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+    def describe(self) -> str:
+        parts = [self.sweep, self.worker.name]
+        if self.base_filter:
+            parts.append(self.spec)
+        parts += [f"{k}={v}" for k, v in self.params.items() if k not in SPEC_PARAMS or k in self.worker.collapse]
+        if self.worker.seeded:
+            parts.append(f"seed={self.seed}")
+        return " ".join(str(p) for p in parts)
+
+
+def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build_id: str) -> list[Run]:
+    """The product of filters × grid values × seeds, fixed values added to each.
+    Collapsed keys (passed whole to one run) stay lists."""
+    expand_keys = [k for k in sweep.grid if k not in sweep.worker.collapse]
+    whole = {k: v for k, v in sweep.grid.items() if k in sweep.worker.collapse}
+    runs = []
+    for base in (filters if filters is not None else [None]):
+        for combo in itertools.product(*(sweep.grid[k] for k in expand_keys)):
+            params = {**sweep.fixed, **whole, **dict(zip(expand_keys, combo))}
+            for seed in sweep.seeds:
+                runs.append(Run(experiment, sweep.name, sweep.worker, base, params, seed, build_id,
+                                exclusive=sweep.worker.exclusive))
+    return runs
+
+
+def expand(config: Config, filters_by_sweep: dict[str, list[str] | None], build_id: str) -> list[Run]:
+    runs = []
+    for sweep in config.sweeps:
+        runs += expand_sweep(config.name, sweep, filters_by_sweep.get(sweep.name, sweep.filters), build_id)
+    return runs

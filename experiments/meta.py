@@ -1,0 +1,83 @@
+"""meta.json: what produced a results table — commit, build flags, compiler,
+CPU, cores, memory, date, the config itself — so every number can be traced."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+from .workers import ROOT
+
+
+def _run(argv, cwd=None) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def git_info() -> dict:
+    commit = _run(["git", "rev-parse", "HEAD"], cwd=ROOT)
+    dirty = bool(_run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT))
+    return {"commit": commit or None, "dirty": dirty}
+
+
+def build_info(build: Path) -> dict:
+    cache = {}
+    try:
+        for line in (build / "CMakeCache.txt").read_text().splitlines():
+            m = re.match(r"^([A-Za-z0-9_]+):[A-Z]+=(.*)$", line)
+            if m:
+                cache[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    build_type = cache.get("CMAKE_BUILD_TYPE", "")
+    flags = {k: v for k, v in cache.items()
+             if k in ("CMAKE_BUILD_TYPE", "CMAKE_CXX_FLAGS", f"CMAKE_CXX_FLAGS_{build_type.upper()}",
+                      "CMAKE_CXX_COMPILER") or k.startswith("FILTERLAB_")}
+    compiler = cache.get("CMAKE_CXX_COMPILER")
+    version = _run([compiler, "--version"]).splitlines()[0] if compiler else ""
+    return {"dir": str(build), "flags": flags, "compiler": version or compiler}
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def write_meta(path: Path, plan, executor, started: str, resumed: int, cluster: str | None) -> dict:
+    from .validate import mem_available
+
+    meta = {
+        "experiment": plan.config.name,
+        "description": plan.config.description,
+        "claim": plan.config.claim,
+        "date": started,
+        "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        **git_info(),
+        "build": build_info(plan.build),
+        "build_ids": plan.build_ids,
+        "machine": {"host": platform.node(), "cpu": cpu_model(), "cores": os.cpu_count(),
+                    "mem_available_bytes": mem_available(), "os": platform.platform()},
+        "cluster": cluster,
+        "runs": {"planned": len(plan.runs), "reused": resumed, "failed": len(executor.failures)},
+        "failures": [{"run": f.run.describe(), "argv": f.outcome["argv"], "returncode": f.outcome["returncode"],
+                      "stderr": f.outcome["stderr"][-4000:]} for f in executor.failures],
+        "notes": plan.notes,
+        "plots": plan.config.plots,
+        "tables": plan.config.tables,
+        "config_path": str(plan.config.path),
+        "config": plan.config.text,
+    }
+    path.write_text(json.dumps(meta, indent=2) + "\n")
+    return meta

@@ -1,0 +1,146 @@
+"""Config validation: every kind of problem gets a message naming the file,
+the key and what is allowed; all problems are reported at once."""
+
+import pytest
+
+from experiments.config import ConfigError, load_config
+from experiments.validate import plan
+
+from .conftest import SMALL_FP
+
+
+def problems_of(path, build=None, **kw):
+    with pytest.raises(ConfigError) as e:
+        cfg = load_config(path)
+        plan(cfg, build, **kw)
+    return e.value.problems
+
+
+def only(problems):
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+def test_small_config_is_valid(write_config, build):
+    p = plan(load_config(write_config(SMALL_FP)), build)
+    assert len(p.runs) == 6
+
+
+def test_invalid_toml(write_config):
+    msg = only(problems_of(write_config("description = \n")))
+    assert "exp.toml: not valid TOML" in msg
+
+
+def test_unknown_top_level_key_suggests(write_config):
+    msg = only(problems_of(write_config('descripton = "x"\n' + SMALL_FP)))
+    assert "exp.toml: descripton: unknown key (did you mean 'description'?)" in msg
+    assert "allowed: name, description, claim" in msg
+
+
+def test_missing_description_and_claim_reported_together(write_config):
+    text = SMALL_FP.replace('description = "test sweep"\n', "").replace('claim = "none"\n', "")
+    probs = problems_of(write_config(text))
+    assert len(probs) == 2
+    assert any("exp.toml: description: required: a non-empty string" in p for p in probs)
+    assert any("exp.toml: claim: required" in p and "published claim" in p for p in probs)
+
+
+def test_unknown_grid_key_names_sweep_and_allowed_flags(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("keys = 2000", "kyes = 2000"))))
+    assert "sweep[0] ('fp').fixed.kyes: unknown key (did you mean 'keys'?)" in msg
+    assert "allowed: keys, filters, queries" in msg and "bpk" in msg
+
+
+def test_wrong_type(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("keys = 2000", 'keys = "many"'))))
+    assert "sweep[0] ('fp').fixed.keys: got 'many' (str); allowed: an integer in 1..1000000000000" in msg
+
+
+def test_out_of_range_value(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("keys = 2000", "keys = 0"))))
+    assert "fixed.keys: got 0 (int); allowed: an integer in 1..1000000000000" in msg
+
+
+def test_empty_grid_list(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("bpk = [6, 10, 14]", "bpk = []"))))
+    assert "sweep[0] ('fp').grid.bpk: empty grid: give at least one value (a number in 0.5..100)" in msg
+
+
+def test_empty_range(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("bpk = [6, 10, 14]", "bpk = {from = 20, to = 6, step = 1}"))))
+    assert "grid.bpk: empty range: from=20 is above to=6" in msg
+
+
+def test_range_needs_one_step_kind(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace("bpk = [6, 10, 14]", "bpk = {from = 6, to = 20}"))))
+    assert "grid.bpk: a range needs exactly one of step, per_decade, count" in msg
+
+
+def test_key_in_fixed_and_grid(write_config):
+    msg = only(problems_of(write_config(SMALL_FP + "keys = [1, 2]\n")))
+    assert "grid.keys: is also in fixed; give each key in one place" in msg
+
+
+def test_unknown_worker(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace('worker = "sim fp"', 'worker = "sim fpp"'))))
+    assert "sweep[0] ('fp').worker: got 'sim fpp'; allowed: 'sim fp', 'sim speed', 'sim model'" in msg
+
+
+def test_unknown_plot_kind(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace('plots = ["fp_vs_bits"]', 'plots = ["pie"]'))))
+    assert "exp.toml: plots: unknown kind 'pie'; allowed: fp_vs_bits, fp_vs_keys" in msg
+
+
+def test_unknown_filter_variant_asked_of_registry(write_config, build):
+    msg = only(problems_of(write_config(SMALL_FP.replace('"standard"', '"bogus"')), build))
+    assert "exp.toml: sweep[0] ('fp') filter: the filter registry rejects 'bogus:bpk=6'" in msg
+    assert "unknown filter variant 'bogus'; known variants:" in msg and "fastlocal" in msg
+
+
+def test_unknown_spec_parameter_asked_of_registry(write_config, build):
+    msg = only(problems_of(write_config(SMALL_FP.replace('"standard"', '"standard:colour=red"')), build))
+    assert "rejects 'standard:colour=red,bpk=6'" in msg
+    assert "unknown parameter 'colour' for variant standard; allowed:" in msg
+
+
+def test_spec_value_rejected_for_some_grid_points(write_config, build):
+    # legacy takes only 32-bit hashes: the grid (not the filter) is what is wrong for hash=64.
+    text = SMALL_FP.replace('["fastlocal", "standard"]', '["legacy"]') + "hash = [32, 64]\n"
+    msg = only(problems_of(write_config(text), build))
+    assert "sweep[0] ('fp') grid: the filter registry rejects 'legacy:bpk=6,hash=64' (3 of 6 grid combinations" in msg
+
+
+def test_filter_setting_a_grid_key(write_config, build):
+    msg = only(problems_of(write_config(SMALL_FP.replace('"standard"', '"standard:bpk=10"')), build))
+    assert "'standard:bpk=10' sets bpk, which the sweep's fixed/grid also sets" in msg
+
+
+def test_impossible_size_for_memory(write_config, build):
+    text = SMALL_FP.replace("keys = 2000", "keys = 1000000000")
+    msg = only(problems_of(write_config(text), build, mem_limit=4 << 30))
+    assert "sweep[0] ('fp') keys/bpk: 6 run(s) need more memory than this machine has available" in msg
+    assert "fastlocal:bpk=14 keys=1000000000 queries=20000 seed=0 needs about 9.1 GiB; allowed: at most 4.0 GiB per run (MemAvailable)" in msg
+
+
+def test_missing_worker_binary(write_config, tmp_path):
+    msg = only(problems_of(write_config(SMALL_FP), tmp_path / "nobuild"))
+    assert "'sim fp' needs" in msg and "nobuild/sim/filterlab-sim, which does not exist" in msg
+
+
+def test_lsmbench_not_yet(write_config):
+    msg = only(problems_of(write_config(SMALL_FP.replace('worker = "sim fp"', 'worker = "lsmbench"'))))
+    assert "'lsmbench' is not supported by the runner yet" in msg
+
+
+def test_registry_answers_alike_with_and_without_check_spec(build, tmp_path):
+    """check-spec (one call) and the filterlab-sim fallback (one call per spec) give the same verdicts."""
+    from experiments.registry import check_specs
+
+    fallback = tmp_path / "b"
+    (fallback / "sim").mkdir(parents=True)
+    (fallback / "sim" / "filterlab-sim").symlink_to(build / "sim" / "filterlab-sim")
+    specs = ["fastlocal:bpk=10", "legacy:bpk=10,hash=64", "bogus", "standard:colour=red"]
+    a, b = check_specs(build, specs), check_specs(fallback, specs)
+    assert [a[s]["ok"] for s in specs] == [b[s]["ok"] for s in specs] == [True, False, False, False]
+    assert [a[s].get("error") for s in specs] == [b[s].get("error") for s in specs]
+    assert a["legacy:bpk=10,hash=64"]["error"].startswith("hash=64 is not allowed; hash must be 32")

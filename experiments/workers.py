@@ -1,0 +1,232 @@
+"""The C++ workers a config can name, and the flags each accepts.
+
+A config's `fixed` and `grid` keys are either *spec parameters* (bpk, probes,
+hash: they are appended to each filter spec, `fastlocal` + bpk=10 →
+`fastlocal:bpk=10`) or *worker flags* (keys → --keys). The tables below are
+the only place that knows a worker's command line; they mirror
+`filterlab-sim COMMAND --help` (the C++ side re-validates every value)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One settable value: its type and what is allowed."""
+
+    kind: str  # "int", "float", "bool", "choice", "csv" (comma-joined strings)
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    doc: str = ""
+
+    def allowed(self) -> str:
+        if self.kind == "choice":
+            return "one of " + "|".join(map(str, self.choices))
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "csv":
+            what = "a string or a list of strings"
+            return what + (f" from {', '.join(self.choices)}" if self.choices else "")
+        word = "an integer" if self.kind == "int" else "a number"
+        if self.lo is not None and self.hi is not None:
+            return f"{word} in {_num(self.lo)}..{_num(self.hi)}"
+        return word
+
+    def check(self, value) -> str | None:
+        """None if `value` is allowed, else what is wrong (without the key)."""
+        if self.kind == "bool":
+            ok = isinstance(value, bool)
+        elif self.kind == "int":
+            ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+                isinstance(value, float) and value.is_integer()
+            )
+        elif self.kind == "float":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+        elif self.kind == "choice":
+            ok = value in self.choices and type(value) is type(self.choices[0])
+        elif self.kind == "csv":
+            items = value if isinstance(value, list) else [value]
+            ok = bool(items) and all(isinstance(v, str) and v for v in items)
+            if ok and self.choices:
+                flat = [p for v in items for p in v.split(",")]
+                ok = all(p in self.choices for p in flat)
+        else:
+            raise AssertionError(self.kind)
+        if ok and self.kind in ("int", "float") and self.lo is not None:
+            ok = self.lo <= value <= self.hi
+        return None if ok else f"got {value!r} ({type(value).__name__}); allowed: {self.allowed()}"
+
+    def render(self, value) -> str:
+        """The value as the worker's command line wants it."""
+        if self.kind == "int":
+            return str(int(value))
+        if self.kind == "csv":
+            return ",".join(value) if isinstance(value, list) else value
+        return _num(value) if self.kind == "float" else str(value)
+
+
+def _num(x) -> str:
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+# Spec parameters common to the variants (../shared brief: "Common keys"). The
+# registry decides per variant what is really allowed; these bounds only catch
+# type errors early.
+SPEC_PARAMS = {
+    "bpk": Param("float", 0.5, 100, doc="bits per key"),
+    "probes": Param("int", 1, 64, doc="probes per key"),
+    "hash": Param("choice", choices=(32, 64), doc="hash width in bits"),
+}
+
+
+@dataclass(frozen=True)
+class Worker:
+    name: str  # as written in configs, e.g. "sim fp"
+    binary: str  # relative to the build dir
+    command: tuple  # leading arguments
+    flags: dict
+    # Speed measurements must not share the machine with each other.
+    exclusive: bool = False
+    # Grid keys passed whole to one run (comma-joined) instead of expanded.
+    collapse: frozenset = frozenset()
+    # Whether runs take a --threads flag the runner sets.
+    threaded: bool = False
+    # Whether the worker takes --seed (the analytic model does not).
+    seeded: bool = True
+    seed_param: Param = field(default_factory=lambda: Param("int", 0, 2**62))
+
+    def path(self, build_dir: Path) -> Path:
+        return build_dir / self.binary
+
+
+_INT = lambda lo, hi, doc="": Param("int", lo, hi, doc=doc)  # noqa: E731
+
+WORKERS = {
+    "sim fp": Worker(
+        "sim fp",
+        "sim/filterlab-sim",
+        ("fp",),
+        {
+            "keys": _INT(1, 10**12, "keys per filter"),
+            "filters": _INT(1, 10**9, "number of filters"),
+            "queries": _INT(1, 10**15, "total outside queries"),
+            "hash_source": Param("choice", choices=("synthetic", "keys")),
+            "key_size": _INT(16, 48),
+            "batch": _INT(1, 2048),
+        },
+        threaded=True,
+    ),
+    "sim speed": Worker(
+        "sim speed",
+        "sim/filterlab-sim",
+        ("speed",),
+        {
+            "working_set_mb": _INT(0, 1048576),
+            "average_keys": _INT(10, 10**8),
+            "vary_ratio": Param("float", 0, 0.9),
+            "key_size": _INT(16, 48),
+            "queries": _INT(1000, 10**10),
+            "modes": Param("csv", choices=("build", "single", "random", "batched", "skewed", "huge")),
+            "mixes": Param("csv", choices=("inside", "outside", "mixed")),
+            "batch_sizes": Param("csv"),
+            "huge_keys": _INT(1000, 2 * 10**9),
+            "huge_pages": Param("choice", choices=("auto", "on", "off")),
+            "net_includes_hashing": Param("bool"),
+            "quick": Param("bool"),
+            "no_floor": Param("bool"),
+        },
+        exclusive=True,
+        seed_param=Param("int", 0, 2**32 - 1),
+    ),
+    "sim model": Worker(
+        "sim model",
+        "sim/filterlab-sim",
+        ("model",),
+        {"keys": _INT(1, 10**13, "keys in the filter")},
+        seeded=False,
+    ),
+    "sim probes": Worker(
+        "sim probes",
+        "sim/filterlab-sim",
+        ("probes",),
+        {
+            "keys": _INT(100, 10**8),
+            "filters": _INT(1, 10**6),
+            "queries": _INT(1000, 10**11),
+            "spread": _INT(0, 10),
+            "no_boundaries": Param("bool"),
+        },
+        collapse=frozenset({"bpk"}),
+        threaded=True,
+    ),
+    "lsmbench": Worker("lsmbench", "engine/lsmbench", (), {}, exclusive=True),
+}
+
+
+def build_dir() -> Path:
+    """FILTERLAB_BUILD, else <repo>/build."""
+    return Path(os.environ.get("FILTERLAB_BUILD", ROOT / "build")).resolve()
+
+
+def split_spec(spec: str) -> tuple[str, dict]:
+    """'worm:variant=x,bpk=10' → ('worm', {'variant': 'x', 'bpk': '10'})."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    for part in filter(None, rest.split(",")):
+        k, _, v = part.partition("=")
+        params[k.strip()] = v.strip()
+    return name.strip(), params
+
+
+def join_spec(name: str, params: dict) -> str:
+    if not params:
+        return name
+    return name + ":" + ",".join(f"{k}={v}" for k, v in params.items())
+
+
+def worker_argv(worker: Worker, build: Path, base_filter: str | None, params: dict, seed: int,
+                threads: int | None) -> list[str]:
+    """The command line of one run. `params` maps config keys to values."""
+    argv = [str(worker.path(build)), *worker.command]
+    spec_params = {k: v for k, v in params.items() if k in SPEC_PARAMS}
+    if worker.name == "sim probes":
+        name, extra = split_spec(base_filter)
+        extra.update({k: SPEC_PARAMS[k].render(v) for k, v in spec_params.items() if k != "bpk"})
+        argv += ["--variant", name]
+        if extra:
+            argv += ["--params", ",".join(f"{k}={v}" for k, v in extra.items())]
+        if "bpk" in spec_params:
+            bpk = spec_params["bpk"]
+            argv += ["--bpk", ",".join(map(_num, bpk if isinstance(bpk, list) else [bpk]))]
+    elif base_filter is not None:
+        argv += ["--filter", spec_with(base_filter, spec_params)]
+    for key, value in params.items():
+        if key in SPEC_PARAMS:
+            continue
+        p = worker.flags[key]
+        flag = "--" + key.replace("_", "-")
+        if p.kind == "bool":
+            if value:
+                argv.append(flag)
+        else:
+            argv += [flag, p.render(value)]
+    if worker.seeded:
+        argv += ["--seed", str(seed)]
+    if worker.threaded and threads is not None:
+        argv += ["--threads", str(threads)]
+    return argv
+
+
+def spec_with(base_filter: str, spec_params: dict) -> str:
+    name, params = split_spec(base_filter)
+    for k, v in spec_params.items():
+        params[k] = SPEC_PARAMS[k].render(v)
+    return join_spec(name, params)

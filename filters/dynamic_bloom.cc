@@ -1,0 +1,316 @@
+#include "filters/dynamic_bloom.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "filters/bits_per_key.h"
+#include "filters/fp_model.h"
+#include "filters/registry.h"
+#include "filters/trailer.h"
+#include "hashing/fastrange.h"
+#include "hashing/legacy_hash.h"
+#include "hashing/remix.h"
+#include "hashing/xxh3.h"
+
+namespace filterlab {
+namespace {
+
+// Bits of the remixed stream each word consumes (two 6-bit positions).
+constexpr int kStreamBitsPerWord = 12;
+
+bool IsAllowedProbes(int num_probes) {
+  return std::find(std::begin(DynamicBloom::kAllowedProbes), std::end(DynamicBloom::kAllowedProbes),
+                   num_probes) != std::end(DynamicBloom::kAllowedProbes);
+}
+
+// Parses "probes" against the allowed set; the message names the set.
+Status GetProbes(FilterSpec& spec, int* num_probes) {
+  std::string text;
+  Status s = spec.GetChoice("probes", "6", {"1", "2", "4", "6", "8", "10"}, &text);
+  if (s.ok()) *num_probes = std::stoi(text);
+  return s;
+}
+
+}  // namespace
+
+int DynamicBloom::BlockWords(int num_probes) {
+  return static_cast<int>(std::bit_ceil(static_cast<unsigned>(DoubleProbes(num_probes))));
+}
+
+size_t DynamicBloom::LenWords(uint64_t total_bits, int num_probes) {
+  const uint64_t block_words = static_cast<uint64_t>(BlockWords(num_probes));
+  const uint64_t block_bits = 64 * block_words;
+  return static_cast<size_t>((total_bits + block_bits - 1) / block_bits * block_words);
+}
+
+Status DynamicBloom::Create(uint64_t total_bits, int num_probes, HashWidth hash_width,
+                            std::unique_ptr<DynamicBloom>* out) {
+  if (!IsAllowedProbes(num_probes)) {
+    return Status::InvalidArgument("dynamic filter: num_probes=" + std::to_string(num_probes) +
+                                   " is not allowed; num_probes must be one of " + kAllowedProbesText +
+                                   " (two bits per word, at most five words per key)");
+  }
+  if (total_bits == 0 || total_bits > kMaxTotalBits) {
+    return Status::InvalidArgument("dynamic filter: total_bits=" + std::to_string(total_bits) +
+                                   " is not allowed; total_bits must be in [1, 2^37]");
+  }
+  if (hash_width != HashWidth::k32 && hash_width != HashWidth::k64) {
+    return Status::InvalidArgument("dynamic filter: hash width must be 32 or 64");
+  }
+  out->reset(new DynamicBloom(total_bits, num_probes, hash_width));
+  return Status::OK();
+}
+
+DynamicBloom::DynamicBloom(uint64_t total_bits, int num_probes, HashWidth hash_width)
+    : total_bits_(total_bits),
+      num_probes_(num_probes),
+      double_probes_(DoubleProbes(num_probes)),
+      hash_width_(hash_width),
+      words_(LenWords(total_bits, num_probes)) {}
+
+// hash=32 (RocksDB): both the word and the bit stream come from the same 32
+// bits. FastRange32 reads mostly the top bits of h32, and the later words'
+// bit pairs (stream bits 36..59) depend on those top bits too, so word and
+// bits are mildly correlated; that is RocksDB's format and we keep it.
+//
+// hash=64 (filterlab): the word is FastRange64 of the whole hash, which is
+// decided by the high half (the low half only carries into it, moving the
+// pick to the adjacent word for a fraction < kLen / 2^32 of hashes), and the
+// bit stream is the same golden-ratio remix applied to the low half only.
+// Remixing the whole 64-bit hash instead would not do: bit j of a product
+// depends on bits 0..j of its input, so stream bits up to 59 would depend on
+// the very top bits that chose the word. With disjoint halves, word and bits
+// are independent, and two keys collide completely only if they agree on the
+// word and on all 32 low bits: about n / (kLen 2^32), negligible, so no
+// fingerprint term. The stream still has 32 bits of entropy feeding <= 60
+// bits of positions, which costs nothing measurable (positions of different
+// keys stay independent; only a key's own pairs are linked).
+DynamicBloom::Location DynamicBloom::Locate(uint64_t hash) const {
+  const uint32_t low = Lower32(hash);
+  const size_t word = hash_width_ == HashWidth::k32
+                          ? FastRange32(low, static_cast<uint32_t>(words_.size()))
+                          : static_cast<size_t>(FastRange64(hash, words_.size()));
+  return Location{word, kGoldenRatio64 * low};
+}
+
+bool DynamicBloom::ProbeAll(Location loc) const {
+  uint64_t stream = loc.stream;
+  for (int i = 0; i < double_probes_; ++i) {
+    const uint64_t mask = PairMask(stream);
+    if ((words_[loc.word ^ static_cast<size_t>(i)].load(std::memory_order_relaxed) & mask) != mask) return false;
+    stream = RotateRight64(stream, kStreamBitsPerWord);
+  }
+  return true;
+}
+
+bool DynamicBloom::MayContain(uint64_t hash) const { return ProbeAll(Locate(hash)); }
+
+void DynamicBloom::MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const {
+  // All D words of a key share one cache line, so one prefetch per key
+  // suffices. Chunks bound the stack use and keep the prefetched lines from
+  // being evicted before they are probed.
+  constexpr size_t kChunk = 32;
+  Location locs[kChunk];
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t len = std::min(kChunk, n - start);
+    for (size_t j = 0; j < len; ++j) {
+      locs[j] = Locate(hashes[start + j]);
+      __builtin_prefetch(&words_[locs[j].word], /*rw=*/0, /*locality=*/3);
+    }
+    for (size_t j = 0; j < len; ++j) results[start + j] = ProbeAll(locs[j]);
+  }
+}
+
+void DynamicBloom::Add(uint64_t hash) {
+  // Single writer: a relaxed load and store instead of an atomic
+  // read-modify-write (cheaper; a concurrent reader sees either value).
+  const Location loc = Locate(hash);
+  uint64_t stream = loc.stream;
+  for (int i = 0; i < double_probes_; ++i) {
+    std::atomic<uint64_t>& word = words_[loc.word ^ static_cast<size_t>(i)];
+    word.store(word.load(std::memory_order_relaxed) | PairMask(stream), std::memory_order_relaxed);
+    stream = RotateRight64(stream, kStreamBitsPerWord);
+  }
+}
+
+void DynamicBloom::AddConcurrently(uint64_t hash) {
+  // Many writers: fetch_or cannot lose another writer's bits. It is skipped
+  // when the bits are already set (common once the filter fills), which
+  // avoids dirtying a shared cache line. Relaxed order: the memtable
+  // publishes entries through its sequence numbers, not through the filter.
+  const Location loc = Locate(hash);
+  uint64_t stream = loc.stream;
+  for (int i = 0; i < double_probes_; ++i) {
+    const uint64_t mask = PairMask(stream);
+    std::atomic<uint64_t>& word = words_[loc.word ^ static_cast<size_t>(i)];
+    if ((word.load(std::memory_order_relaxed) & mask) != mask) word.fetch_or(mask, std::memory_order_relaxed);
+    stream = RotateRight64(stream, kStreamBitsPerWord);
+  }
+}
+
+void DynamicBloom::AppendData(std::string* out) const {
+  // The host is little-endian (CMake refuses others), so a word's bytes in
+  // memory are already its little-endian encoding.
+  const size_t start = out->size();
+  out->resize(start + DataBytes());
+  for (size_t i = 0; i < words_.size(); ++i) {
+    const uint64_t w = Word(i);
+    std::memcpy(out->data() + start + 8 * i, &w, 8);
+  }
+}
+
+std::string DynamicBloom::Describe() const {
+  return "dynamic:hash=" + std::to_string(static_cast<int>(hash_width_)) +
+         ",probes=" + std::to_string(num_probes_) + ",total_bits=" + std::to_string(total_bits_) +
+         ",words=" + std::to_string(words_.size());
+}
+
+void DynamicBloom::Serialize(std::string* out) const {
+  std::string data;
+  AppendData(&data);
+  AppendWithFilterlabTrailer(data, Describe(), out);
+}
+
+Status DynamicBloom::OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
+  for (const char* key : {"hash", "probes", "total_bits", "words"}) {
+    if (!layout.Has(key)) {
+      return Status::Corruption("dynamic filter layout '" + layout.text() + "' lacks '" + key +
+                                "' (expected hash, probes, total_bits, words)");
+    }
+  }
+  HashWidth hash_width;
+  int num_probes = 0;
+  long long total_bits = 0;
+  long long words = 0;
+  Status s = layout.GetHashWidth(HashWidth::k32, {HashWidth::k32, HashWidth::k64}, &hash_width);
+  if (s.ok()) s = GetProbes(layout, &num_probes);
+  if (s.ok()) s = layout.GetInt("total_bits", 1LL, 1LL, static_cast<long long>(kMaxTotalBits), &total_bits);
+  if (s.ok()) s = layout.GetInt("words", 1LL, 1LL, static_cast<long long>(kMaxTotalBits / 64 + 8), &words);
+  if (s.ok()) s = layout.Finish({"hash", "probes", "total_bits", "words"});
+  if (!s.ok()) return Status::Corruption("dynamic filter layout: " + s.message());
+  const size_t expected_words = LenWords(static_cast<uint64_t>(total_bits), num_probes);
+  if (static_cast<size_t>(words) != expected_words) {
+    return Status::Corruption("dynamic filter layout '" + layout.text() + "': total_bits=" +
+                              std::to_string(total_bits) + " with probes=" + std::to_string(num_probes) +
+                              " means " + std::to_string(expected_words) + " words, not " + std::to_string(words));
+  }
+  if (data.size() != expected_words * 8) {
+    return Status::Corruption("dynamic filter data is " + std::to_string(data.size()) + " bytes; layout '" +
+                              layout.text() + "' needs " + std::to_string(expected_words * 8));
+  }
+  std::unique_ptr<DynamicBloom> filter;
+  s = Create(static_cast<uint64_t>(total_bits), num_probes, hash_width, &filter);
+  if (!s.ok()) return Status::Corruption(s.message());
+  for (size_t i = 0; i < expected_words; ++i) {
+    uint64_t w;
+    std::memcpy(&w, data.data() + 8 * i, 8);
+    filter->words_[i].store(w, std::memory_order_relaxed);
+  }
+  *out = std::move(filter);
+  return Status::OK();
+}
+
+namespace {
+
+// Spec: dynamic:bpk=B[,probes=6][,hash=32|64].
+class DynamicBloomPolicy final : public FilterPolicy {
+ public:
+  DynamicBloomPolicy(uint64_t millibits_per_key, int num_probes, HashWidth hash_width)
+      : millibits_per_key_(millibits_per_key), num_probes_(num_probes), hash_width_(hash_width) {
+    spec_ = "dynamic:bpk=" + FormatNumber(bits_per_key()) + ",probes=" + std::to_string(num_probes) +
+            ",hash=" + std::to_string(static_cast<int>(hash_width));
+  }
+
+  const std::string& spec() const override { return spec_; }
+  std::string_view variant() const override { return "dynamic"; }
+  HashWidth hash_width() const override { return hash_width_; }
+  double bits_per_key() const override { return static_cast<double>(millibits_per_key_) / 1000.0; }
+  // As configured; 1 behaves as 2 (one double probe).
+  int num_probes() const override { return num_probes_; }
+
+  // hash=32 is RocksDB's memtable hash (BloomHash, seed 0xbc9f1d34), so our
+  // memtable filter matches RocksDB's bit for bit; hash=64 is XXH3_64.
+  uint64_t HashKey(Slice key) const override {
+    return hash_width_ == HashWidth::k32 ? BloomHash32(key.data(), key.size()) : XXH3_64(key.data(), key.size());
+  }
+
+  bool is_dynamic() const override { return true; }
+
+  // Sized by keys: total_bits = ceil(expected_keys * bpk) (at least 1). The
+  // engine's memtable instead sizes it as RocksDB does, from a byte budget:
+  // total_bits = 8 * u32(write_buffer_size * memtable_prefix_bloom_size_ratio)
+  // with the ratio clamped to [0, 0.25], whatever the number of keys that
+  // end up in it; it calls DynamicBloom::Create with those bits directly.
+  Status NewDynamic(size_t expected_keys, std::unique_ptr<Filter>* out) const override {
+    std::unique_ptr<DynamicBloom> filter;
+    Status s = NewSized(expected_keys, &filter);
+    if (s.ok()) *out = std::move(filter);
+    return s;
+  }
+
+  Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
+    std::unique_ptr<DynamicBloom> filter;
+    Status s = NewSized(n, &filter);
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < n; ++i) filter->Add(hashes[i]);
+    *out = std::move(filter);
+    return Status::OK();
+  }
+
+  // TwoPerWordPoissonFpRate at the actual bits/key after block rounding
+  // (see dynamic_bloom.h), combined with the n / 2^32 fingerprint term for
+  // the 32-bit hash as an independent event.
+  double ModelFpRate(size_t n) const override {
+    if (n == 0) return 0.0;
+    const uint64_t words = DynamicBloom::LenWords(TotalBits(n), num_probes_);
+    const double actual_bits_per_key = 64.0 * static_cast<double>(words) / static_cast<double>(n);
+    const double rate = fpmodel::TwoPerWordPoissonFpRate(
+        actual_bits_per_key, DynamicBloom::DoubleProbes(num_probes_), DynamicBloom::BlockWords(num_probes_));
+    if (hash_width_ == HashWidth::k64) return rate;
+    return fpmodel::IndependentProbabilitySum(rate, fpmodel::FingerprintFpRate(static_cast<double>(n), 32));
+  }
+
+ private:
+  uint64_t TotalBits(size_t keys) const { return std::max<uint64_t>(1, BitsForKeys(keys, millibits_per_key_)); }
+
+  Status NewSized(size_t keys, std::unique_ptr<DynamicBloom>* out) const {
+    const uint64_t total_bits = TotalBits(keys);
+    if (total_bits > DynamicBloom::kMaxTotalBits) {
+      return Status::InvalidArgument("filter spec '" + spec_ + "': " + std::to_string(keys) + " keys need " +
+                                     std::to_string(total_bits) + " bits, above the dynamic filter's limit of "
+                                     "2^37 bits (16 GiB)");
+    }
+    return DynamicBloom::Create(total_bits, num_probes_, hash_width_, out);
+  }
+
+  uint64_t millibits_per_key_;
+  int num_probes_;
+  HashWidth hash_width_;
+  std::string spec_;
+};
+
+Status CreateDynamicBloomPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
+  double bits_per_key = 0;
+  int num_probes = 0;
+  HashWidth hash_width;
+  Status s = spec.GetDouble("bpk", 10.0, 0.5, 100.0, &bits_per_key);
+  if (s.ok()) s = GetProbes(spec, &num_probes);
+  if (s.ok()) s = spec.GetHashWidth(HashWidth::k32, {HashWidth::k32, HashWidth::k64}, &hash_width);
+  if (s.ok()) s = spec.Finish({"bpk", "probes", "hash"});
+  if (!s.ok()) return s;
+  *out = std::make_unique<DynamicBloomPolicy>(MillibitsPerKey(bits_per_key), num_probes, hash_width);
+  return Status::OK();
+}
+
+}  // namespace
+
+FILTERLAB_REGISTER_FILTER(FilterVariant{
+    "dynamic",
+    "RocksDB's memtable DynamicBloom (2019): two bits in each of probes/2 words of one cache line; "
+    "supports concurrent adds",
+    "bpk=0.5..100 (default 10) probes=1|2|4|6|8|10 (default 6, 1 acts as 2) hash=32|64 (default 32, RocksDB's)",
+    &CreateDynamicBloomPolicy, &DynamicBloom::OpenLayout, nullptr,
+    {"dynamic:bpk=10", "dynamic:bpk=10,hash=64"}});
+
+}  // namespace filterlab

@@ -1,0 +1,296 @@
+// FastLocalBloom-specific tests: sizing and probe rules, the native trailer
+// and its strict reader, the 32-bit mode, AVX2 == scalar, batch == single,
+// the build pipeline, and spec errors. Bit-exactness against RocksDB is
+// checked by the vector files (fastlocalbloom.json, full_filter_e2e.json).
+#include "filters/fast_local_bloom.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/aligned_array.h"
+#include "filters/filter_test_util.h"
+#include "filters/registry.h"
+#include "hashing/remix.h"
+#include "hashing/xxh3.h"
+
+namespace filterlab {
+namespace {
+
+using testing_util::ExpectCorruption;
+using testing_util::HexOf;
+
+std::unique_ptr<FilterPolicy> Policy(const std::string& spec) { return testing_util::MustPolicy(spec); }
+std::vector<uint64_t> Hashes(uint64_t seed, size_t n) { return testing_util::TestHashes(seed, n); }
+std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
+  return testing_util::MustBuild(p, hashes);
+}
+
+TEST(FastLocalBloomTest, DataBytesRoundUpToWholeLines) {
+  // ceil(n * millibits / 8000) rounded up to 64 (RocksDB's CalculateSpace).
+  EXPECT_EQ(fastlocal::DataBytesForKeys(1, 10000), 64u);       // 2 bytes -> one line
+  EXPECT_EQ(fastlocal::DataBytesForKeys(7, 1000), 64u);        // 1 byte
+  EXPECT_EQ(fastlocal::DataBytesForKeys(1000, 10000), 1280u);  // exactly 1250 -> 1280
+  EXPECT_EQ(fastlocal::DataBytesForKeys(10000, 10000), 12544u);
+  EXPECT_EQ(fastlocal::DataBytesForKeys(100, 20500), 320u);  // 256.25 -> 257 -> 320
+  EXPECT_EQ(fastlocal::DataBytesForKeys(512, 1000), 64u);    // exactly one line
+  EXPECT_EQ(fastlocal::DataBytesForKeys(513, 1000), 128u);
+  // RocksDB caps the data at 0xffffffc0 bytes; absurd counts must not overflow.
+  EXPECT_EQ(fastlocal::DataBytesForKeys(uint64_t{1} << 40, 100000), fastlocal::kMaxDataBytes);
+  EXPECT_EQ(fastlocal::DataBytesForKeys(UINT64_MAX, 100000), fastlocal::kMaxDataBytes);
+}
+
+TEST(FastLocalBloomTest, BuiltFilterHasComputedSize) {
+  auto p = Policy("fastlocal:bpk=10");
+  EXPECT_EQ(Build(*p, Hashes(1, 1000))->DataBytes(), 1280u);
+  EXPECT_EQ(Build(*p, Hashes(1, 1))->DataBytes(), 64u);
+  EXPECT_EQ(Build(*p, {})->DataBytes(), 0u);
+}
+
+TEST(FastLocalBloomTest, ProbeCountRules) {
+  EXPECT_EQ(fastlocal::ChooseNumProbes(10000), 6);
+  EXPECT_EQ(fastlocal::ChooseNumProbes(16000), 9);  // not 11: local optimum
+  EXPECT_EQ(fastlocal::ChooseNumProbes(25501), 12);
+  EXPECT_EQ(fastlocal::ChooseNumProbes(25502), 11);  // RocksDB's dip (see ChooseNumProbes)
+  EXPECT_EQ(fastlocal::ChooseNumProbes(50000), 23);
+  EXPECT_EQ(fastlocal::ChooseNumProbes(50001), 24);
+  EXPECT_EQ(Policy("fastlocal:bpk=10")->num_probes(), 6);
+  EXPECT_EQ(Policy("fastlocal:bpk=16")->num_probes(), 9);
+  EXPECT_EQ(Policy("fastlocal:bpk=10,probes=30")->num_probes(), 30);
+}
+
+TEST(FastLocalBloomTest, CanonicalSpecResolvesEveryParameter) {
+  EXPECT_EQ(Policy("fastlocal:bpk=10")->spec(), "fastlocal:bpk=10,probes=6,hash=64");
+  EXPECT_EQ(Policy("fastlocal")->spec(), "fastlocal:bpk=10,probes=6,hash=64");
+  EXPECT_EQ(Policy("fastlocal:bpk=20.5,hash=32")->spec(), "fastlocal:bpk=20.5,probes=11,hash=32");
+  // Millibits as RocksDB computes them: int(bpk * 1000 + 0.500001).
+  EXPECT_EQ(Policy("fastlocal:bpk=9.999")->spec(), "fastlocal:bpk=9.999,probes=6,hash=64");
+  EXPECT_EQ(Policy("fastlocal:bpk=10.0005")->spec(), "fastlocal:bpk=10.001,probes=6,hash=64");
+  EXPECT_EQ(Policy("fastlocal:bpk=10.0004")->spec(), "fastlocal:bpk=10,probes=6,hash=64");
+  // RocksDB raises 0.5 <= bpk < 1 to 1.
+  EXPECT_EQ(Policy("fastlocal:bpk=0.7")->spec(), "fastlocal:bpk=1,probes=1,hash=64");
+  // The canonical spec parses back to the same policy.
+  for (const char* spec : {"fastlocal:bpk=7.25,probes=3,hash=32", "fastlocal:bpk=33.333"}) {
+    const std::string canonical = Policy(spec)->spec();
+    EXPECT_EQ(Policy(canonical)->spec(), canonical);
+  }
+}
+
+TEST(FastLocalBloomTest, BadSpecsAreRejectedWithTheKeyNamed) {
+  struct Bad {
+    const char* spec;
+    const char* must_mention;
+  };
+  for (const Bad& b : {Bad{"fastlocal:bpk=0", "bpk"}, Bad{"fastlocal:bpk=nan", "bpk"}, Bad{"fastlocal:bpk=inf", "bpk"},
+                       Bad{"fastlocal:bpk=-3", "bpk"}, Bad{"fastlocal:bpk=0.4", "bpk"},
+                       Bad{"fastlocal:bpk=100.5", "bpk"}, Bad{"fastlocal:bpk=ten", "bpk"},
+                       Bad{"fastlocal:bpk=10,probes=0", "probes"}, Bad{"fastlocal:bpk=10,probes=31", "probes"},
+                       Bad{"fastlocal:bpk=10,probes=6.5", "probes"}, Bad{"fastlocal:bpk=10,hash=16", "hash"},
+                       Bad{"fastlocal:bpk=10,hash=128", "hash"}, Bad{"fastlocal:bpk=10,rotates=1", "rotates"}}) {
+    std::unique_ptr<FilterPolicy> p;
+    Status s = NewFilterPolicy(b.spec, &p);
+    EXPECT_TRUE(s.IsInvalidArgument()) << b.spec << " -> " << s.ToString();
+    EXPECT_NE(s.message().find(b.must_mention), std::string::npos) << b.spec << " -> " << s.ToString();
+  }
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy("fastlocal:bpk=10,probes=31", &p);
+  EXPECT_NE(s.message().find("[1, 30]"), std::string::npos) << s.ToString();
+}
+
+TEST(FastLocalBloomTest, NativeTrailerBytes) {
+  auto f = Build(*Policy("fastlocal:bpk=10"), Hashes(2, 1000));
+  std::string bytes = f->Serialize();
+  ASSERT_EQ(bytes.size(), 1280u + 5);
+  EXPECT_EQ(HexOf(bytes.substr(bytes.size() - 5)), "ff00060000");
+  bytes = Build(*Policy("fastlocal:bpk=10,probes=30"), Hashes(2, 1000))->Serialize();
+  EXPECT_EQ(HexOf(bytes.substr(bytes.size() - 5)), "ff001e0000");
+  // No keys: RocksDB writes an empty filter.
+  EXPECT_EQ(Build(*Policy("fastlocal:bpk=10"), {})->Serialize(), "");
+  EXPECT_EQ(f->Describe(), "fastlocal:hash=64,probes=6,bytes=1280");
+}
+
+TEST(FastLocalBloomTest, Hash32UsesFilterlabTrailer) {
+  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), Hashes(3, 1000));
+  const std::string bytes = f->Serialize();
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), "FLT1");
+  EXPECT_NE(bytes.find("fastlocal:hash=32,probes=6,bytes=1280"), std::string::npos);
+  EXPECT_EQ(f->hash_width(), HashWidth::k32);
+}
+
+TEST(FastLocalBloomTest, SerializeOpenRoundTrip) {
+  for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=3.5,probes=17"}) {
+    for (size_t keys : {0, 1, 7, 3000}) testing_util::ExpectRoundTrip(spec, keys);
+  }
+}
+
+TEST(FastLocalBloomTest, NoFalseNegatives) {
+  for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=50"}) {
+    testing_util::ExpectNoFalseNegatives(spec, {1, 7, 100000});
+  }
+}
+
+TEST(FastLocalBloomTest, BatchEqualsSingle) {
+  for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=4,probes=13"}) {
+    testing_util::ExpectBatchEqualsSingle(spec, {1, 7, 64, 65, 1000, 4000});
+  }
+}
+
+// The query kernels on random lines of every density, probe counts 1..30,
+// and unaligned line addresses (opened filters need not be aligned).
+TEST(FastLocalBloomTest, Avx2AgreesWithScalar) {
+#ifndef FILTERLAB_FASTLOCAL_AVX2
+  GTEST_SKIP() << "AVX2 path not compiled in (no __AVX2__ or FILTERLAB_FORCE_SCALAR)";
+#else
+  std::mt19937_64 rng(12345);
+  std::vector<uint8_t> buf(64 + 8);
+  size_t trues = 0, falses = 0, differ = 0;
+  for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
+    for (int line_no = 0; line_no < 200; ++line_no) {
+      std::bernoulli_distribution bit(density);
+      for (auto& b : buf) {
+        b = 0;
+        for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
+      }
+      const uint8_t* line = buf.data() + line_no % 8;
+      for (int probes = 1; probes <= 30; ++probes) {
+        for (int q = 0; q < 40; ++q) {
+          const auto h2 = static_cast<uint32_t>(rng());
+          const bool scalar = fastlocal::MayMatchLineScalar(h2, probes, line);
+          differ += scalar != fastlocal::MayMatchLineAvx2(h2, probes, line);
+          (scalar ? trues : falses)++;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  // Both answers must have been exercised for the comparison to mean anything.
+  EXPECT_GT(trues, 10000u);
+  EXPECT_GT(falses, 10000u);
+#endif
+}
+
+TEST(FastLocalBloomTest, PipelinedBuildEqualsOneByOne) {
+  for (size_t n : {0, 1, 7, 8, 9, 17, 1000}) {
+    const auto hashes = Hashes(9 + n, n);
+    const uint32_t len = 640;
+    CacheAlignedArray<uint8_t> piped(len), plain(len);
+    fastlocal::AddAll(hashes.data(), n, HashWidth::k64, len, 7, piped.data());
+    for (uint64_t h : hashes) {
+      const auto s = fastlocal::Split(h, HashWidth::k64);
+      fastlocal::AddToLine(s.probe_hash, 7, plain.data() + fastlocal::LineOffset(s.line_hash, len));
+    }
+    EXPECT_EQ(std::memcmp(piped.data(), plain.data(), len), 0) << "n=" << n;
+  }
+}
+
+TEST(FastLocalBloomTest, Hash32DerivesProbesFromTheOneHash) {
+  // A 32-bit filter of h equals a 64-bit filter of (h1, h2 = h1 * phi32), and
+  // ignores the upper 32 bits of what it is given.
+  const auto hashes = Hashes(10, 2000);
+  std::vector<uint64_t> low(hashes.size()), widened(hashes.size());
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    low[i] = Lower32(hashes[i]);
+    widened[i] = low[i] | uint64_t{Lower32(hashes[i]) * kGoldenRatio32} << 32;
+  }
+  auto f32 = Build(*Policy("fastlocal:bpk=10,hash=32"), low);
+  auto f64 = Build(*Policy("fastlocal:bpk=10,hash=64"), widened);
+  const std::string b32 = f32->Serialize(), b64 = f64->Serialize();
+  EXPECT_EQ(b32.substr(0, f32->DataBytes()), b64.substr(0, f64->DataBytes()));
+  size_t differ = 0;
+  for (uint64_t h : Hashes(11, 5000)) differ += f32->MayContain(h) != f32->MayContain(Lower32(h));
+  EXPECT_EQ(differ, 0u);
+}
+
+TEST(FastLocalBloomTest, HashKeyIsXxph3) {
+  const std::string key = "filterlab key";
+  EXPECT_EQ(Policy("fastlocal:bpk=10")->HashKey(key), XXPH3_64(key.data(), key.size()));
+  EXPECT_EQ(Policy("fastlocal:bpk=10,hash=32")->HashKey(key), Lower32(XXPH3_64(key.data(), key.size())));
+}
+
+// --- the strict native reader -------------------------------------------------------------------
+
+std::string DenseFilterBytes() {
+  // 1 bit/key with many keys: nearly every data byte is 0xff, so the cases
+  // below do not depend on the value of any particular data byte.
+  return Build(*Policy("fastlocal:bpk=1"), Hashes(12, 20000))->Serialize();
+}
+
+Status Open(const std::string& bytes) {
+  std::unique_ptr<Filter> f;
+  return OpenFilter(bytes, &f);
+}
+
+TEST(FastLocalBloomTest, ReaderRejectsBadSubImplementation) {
+  std::string b = DenseFilterBytes();
+  const size_t len = b.size() - 5;
+  b[len + 1] = 1;
+  ExpectCorruption(b, {"offset " + std::to_string(len + 1), "sub-implementation", "0x01", "allowed: 0x00"});
+}
+
+TEST(FastLocalBloomTest, ReaderRejectsBadProbeCounts) {
+  for (int probes : {0, 31}) {
+    std::string b = DenseFilterBytes();
+    b[b.size() - 3] = static_cast<char>(probes);
+    ExpectCorruption(b, {"num_probes " + std::to_string(probes), "allowed: 1..30"});
+  }
+}
+
+TEST(FastLocalBloomTest, ReaderRejectsOtherBlockSizes) {
+  std::string b = DenseFilterBytes();
+  b[b.size() - 3] = static_cast<char>(0x20 | 6);  // 128-byte blocks, 6 probes
+  ExpectCorruption(b, {"block-size bits", "128-byte", "allowed: 0 (64-byte blocks)"});
+}
+
+TEST(FastLocalBloomTest, ReaderRejectsNonzeroReservedBytes) {
+  for (size_t at : {2, 1}) {
+    std::string b = DenseFilterBytes();
+    b[b.size() - at] = 7;
+    ExpectCorruption(b, {"reserved", "allowed: 0x00 0x00"});
+  }
+}
+
+TEST(FastLocalBloomTest, ReaderRejectsTruncatedData) {
+  std::string b = DenseFilterBytes();
+  b.erase(0, 1);  // data no longer whole lines
+  ExpectCorruption(b, {"not a multiple of 64", "truncated"});
+  // Cutting the end loses the trailer: what is left ends in 0xff data bytes,
+  // which read as a FastLocalBloom marker with an impossible sub-implementation.
+  for (size_t cut = 1; cut <= 5; ++cut) {
+    std::string t = DenseFilterBytes();
+    t.resize(t.size() - cut);
+    EXPECT_TRUE(Open(t).IsCorruption()) << "cut " << cut << ": " << Open(t).ToString();
+  }
+}
+
+TEST(FastLocalBloomTest, NativeReaderIgnoresOtherMarkers) {
+  const FilterVariant* v = FindFilterVariant("fastlocal");
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(v->open_native, nullptr);
+  std::string b = DenseFilterBytes();
+  b[b.size() - 5] = static_cast<char>(-3);  // no known format
+  std::unique_ptr<Filter> f;
+  EXPECT_TRUE(v->open_native(b, &f).IsNotFound());
+  EXPECT_TRUE(Open(b).IsCorruption());
+}
+
+TEST(FastLocalBloomTest, LayoutReaderChecksLength) {
+  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), Hashes(13, 100));
+  std::string bytes = f->Serialize();
+  // Claim one line more than the data holds.
+  const std::string layout = f->Describe();
+  const size_t at = bytes.find(layout);
+  ASSERT_NE(at, std::string::npos);
+  std::string other = layout;
+  other.replace(other.find("bytes=") + 6, std::string::npos, std::to_string(f->DataBytes() + 64));
+  ASSERT_EQ(other.size(), layout.size());  // 128 -> 192: same width, so the trailer lengths stay valid
+  bytes.replace(at, layout.size(), other);
+  ExpectCorruption(bytes, {"192 data bytes", "has 128"});
+}
+
+}  // namespace
+}  // namespace filterlab

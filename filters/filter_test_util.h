@@ -1,0 +1,123 @@
+// Helpers for variant-specific filter tests (GoogleTest): policies and builds
+// that must succeed, splitmix64 hash streams, and the checks every variant's
+// own tests repeat with its own specs (no false negatives, batch == single,
+// serialize -> OpenFilter round trip, Corruption messages). The generic
+// checks over all registered examples live in filter_property_test.cc.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "filters/filter.h"
+#include "hashing/remix.h"
+
+namespace filterlab::testing_util {
+
+inline std::unique_ptr<FilterPolicy> MustPolicy(const std::string& spec) {
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy(spec, &p);
+  EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
+  return p;
+}
+
+// n splitmix64 outputs from `seed`; with k32 only the low 32 bits.
+inline std::vector<uint64_t> TestHashes(uint64_t seed, size_t n, HashWidth width = HashWidth::k64) {
+  SplitMix64 gen(seed);
+  std::vector<uint64_t> v(n);
+  for (auto& h : v) h = width == HashWidth::k64 ? gen.Next() : Lower32(gen.Next());
+  return v;
+}
+
+inline std::unique_ptr<Filter> MustBuild(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
+  std::unique_ptr<Filter> f;
+  Status s = p.Build(hashes.data(), hashes.size(), &f);
+  EXPECT_TRUE(s.ok()) << p.spec() << ": " << s.ToString();
+  return f;
+}
+
+inline std::string HexOf(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    out += digits[static_cast<uint8_t>(c) >> 4];
+    out += digits[static_cast<uint8_t>(c) & 15];
+  }
+  return out;
+}
+
+// OpenFilter(bytes) fails with Corruption whose message contains every string of must_mention.
+inline void ExpectCorruption(const std::string& bytes, const std::vector<std::string>& must_mention) {
+  std::unique_ptr<Filter> f;
+  Status s = OpenFilter(bytes, &f);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  for (const auto& m : must_mention) EXPECT_NE(s.message().find(m), std::string::npos) << s.ToString();
+}
+
+// NewFilterPolicy(spec) fails with InvalidArgument whose message contains
+// every string of must_mention (typically the bad value and what is allowed).
+inline void ExpectInvalidSpec(const std::string& spec, const std::vector<std::string>& must_mention) {
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy(spec, &p);
+  EXPECT_TRUE(s.IsInvalidArgument()) << spec << " -> " << s.ToString();
+  for (const auto& m : must_mention) EXPECT_NE(s.message().find(m), std::string::npos) << spec << " -> " << s.ToString();
+}
+
+// Every added hash answers true, for each key count.
+inline void ExpectNoFalseNegatives(const std::string& spec, std::initializer_list<size_t> key_counts) {
+  auto policy = MustPolicy(spec);
+  for (size_t keys : key_counts) {
+    const auto hashes = TestHashes(6 + keys, keys, policy->hash_width());
+    auto f = MustBuild(*policy, hashes);
+    size_t missing = 0;
+    for (uint64_t h : hashes) missing += !f->MayContain(h);
+    EXPECT_EQ(missing, 0u) << spec << " keys=" << keys;
+  }
+}
+
+// MayContainBatch equals MayContain for batch sizes around the variant's chunking.
+inline void ExpectBatchEqualsSingle(const std::string& spec, std::initializer_list<size_t> batch_sizes) {
+  auto f = MustBuild(*MustPolicy(spec), TestHashes(7, 5000));
+  std::vector<uint64_t> queries = TestHashes(8, 3000);
+  const auto added = TestHashes(7, 1000);
+  queries.insert(queries.end(), added.begin(), added.end());  // some positives
+  for (size_t batch : batch_sizes) {
+    std::unique_ptr<bool[]> got(new bool[batch]);
+    size_t differ = 0, positives = 0;
+    for (size_t start = 0; start + batch <= queries.size(); start += batch) {
+      f->MayContainBatch(queries.data() + start, batch, got.get());
+      for (size_t i = 0; i < batch; ++i) {
+        differ += got[i] != f->MayContain(queries[start + i]);
+        positives += got[i];
+      }
+    }
+    EXPECT_EQ(differ, 0u) << spec << " batch=" << batch;
+    EXPECT_GT(positives, 0u) << spec << " batch=" << batch;
+  }
+}
+
+// Serialize -> OpenFilter gives a filter with the same answers, layout and bytes.
+inline void ExpectRoundTrip(const std::string& spec, size_t keys) {
+  SCOPED_TRACE(spec + " keys=" + std::to_string(keys));
+  const auto hashes = TestHashes(4, keys);
+  auto built = MustBuild(*MustPolicy(spec), hashes);
+  const std::string bytes = built->Serialize();
+  std::unique_ptr<Filter> read;
+  Status s = OpenFilter(bytes, &read);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(read->DataBytes(), built->DataBytes());
+  if (keys > 0) {  // an empty native filter has no trailer, hence no identity
+    EXPECT_EQ(read->hash_width(), built->hash_width());
+    EXPECT_EQ(read->Describe(), built->Describe());
+  }
+  EXPECT_EQ(read->Serialize(), bytes);
+  size_t differ = 0;
+  for (uint64_t h : TestHashes(5, 20000)) differ += read->MayContain(h) != built->MayContain(h);
+  for (uint64_t h : hashes) differ += !read->MayContain(h);
+  EXPECT_EQ(differ, 0u);
+}
+
+}  // namespace filterlab::testing_util

@@ -1,0 +1,214 @@
+// The "legacy_block" variant: RocksDB's old block-based (non-local) Bloom
+// filter, removed in RocksDB 7.0 (math and FP model in legacy_bloom.h).
+//
+// RocksDB stored each such filter as its bits plus one byte num_probes inside
+// a filter block holding one filter per 2 KiB of data-block offsets (with an
+// offset array and base_lg). filterlab does not model that multi-filter
+// block, so a legacy_block filter is serialized with filterlab's trailer
+// (trailer.h), layout "legacy_block:hash=32,probes=K,bits=N".
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/aligned_array.h"
+#include "filters/filter_spec.h"
+#include "filters/fp_model.h"
+#include "filters/legacy_bloom.h"
+#include "filters/legacy_policy.h"
+#include "filters/registry.h"
+#include "filters/trailer.h"
+
+namespace filterlab::legacy {
+
+namespace {
+constexpr char kVariantName[] = "legacy_block";
+constexpr uint32_t kMinBits = 64;
+constexpr uint64_t kMaxBits = 0xfffffff8;  // the largest multiple of 8 that fits the format's u32 bit count
+}  // namespace
+
+uint32_t BlockFilterBitsForKeys(uint64_t num_keys, int whole_bits_per_key) {
+  const uint64_t b = static_cast<uint64_t>(std::max(whole_bits_per_key, 1));
+  if (num_keys > kMaxBits / b) return 0;
+  const uint64_t bits = std::max<uint64_t>(num_keys * b, kMinBits);
+  const uint64_t rounded = (bits + 7) / 8 * 8;
+  return rounded > kMaxBits ? 0 : static_cast<uint32_t>(rounded);
+}
+
+double NoLocalityFpRate(double keys, uint32_t total_bits, int num_probes) {
+  const double m = total_bits;
+  const int k = num_probes;
+  // Probes other than #2 are taken as uniform over the m bits.
+  const int uniform_probes = k >= 3 ? k - 1 : k;
+  const double miss_by_uniform = std::pow(1.0 - 1.0 / m, uniform_probes * keys);
+  if (k < 3) return std::pow(1.0 - miss_by_uniform, k);
+  // Probe #2 lands on (s * 65537 mod 2^32) mod m, s = 2A + B; s has the
+  // trapezoidal distribution of the sum of A in [0, 2^15) doubled and B in
+  // [0, 2^17). Gather the probability mass W(b) that probe #2 of a random key
+  // puts on each bit b it can reach.
+  constexpr uint32_t kA = 1u << 15, kB = 1u << 17;
+  constexpr uint32_t kNumS = 2 * (kA - 1) + kB;  // s in [0, 2^16 + 2^17 - 2]
+  std::vector<std::pair<uint32_t, double>> mass(kNumS);
+  for (uint32_t s = 0; s < kNumS; ++s) {
+    const uint32_t lo_a = s >= kB ? (s - kB + 2) / 2 : 0;  // smallest A with s - 2A < 2^17
+    const uint32_t hi_a = std::min(kA - 1, s / 2);         // largest A with s - 2A >= 0
+    mass[s] = {(s * 65537u) % total_bits, static_cast<double>(hi_a - lo_a + 1) / 4294967296.0};
+  }
+  std::sort(mass.begin(), mass.end());
+  double reachable = 0, sum_miss_over_bits = 0, expected_miss_at_probe2 = 0;
+  for (size_t i = 0; i < mass.size();) {
+    double w = 0;
+    const uint32_t bit = mass[i].first;
+    for (; i < mass.size() && mass[i].first == bit; ++i) w += mass[i].second;
+    const double miss = std::pow(1.0 - w, keys);  // no key's probe #2 set this bit
+    reachable += 1;
+    sum_miss_over_bits += miss;
+    expected_miss_at_probe2 += w * miss;
+  }
+  const double fill_uniform = 1.0 - miss_by_uniform * ((m - reachable) + sum_miss_over_bits) / m;
+  const double fill_probe2 = 1.0 - miss_by_uniform * expected_miss_at_probe2;
+  return std::pow(fill_uniform, k - 1) * fill_probe2;
+}
+
+void NoLocalityAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
+  for (size_t i = 0; i < n; ++i) NoLocalityAdd(Lower32(hashes[i]), total_bits, num_probes, data);
+}
+
+namespace {
+
+class LegacyBlockBloomFilter final : public Filter {
+ public:
+  LegacyBlockBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes)
+      : owned_(std::move(bits)),
+        data_(owned_.data()),
+        total_bits_(static_cast<uint32_t>(owned_.size() * 8)),
+        num_probes_(num_probes) {}
+  LegacyBlockBloomFilter(Slice view, uint32_t total_bits, int num_probes)
+      : data_(view.udata()), total_bits_(total_bits), num_probes_(num_probes) {}
+
+  bool MayContain(uint64_t hash) const override {
+    return NoLocalityMayMatch(Lower32(hash), total_bits_, num_probes_, data_);
+  }
+
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    // No locality: each probe is its own cache miss, so locate and prefetch
+    // every probe of a chunk of keys, keeping the bit positions (the modulus
+    // is the expensive part), then test. Small chunks: 16 keys x k probes
+    // already exceed the misses a core keeps in flight.
+    constexpr size_t kChunk = 16;
+    uint32_t bit[kChunk][kMaxProbes];
+    for (size_t start = 0; start < n; start += kChunk) {
+      const size_t m = std::min(kChunk, n - start);
+      for (size_t i = 0; i < m; ++i) {
+        uint32_t h = Lower32(hashes[start + i]);
+        const uint32_t delta = RotateRight32(h, 17);
+        for (int p = 0; p < num_probes_; ++p) {
+          bit[i][p] = h % total_bits_;
+          __builtin_prefetch(data_ + bit[i][p] / 8, 0, 3);
+          h += delta;
+        }
+      }
+      for (size_t i = 0; i < m; ++i) {
+        bool all_set = true;
+        for (int p = 0; p < num_probes_ && all_set; ++p) all_set = ((data_[bit[i][p] >> 3] >> (bit[i][p] & 7)) & 1) != 0;
+        results[start + i] = all_set;
+      }
+    }
+  }
+
+  size_t DataBytes() const override { return total_bits_ / 8; }
+
+  void Serialize(std::string* out) const override {
+    AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(data_), DataBytes()), Describe(), out);
+  }
+
+  std::string Describe() const override {
+    return std::string(kVariantName) + ":hash=32,probes=" + std::to_string(num_probes_) +
+           ",bits=" + std::to_string(total_bits_);
+  }
+
+  HashWidth hash_width() const override { return HashWidth::k32; }
+
+ private:
+  CacheAlignedArray<uint8_t> owned_;
+  const uint8_t* data_;
+  uint32_t total_bits_;
+  int num_probes_;
+};
+
+class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
+ public:
+  LegacyBlockBloomPolicy(int millibits_per_key, int num_probes)
+      : LegacyPolicyBase(kVariantName, millibits_per_key, num_probes) {}
+
+  Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
+    const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
+    if (bits == 0) {
+      return Status::InvalidArgument(spec() + ": " + std::to_string(n) + " keys x " +
+                                     std::to_string(whole_bits_per_key()) +
+                                     " bits exceed the format's 32-bit bit count (at most " +
+                                     std::to_string(kMaxBits) + " bits); use fewer keys per filter");
+    }
+    CacheAlignedArray<uint8_t> data(bits / 8);
+    NoLocalityAddAll(hashes, n, bits, num_probes(), data.data());
+    *out = std::make_unique<LegacyBlockBloomFilter>(std::move(data), num_probes());
+    return Status::OK();
+  }
+
+  double ModelFpRate(size_t n) const override {
+    if (n == 0) return 0.0;
+    const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
+    if (bits == 0) return 1.0;  // cannot be built
+    const double keys = static_cast<double>(n);
+    return fpmodel::IndependentProbabilitySum(NoLocalityFpRate(keys, bits, num_probes()),
+                                              fpmodel::FingerprintFpRate(keys, 32));
+  }
+};
+
+Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
+  int millibits = 0, probes = 0;
+  Status s = ParseLegacySpec(spec, &millibits, &probes);
+  if (s.ok()) *out = std::make_unique<LegacyBlockBloomPolicy>(millibits, probes);
+  return s;
+}
+
+Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
+  for (const char* key : {"hash", "probes", "bits"}) {
+    if (!layout.Has(key)) {
+      return Status::Corruption("legacy_block layout '" + layout.text() + "' lacks '" + key +
+                                "' (expected legacy_block:hash=32,probes=1..30,bits=N)");
+    }
+  }
+  HashWidth width = HashWidth::k32;
+  int probes = 0;
+  long long bits = 0;
+  Status s = layout.GetHashWidth(HashWidth::k32, {HashWidth::k32}, &width);
+  if (s.ok()) s = layout.GetInt("probes", 0, 1, kMaxProbes, &probes);
+  if (s.ok()) s = layout.GetInt("bits", 0LL, static_cast<long long>(kMinBits), static_cast<long long>(kMaxBits), &bits);
+  if (s.ok()) s = layout.Finish({"hash", "probes", "bits"});
+  if (!s.ok()) return Status::Corruption(s.message());
+  if (bits % 8 != 0 || static_cast<uint64_t>(bits) != uint64_t{data.size()} * 8) {
+    return Status::Corruption("legacy_block layout '" + layout.text() + "' says " + std::to_string(bits) +
+                              " bits but the filter has " + std::to_string(data.size()) +
+                              " data bytes (bits must be 8 x bytes; truncated or corrupted)");
+  }
+  *out = std::make_unique<LegacyBlockBloomFilter>(data, static_cast<uint32_t>(bits), probes);
+  return Status::OK();
+}
+
+}  // namespace
+
+std::unique_ptr<Filter> NewLegacyBlockBloomView(Slice data, uint32_t total_bits, int num_probes) {
+  return std::make_unique<LegacyBlockBloomFilter>(data, total_bits, num_probes);
+}
+
+FILTERLAB_REGISTER_FILTER(FilterVariant{
+    kVariantName,
+    "RocksDB's old block-based Bloom (removed in 7.0): no locality, bit = h mod m, 32-bit BloomHash, bit-exact "
+    "bits (filterlab trailer)",
+    "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1) probes=1..30 (default "
+    "floor(0.69*bits) clamped to 1..30) hash=32",
+    &Create, &OpenLayout, nullptr, {"legacy_block:bpk=10"}});
+
+}  // namespace filterlab::legacy

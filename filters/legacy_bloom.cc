@@ -1,0 +1,171 @@
+// The "legacy" variant: RocksDB's format_version 2..4 full filter (math,
+// format and FP model in legacy_bloom.h).
+#include "filters/legacy_bloom.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "common/aligned_array.h"
+#include "filters/fp_model.h"
+#include "filters/legacy_policy.h"
+#include "filters/registry.h"
+
+namespace filterlab::legacy {
+
+void AddAll(const uint64_t* hashes, size_t n, uint32_t num_lines, int num_probes, uint8_t* data) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t h = Lower32(hashes[i]);
+    AddToLine<false>(h, num_probes, kLog2LineBytes, data + LineOffset<false>(h, num_lines, kLog2LineBytes));
+  }
+}
+
+namespace {
+
+constexpr char kVariantName[] = "legacy";
+
+class LegacyBloomFilter final : public Filter {
+ public:
+  // Built (64-byte lines, owns its bits) ...
+  LegacyBloomFilter(CacheAlignedArray<uint8_t> bits, uint32_t num_lines, int num_probes)
+      : owned_(std::move(bits)),
+        data_(owned_.data()),
+        num_lines_(num_lines),
+        num_probes_(num_probes),
+        log2_line_bytes_(kLog2LineBytes) {}
+  // ... or a view of bytes the caller keeps alive, with any power-of-two line.
+  LegacyBloomFilter(Slice view, uint32_t num_lines, int num_probes, int log2_line_bytes)
+      : data_(view.udata()), num_lines_(num_lines), num_probes_(num_probes), log2_line_bytes_(log2_line_bytes) {}
+
+  bool MayContain(uint64_t hash) const override {
+    if (num_lines_ == 0) return false;  // no keys
+    const uint32_t h = Lower32(hash);
+    return MayMatchLine<false>(h, num_probes_, log2_line_bytes_,
+                               data_ + LineOffset<false>(h, num_lines_, log2_line_bytes_));
+  }
+
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    if (num_lines_ == 0) {
+      std::fill(results, results + n, false);
+      return;
+    }
+    // Locate and prefetch every line of a chunk first, then probe (the
+    // modulus is paid once per key; its result is kept).
+    constexpr size_t kChunk = 64;
+    size_t offset[kChunk];
+    for (size_t start = 0; start < n; start += kChunk) {
+      const size_t m = std::min(kChunk, n - start);
+      for (size_t i = 0; i < m; ++i) {
+        offset[i] = LineOffset<false>(Lower32(hashes[start + i]), num_lines_, log2_line_bytes_);
+        PrefetchLine(data_ + offset[i], log2_line_bytes_);
+      }
+      for (size_t i = 0; i < m; ++i) {
+        results[start + i] = MayMatchLine<false>(Lower32(hashes[start + i]), num_probes_, log2_line_bytes_,
+                                                 data_ + offset[i]);
+      }
+    }
+  }
+
+  size_t DataBytes() const override { return static_cast<size_t>(num_lines_) << log2_line_bytes_; }
+
+  void Serialize(std::string* out) const override {
+    if (num_lines_ == 0) return;  // RocksDB writes an empty filter for no keys
+    out->append(reinterpret_cast<const char*>(data_), DataBytes());
+    char trailer[kTrailerBytes];
+    trailer[0] = static_cast<char>(num_probes_);
+    std::memcpy(trailer + 1, &num_lines_, 4);  // little-endian host (checked in CMake)
+    out->append(trailer, kTrailerBytes);
+  }
+
+  std::string Describe() const override {
+    return std::string(kVariantName) + ":hash=32,probes=" + std::to_string(num_probes_) +
+           ",lines=" + std::to_string(num_lines_) + ",line_bytes=" + std::to_string(1 << log2_line_bytes_);
+  }
+
+  HashWidth hash_width() const override { return HashWidth::k32; }
+
+ private:
+  CacheAlignedArray<uint8_t> owned_;
+  const uint8_t* data_;
+  uint32_t num_lines_;
+  int num_probes_;
+  int log2_line_bytes_;
+};
+
+class LegacyBloomPolicy final : public LegacyPolicyBase {
+ public:
+  LegacyBloomPolicy(int millibits_per_key, int num_probes)
+      : LegacyPolicyBase(kVariantName, millibits_per_key, num_probes) {}
+
+  Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
+    const uint32_t lines = n == 0 ? 0 : NumLinesForKeys(n, whole_bits_per_key());
+    CacheAlignedArray<uint8_t> bits(size_t{lines} << kLog2LineBytes);
+    AddAll(hashes, n, lines, num_probes(), bits.data());
+    *out = std::make_unique<LegacyBloomFilter>(std::move(bits), lines, num_probes());
+    return Status::OK();
+  }
+
+  double ModelFpRate(size_t n) const override {
+    if (n == 0) return 0.0;
+    const double bytes = static_cast<double>(size_t{NumLinesForKeys(n, whole_bits_per_key())} << kLog2LineBytes);
+    return fpmodel::LegacyLocalityEstimatedFpRate(static_cast<double>(n), bytes, num_probes());
+  }
+};
+
+Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
+  int millibits = 0, probes = 0;
+  Status s = ParseLegacySpec(spec, &millibits, &probes);
+  if (s.ok()) *out = std::make_unique<LegacyBloomPolicy>(millibits, probes);
+  return s;
+}
+
+// RocksDB's native form (§2.1): data, then [num_probes][LE32 num_lines].
+// Where RocksDB falls back to an always-true reader (no line size fits),
+// filterlab reports Corruption naming the field: strict, because an
+// unexpected value here means a bug or damaged bytes.
+Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
+  if (bytes.size() < kTrailerBytes) return Status::NotFound("too short for a legacy Bloom trailer");
+  const size_t len = bytes.size() - kTrailerBytes;
+  const int probes = static_cast<int8_t>(bytes[len]);
+  if (probes < 1) return Status::NotFound("not a legacy Bloom filter (its trailer starts with num_probes >= 1)");
+  if (probes > kMaxProbes) {
+    return Status::Corruption("legacy Bloom trailer byte at offset " + std::to_string(len) + " (num_probes) is " +
+                              std::to_string(probes) + "; allowed: 1..30 (all RocksDB ever writes)");
+  }
+  uint32_t num_lines = 0;
+  std::memcpy(&num_lines, bytes.data() + len + 1, 4);  // little-endian host (checked in CMake)
+  if (num_lines == 0) {
+    return Status::Corruption("legacy Bloom trailer bytes at offsets " + std::to_string(len + 1) + ".." +
+                              std::to_string(len + 4) + " (num_lines) are 0; allowed: 1..2^32-1");
+  }
+  // Lines are CACHE_LINE_SIZE bytes of the machine that built the filter: 64
+  // on x86-64, 128 on aarch64/ppc, 256 on s390x. RocksDB's reader accepts any
+  // power of two that makes the length add up, and so does this one.
+  int log2_line_bytes = 0;
+  while (log2_line_bytes <= kMaxLog2LineBytes && (uint64_t{num_lines} << log2_line_bytes) < len) ++log2_line_bytes;
+  if (log2_line_bytes > kMaxLog2LineBytes || (uint64_t{num_lines} << log2_line_bytes) != len) {
+    return Status::Corruption("legacy Bloom data length " + std::to_string(len) +
+                              " (filter size minus 5-byte trailer) is not num_lines (" + std::to_string(num_lines) +
+                              ") times a power-of-two line size of 1..2^29 bytes (64 on x86-64); "
+                              "the filter is truncated or corrupted");
+  }
+  *out = std::make_unique<LegacyBloomFilter>(Slice(bytes.data(), len), num_lines, probes, log2_line_bytes);
+  return Status::OK();
+}
+
+}  // namespace
+
+std::unique_ptr<Filter> NewLegacyBloomView(Slice data, uint32_t num_lines, int num_probes, int log2_line_bytes) {
+  return std::make_unique<LegacyBloomFilter>(data, num_lines, num_probes, log2_line_bytes);
+}
+
+FILTERLAB_REGISTER_FILTER(FilterVariant{
+    kVariantName,
+    "RocksDB format_version<=4 full Bloom: odd count of 64-byte lines, line = h mod lines, 32-bit BloomHash, "
+    "bit-exact",
+    "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1 as RocksDB does) "
+    "probes=1..30 (default floor(0.69*bits) clamped to 1..30) hash=32",
+    &Create, nullptr, &OpenNative, {"legacy:bpk=10"}});
+
+}  // namespace filterlab::legacy

@@ -1,0 +1,559 @@
+// Tests of the wormhashing family (filters/worm/): primitives, every
+// sub-variant's filter contract (no false negatives, batch == single,
+// serialize round trip), the AVX2 path against its scalar twin, measured FP
+// rates against each variant's stated model, the published shape (block at
+// 10.3 bits/key ~ line at 10), the RocksDB-derived schemes against RocksDB's
+// own vectors, and bad specs / damaged layouts.
+//
+// All hashes come from SplitMix64 with fixed seeds, so every count is the
+// same on every run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "filters/filter.h"
+#include "filters/filter_spec.h"
+#include "filters/registry.h"
+#include "filters/trailer.h"
+#include "filters/vectors/vector_check.h"
+#include "filters/worm/worm_primitives.h"
+#include "filters/worm/worm_scheme.h"
+#include "filters/worm/worm_simd.h"
+#include "hashing/remix.h"
+
+namespace filterlab::worm {
+namespace {
+
+std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
+  SplitMix64 rng(seed);
+  std::vector<uint64_t> out(n);
+  for (auto& h : out) h = rng.Next();
+  return out;
+}
+
+std::unique_ptr<FilterPolicy> MustPolicy(const std::string& spec) {
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy(spec, &p);
+  EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
+  return p;
+}
+
+std::unique_ptr<Filter> MustBuild(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
+  std::unique_ptr<Filter> f;
+  Status s = p.Build(hashes.data(), hashes.size(), &f);
+  EXPECT_TRUE(s.ok()) << p.spec() << ": " << s.ToString();
+  return f;
+}
+
+std::string SpecError(const std::string& spec) {
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy(spec, &p);
+  EXPECT_TRUE(s.IsInvalidArgument()) << spec << " was accepted: " << (p ? p->spec() : s.ToString());
+  return s.message();
+}
+
+// ---------------------------------------------------------------------------
+// Primitives
+
+TEST(WormPrimitives, WormIsFastrangeAndRegeneratesWithTheLowHalf) {
+  for (uint64_t h0 : Hashes(1, 1000)) {
+    for (uint64_t range : {uint64_t{1}, uint64_t{511}, uint64_t{1000001}, ~uint64_t{0}}) {
+      uint64_t h = h0;
+      const uint64_t r = Worm64(range, &h);
+      const unsigned __int128 p = static_cast<unsigned __int128>(h0) * range;
+      EXPECT_EQ(r, static_cast<uint64_t>(p >> 64));
+      EXPECT_EQ(h, static_cast<uint64_t>(p));
+      EXPECT_LT(r, range);
+    }
+    uint32_t h32 = Lower32(h0);
+    const uint32_t r32 = Worm32(1000001, &h32);
+    EXPECT_EQ(r32, static_cast<uint32_t>((uint64_t{Lower32(h0)} * 1000001) >> 32));
+    EXPECT_EQ(h32, static_cast<uint32_t>(uint64_t{Lower32(h0)} * 1000001));
+  }
+  // The extreme hash still lands inside the range.
+  uint64_t h = ~uint64_t{0};
+  EXPECT_EQ(Worm64(7, &h), 6u);
+}
+
+TEST(WormPrimitives, Worm64BitsReadsTopBitsAndRotates) {
+  uint64_t h = 0xABCDEF0123456789ULL;
+  EXPECT_EQ(Worm64Bits(6, &h), 0xABCDEF0123456789ULL >> 58);
+  EXPECT_EQ(h, RotateLeft64(0xABCDEF0123456789ULL, 6));
+}
+
+TEST(WormPrimitives, OddRangesStayInsideTheRealSize) {
+  EXPECT_EQ(LargestOddAtMost(1), 1u);
+  EXPECT_EQ(LargestOddAtMost(512), 511u);
+  EXPECT_EQ(LargestOddAtMost(513), 513u);
+  EXPECT_EQ(RoundUpToOdd(10), 11u);
+  EXPECT_EQ(RoundUpToOdd(11), 11u);
+  EXPECT_EQ(BlockWordsTouched(1), 1);
+  EXPECT_EQ(BlockWordsTouched(6), 3);
+  EXPECT_EQ(BlockWordsTouched(7), 3);
+  EXPECT_EQ(BlockGroupWords(6), 4);
+  EXPECT_EQ(BlockGroupWords(16), 8);
+}
+
+// ---------------------------------------------------------------------------
+// Registry: aliases, canonical specs, defaults
+
+TEST(WormRegistry, EverySubVariantIsAnAliasOfTheWormSpec) {
+  ASSERT_GE(AllWormSubVariants().size(), 8u);
+  for (const WormSubVariant* v : AllWormSubVariants()) {
+    auto via_worm = MustPolicy("worm:variant=" + std::string(v->name) + ",bpk=10");
+    auto via_alias = MustPolicy(std::string(v->name) + ":bpk=10");
+    ASSERT_TRUE(via_worm && via_alias);
+    EXPECT_EQ(via_worm->spec(), via_alias->spec());
+    EXPECT_EQ(via_alias->variant(), "worm");
+    // The canonical spec parses back to the same policy.
+    auto again = MustPolicy(via_worm->spec());
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->spec(), via_worm->spec());
+    EXPECT_NE(FindFilterVariant(v->name), nullptr) << v->name;
+  }
+}
+
+TEST(WormRegistry, RequiredSubVariantsExist) {
+  for (const char* name : {"worm64", "worm32", "cache_worm64", "cache_worm64_from32", "cache_mul64_block",
+                           "cache_mul64_block_from32", "cache_rocksdb_dynamic", "cache_simd_fastrange32",
+                           "rocksdb_dynamic"}) {
+    EXPECT_NE(FindWormSubVariant(name), nullptr) << name;
+  }
+}
+
+TEST(WormRegistry, CanonicalSpecResolvesEveryParameter) {
+  EXPECT_EQ(MustPolicy("cache_mul64_block:bpk=10.3,probes=6")->spec(),
+            "worm:variant=cache_mul64_block,bpk=10.3,probes=6,hash=64");
+  EXPECT_EQ(MustPolicy("worm64:bpk=10,probes=6,hash=32")->spec(), "worm:variant=worm64,bpk=10,probes=6,hash=32");
+  EXPECT_EQ(MustPolicy("cache_worm64_from32:bpk=10")->hash_width(), HashWidth::k32);
+  EXPECT_EQ(MustPolicy("cache_worm64_from32:bpk=10,hash=32")->hash_width(), HashWidth::k32);
+}
+
+// Non-local: round(b ln 2) as the original harness. Cache-local: the
+// smallest k within 1% of the variant's own model optimum; for the 512-bit
+// line model that agrees with RocksDB's independently tuned FastLocalBloom
+// table (rocksdb-filters.md §1.6: 6 probes at 10 bits/key, 8 at 14, 9 at 16,
+// 11 at 20).
+TEST(WormRegistry, DefaultProbes) {
+  EXPECT_EQ(MustPolicy("worm64:bpk=10")->num_probes(), 7);
+  EXPECT_EQ(MustPolicy("worm32:bpk=16")->num_probes(), 11);
+  EXPECT_EQ(MustPolicy("cache_worm64:bpk=10")->num_probes(), 6);
+  EXPECT_EQ(MustPolicy("cache_worm64:bpk=14")->num_probes(), 8);
+  EXPECT_EQ(MustPolicy("cache_worm64:bpk=16")->num_probes(), 9);
+  EXPECT_EQ(MustPolicy("cache_worm64:bpk=20")->num_probes(), 11);
+  EXPECT_EQ(MustPolicy("cache_simd_k8:bpk=10")->num_probes(), 8);
+  for (const WormSubVariant* v : AllWormSubVariants()) {
+    for (double bpk : {0.5, 3.0, 10.0, 100.0}) {
+      auto p = MustPolicy(std::string(v->name) + ":bpk=" + FormatNumber(bpk));
+      ASSERT_TRUE(p);
+      EXPECT_GE(p->num_probes(), v->min_probes) << p->spec();
+      EXPECT_LE(p->num_probes(), v->max_probes) << p->spec();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The filter contract, for every sub-variant, hash width and a spread of
+// probe counts.
+
+struct ContractCase {
+  std::string spec;
+};
+
+std::vector<std::string> ContractSpecs() {
+  std::vector<std::string> out;
+  for (const WormSubVariant* v : AllWormSubVariants()) {
+    std::vector<int> probes = {v->min_probes, v->max_probes, (v->min_probes + v->max_probes + 1) / 2};
+    for (int k : {6, 7}) {
+      if (k >= v->min_probes && k <= v->max_probes) probes.push_back(k);
+    }
+    std::sort(probes.begin(), probes.end());
+    probes.erase(std::unique(probes.begin(), probes.end()), probes.end());
+    for (int hash : {32, 64}) {
+      if ((hash == 32 && !v->allows_hash32) || (hash == 64 && !v->allows_hash64)) continue;
+      for (int k : probes) {
+        out.push_back("worm:variant=" + std::string(v->name) + ",bpk=10,probes=" + std::to_string(k) +
+                      ",hash=" + std::to_string(hash));
+      }
+    }
+  }
+  return out;
+}
+
+class WormContract : public testing::TestWithParam<std::string> {};
+
+TEST_P(WormContract, NoFalseNegativesBatchEqualsSingleAndRoundTrip) {
+  auto policy = MustPolicy(GetParam());
+  ASSERT_TRUE(policy);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{100000}}) {
+    const std::vector<uint64_t> keys = Hashes(1000 + n, n);
+    auto filter = MustBuild(*policy, keys);
+    ASSERT_TRUE(filter);
+    EXPECT_EQ(filter->hash_width(), policy->hash_width());
+    for (uint64_t h : keys) ASSERT_TRUE(filter->MayContain(h)) << GetParam() << " n=" << n << " lost " << h;
+
+    // Mixed batch: every key and as many fresh hashes, in one call.
+    std::vector<uint64_t> batch = keys;
+    const std::vector<uint64_t> outside = Hashes(77 + n, std::max<size_t>(n, 1000));
+    batch.insert(batch.end(), outside.begin(), outside.end());
+    std::unique_ptr<bool[]> batched(new bool[batch.size()]);
+    filter->MayContainBatch(batch.data(), batch.size(), batched.get());
+    size_t outside_positives = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      ASSERT_EQ(batched[i], filter->MayContain(batch[i])) << GetParam() << " n=" << n << " at " << i;
+      if (i >= keys.size()) outside_positives += batched[i];
+    }
+    if (n == 0) {
+      EXPECT_EQ(outside_positives, 0u) << "an empty filter must answer no";
+    }
+
+    // Round trip through the serialized form.
+    const std::string bytes = filter->Serialize();
+    std::unique_ptr<Filter> reopened;
+    Status s = OpenFilter(bytes, &reopened);
+    ASSERT_TRUE(s.ok()) << GetParam() << ": " << s.ToString();
+    EXPECT_EQ(reopened->Describe(), filter->Describe());
+    EXPECT_EQ(reopened->DataBytes(), filter->DataBytes());
+    EXPECT_EQ(reopened->Serialize(), bytes);
+    for (uint64_t h : batch) ASSERT_EQ(reopened->MayContain(h), filter->MayContain(h));
+  }
+}
+
+// Tiny filters with extreme hashes: the odd ranges must never index past the
+// end (ASan would see it; the answers must still hold).
+TEST_P(WormContract, TinyFiltersWithExtremeHashes) {
+  auto spec_text = GetParam();
+  const std::string tiny = spec_text.replace(spec_text.find("bpk=10"), 6, "bpk=0.5");
+  auto policy = MustPolicy(tiny);
+  ASSERT_TRUE(policy);
+  const std::vector<uint64_t> keys = {0, ~uint64_t{0}, uint64_t{1} << 63, 0xFFFFFFFFu, 1};
+  for (size_t n = 1; n <= keys.size(); ++n) {
+    std::vector<uint64_t> some(keys.begin(), keys.begin() + static_cast<long>(n));
+    auto filter = MustBuild(*policy, some);
+    ASSERT_TRUE(filter);
+    for (uint64_t h : some) EXPECT_TRUE(filter->MayContain(h)) << tiny << " lost " << h;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSubVariants, WormContract, testing::ValuesIn(ContractSpecs()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(std::string("worm:variant=").size());
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// ---------------------------------------------------------------------------
+// SIMD: the AVX2 masks and answers equal the scalar twin's.
+
+TEST(WormSimd, Avx2MatchesScalar) {
+#ifndef FILTERLAB_WORM_AVX2
+  GTEST_SKIP() << "built without AVX2 (or with FILTERLAB_FORCE_SCALAR): only the scalar path exists";
+#else
+  alignas(32) uint64_t block[4];
+  SplitMix64 fill(5);
+  for (uint64_t h64 : Hashes(3, 200000)) {
+    const uint32_t h = Lower32(h64);
+    for (int k = 1; k <= 8; ++k) {
+      const simd::BlockMask scalar = simd::FastRange32MaskScalar(h, k);
+      const simd::BlockMask vector = simd::ToBlockMask(simd::FastRange32MaskAvx2(h, k));
+      for (int i = 0; i < 4; ++i) ASSERT_EQ(scalar.w[i], vector.w[i]) << "h=" << h << " k=" << k;
+      int bits = 0;
+      for (uint64_t w : scalar.w) bits += std::popcount(w);
+      ASSERT_EQ(bits, k) << "one bit in each of k lanes";
+    }
+    const simd::BlockMask scalar8 = simd::K8MaskScalar(h);
+    const simd::BlockMask vector8 = simd::ToBlockMask(simd::K8MaskAvx2(h));
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(scalar8.w[i], vector8.w[i]) << "h=" << h;
+    // Containment on blocks of random fill density.
+    const int density = static_cast<int>(h64 >> 62);
+    for (auto& w : block) {
+      w = fill.Next();
+      for (int d = 0; d < density; ++d) w |= fill.Next();
+    }
+    const __m256i m = simd::FastRange32MaskAvx2(h, 6);
+    ASSERT_EQ(simd::BlockContainsAvx2(block, m), simd::BlockContainsScalar(block, simd::ToBlockMask(m)));
+  }
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// FP rate against each variant's model at 10 bits/key, 10^6 keys.
+//
+// Sampling error: Q outside queries give Binomial(Q, p), so sigma =
+// sqrt(p(1-p)/Q); with Q = 2^21 and p ~ 1% that is ~0.7% of p. The filter
+// itself is one draw of a random structure; at 10^6 keys its own FP spread is
+// ~0.3% of p, small beside sigma.
+//   exact models:       |measured - model| <= 4 sigma (+ 1% of the model for
+//                       the filter-to-filter spread and the O(1/B) terms the
+//                       exact models leave out, e.g. cache_worm64 never
+//                       repeating the previous bit).
+//   approximate models: model*(1 - below) - 4 sigma <= measured <=
+//                       model*(1 + above) + 4 sigma, with the band each
+//                       scheme states and argues beside its code (default
+//                       -5%..+20%; rocksdb_dynamic 0..+100%, the original
+//                       harness's "(!BAD!)" line; cache_rocksdb_full +-15%
+//                       for RocksDB's fitted estimate; cache_block64
+//                       -1%..+10% for the Jensen gap of 64-bit blocks).
+//                       A wrong size or a broken probe sequence moves the
+//                       rate further (5% fewer bits: ~+20% FP at k = 6).
+constexpr size_t kFpKeys = 1000000;
+constexpr uint64_t kFpQueries = uint64_t{1} << 21;
+
+struct FpSample {
+  double measured;
+  double model;
+  double sigma;
+};
+
+FpSample MeasureFp(const std::string& spec, uint64_t seed) {
+  auto policy = MustPolicy(spec);
+  auto filter = MustBuild(*policy, Hashes(seed, kFpKeys));
+  SplitMix64 rng(seed ^ 0x5555555555555555ULL);
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> q(kChunk);
+  bool r[kChunk];
+  uint64_t positives = 0;
+  for (uint64_t done = 0; done < kFpQueries; done += kChunk) {
+    for (auto& h : q) h = rng.Next();
+    filter->MayContainBatch(q.data(), kChunk, r);
+    for (bool b : r) positives += b;
+  }
+  const double model = policy->ModelFpRate(kFpKeys);
+  return {static_cast<double>(positives) / kFpQueries, model,
+          std::sqrt(model * (1 - model) / static_cast<double>(kFpQueries))};
+}
+
+class WormFp : public testing::TestWithParam<std::string> {};
+
+TEST_P(WormFp, WithinBoundOfModelAt10BitsPerKey) {
+  const WormSubVariant* v = FindWormSubVariant(GetParam());
+  ASSERT_NE(v, nullptr);
+  const int k = std::clamp(6, v->min_probes, v->max_probes);
+  const std::string spec = "worm:variant=" + GetParam() + ",bpk=10,probes=" + std::to_string(k);
+  const FpSample s = MeasureFp(spec, 42);
+  const bool exact = v->model_exact(k);
+  std::printf("[ fp ] %-60s measured %.6f model %.6f ratio %.4f sigma %.6f (%s model)\n", spec.c_str(), s.measured,
+              s.model, s.measured / s.model, s.sigma, exact ? "exact" : "approximate");
+  ASSERT_TRUE(std::isfinite(s.model) && s.model > 0 && s.model < 1);
+  if (exact) {
+    EXPECT_LE(std::fabs(s.measured - s.model), 4 * s.sigma + 0.01 * s.model) << spec;
+  } else {
+    EXPECT_GE(s.measured, (1 - v->approx_below) * s.model - 4 * s.sigma) << spec;
+    EXPECT_LE(s.measured, (1 + v->approx_above) * s.model + 4 * s.sigma) << spec;
+  }
+}
+
+std::vector<std::string> SubVariantNames() {
+  std::vector<std::string> out;
+  for (const WormSubVariant* v : AllWormSubVariants()) out.push_back(v->name);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSubVariants, WormFp, testing::ValuesIn(SubVariantNames()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Published shape (wormhashing.md §3, published-claims.md): two probes per
+// word at 10.3 bits/key matches a 512-bit line at 10 bits/key (both k = 6).
+// Bound: the two measurements differ by at most 4 sigma of their difference
+// (each sigma ~0.7% of p) plus 3% of p for "about 3%" in the claim.
+// And the block layout at equal memory is measurably worse (the ~1.12x).
+TEST(WormFpShape, BlockAt10Point3MatchesLineAt10) {
+  const FpSample line = MeasureFp("cache_worm64:bpk=10,probes=6", 7);
+  const FpSample block = MeasureFp("cache_mul64_block:bpk=10.3,probes=6", 8);
+  const FpSample block10 = MeasureFp("cache_mul64_block:bpk=10,probes=6", 9);
+  std::printf("[ fp ] line@10 %.6f  block@10.3 %.6f  block@10 %.6f  (block@10.3 / line@10 = %.4f, block@10 / line@10 = %.4f)\n",
+              line.measured, block.measured, block10.measured, block.measured / line.measured,
+              block10.measured / line.measured);
+  const double diff_sigma = std::hypot(line.sigma, block.sigma);
+  EXPECT_LE(std::fabs(block.measured - line.measured), 4 * diff_sigma + 0.03 * line.measured);
+  EXPECT_GT(block10.measured, line.measured + 4 * std::hypot(line.sigma, block10.sigma));
+}
+
+// wormhashing.md §4: RocksDB's legacy non-local scheme is worse than every
+// 512-bit cache-local variant at 10 bits/key (here: than the worst exact-model
+// line variant and than the RocksDB line scheme), by more than 4 sigma.
+TEST(WormFpShape, LegacyNonLocalIsWorseThanCacheLocal) {
+  const FpSample legacy = MeasureFp("rocksdb_dynamic:bpk=10,probes=6", 11);
+  for (const char* line : {"cache_worm64:bpk=10,probes=6", "cache_worm64_from32:bpk=10,probes=6",
+                           "cache_rocksdb_dynamic:bpk=10,probes=6", "cache_rocksdb_full:bpk=10,probes=6"}) {
+    const FpSample local = MeasureFp(line, 12);
+    EXPECT_GT(legacy.measured, local.measured + 4 * std::hypot(legacy.sigma, local.sigma)) << line;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The RocksDB-derived schemes against RocksDB's own vectors
+// (rocksdb-filters.md §2): cache_rocksdb_full is LegacyLocalityBloomImpl<false>
+// (the legacy full filter), cache_rocksdb_dynamic is <true> (extra rotates),
+// rocksdb_dynamic is LegacyNoLocalityBloomImpl. Same bit arrays, bit for bit.
+
+nlohmann::json LoadVectors(const char* file) {
+  std::ifstream in(std::string(FILTERLAB_REFERENCE_DIR) + "/" + file);
+  EXPECT_TRUE(in.good()) << "missing reference vectors " << file;
+  return in.good() ? nlohmann::json::parse(in) : nlohmann::json::object();
+}
+
+void CheckAgainstRocksDb(const WormSubVariant& v, const nlohmann::json& c, uint64_t bits, size_t len_bytes) {
+  const int probes = c["num_probes"].get<int>();
+  WormShape shape;
+  Status s = ShapeFromLayout(v, HashWidth::k32, probes, bits, &shape);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<uint64_t> all = Hashes(c["seed"].get<uint64_t>(), c["num_added"].get<size_t>() + c["num_queries"].get<size_t>());
+  for (auto& h : all) h = Lower32(h);
+  const size_t added = c["num_added"].get<size_t>();
+  auto filter = v.build(&v, shape, all.data(), added);
+  const std::string bytes = filter->Serialize();
+  ASSERT_GE(filter->DataBytes(), len_bytes);
+  EXPECT_EQ(Sha256Hex(bytes.data(), len_bytes), c["data_sha256"].get<std::string>()) << v.name << " case " << c["case"];
+  for (size_t i = len_bytes; i < filter->DataBytes(); ++i) EXPECT_EQ(bytes[i], 0) << "padding byte " << i;
+  uint64_t positives = 0;
+  for (size_t i = added; i < all.size(); ++i) positives += filter->MayContain(all[i]);
+  EXPECT_EQ(positives, c["query_positives"].get<uint64_t>()) << v.name << " case " << c["case"];
+}
+
+TEST(WormRocksDbVectors, LocalitySchemesMatchRocksDb) {
+  const nlohmann::json doc = LoadVectors("legacy_locality_bloom.json");
+  ASSERT_TRUE(doc.contains("cases"));
+  size_t checked = 0;
+  for (const auto& c : doc["cases"]) {
+    const WormSubVariant* v =
+        FindWormSubVariant(c["extra_rotates"].get<bool>() ? "cache_rocksdb_dynamic" : "cache_rocksdb_full");
+    ASSERT_NE(v, nullptr);
+    const uint64_t lines = c["num_lines"].get<uint64_t>();
+    CheckAgainstRocksDb(*v, c, lines * 512, c["len_bytes"].get<size_t>());
+    ++checked;
+  }
+  EXPECT_EQ(checked, 80u);
+}
+
+TEST(WormRocksDbVectors, NonLocalSchemeMatchesRocksDb) {
+  const nlohmann::json doc = LoadVectors("legacy_no_locality_bloom.json");
+  ASSERT_TRUE(doc.contains("cases"));
+  const WormSubVariant* v = FindWormSubVariant("rocksdb_dynamic");
+  ASSERT_NE(v, nullptr);
+  size_t checked = 0;
+  for (const auto& c : doc["cases"]) {
+    CheckAgainstRocksDb(*v, c, c["total_bits"].get<uint64_t>(), c["len_bytes"].get<size_t>());
+    ++checked;
+  }
+  EXPECT_EQ(checked, 40u);
+}
+
+// ---------------------------------------------------------------------------
+// Bad specs and damaged layouts
+
+TEST(WormErrors, UnknownOrMissingSubVariantListsTheKnownOnes) {
+  std::string m = SpecError("worm:variant=cache_nope,bpk=10");
+  EXPECT_NE(m.find("unknown worm variant 'cache_nope'"), std::string::npos) << m;
+  EXPECT_NE(m.find("cache_mul64_block"), std::string::npos) << m;
+  EXPECT_NE(m.find("worm64"), std::string::npos) << m;
+  m = SpecError("worm:bpk=10");
+  EXPECT_NE(m.find("variant=NAME"), std::string::npos) << m;
+  EXPECT_NE(m.find("cache_simd_fastrange32"), std::string::npos) << m;
+}
+
+TEST(WormErrors, ProbesOutOfRangeNameTheRangeAndWhy) {
+  std::string m = SpecError("cache_mul64_block:bpk=10,probes=17");
+  EXPECT_NE(m.find("probes=17"), std::string::npos) << m;
+  EXPECT_NE(m.find("[1, 16]"), std::string::npos) << m;
+  EXPECT_NE(m.find("8 words"), std::string::npos) << m;
+  m = SpecError("cache_simd_fastrange32:bpk=10,probes=9");
+  EXPECT_NE(m.find("[1, 8]"), std::string::npos) << m;
+  EXPECT_NE(m.find("lanes"), std::string::npos) << m;
+  m = SpecError("cache_simd_k8:bpk=10,probes=6");
+  EXPECT_NE(m.find("[8, 8]"), std::string::npos) << m;
+  m = SpecError("worm64:bpk=10,probes=0");
+  EXPECT_NE(m.find("[1, 30]"), std::string::npos) << m;
+  m = SpecError("cache_block64:bpk=10,probes=11");
+  EXPECT_NE(m.find("[1, 10]"), std::string::npos) << m;
+}
+
+TEST(WormErrors, HashWidthMismatch) {
+  std::string m = SpecError("cache_worm64_from32:bpk=10,hash=64");
+  EXPECT_NE(m.find("hash=64"), std::string::npos) << m;
+  EXPECT_NE(m.find("must be 32"), std::string::npos) << m;
+  EXPECT_NE(m.find("low 32 bits"), std::string::npos) << m;
+  m = SpecError("worm:variant=cache_mul64_block_from32,bpk=10,hash=64");
+  EXPECT_NE(m.find("low 32 bits"), std::string::npos) << m;
+  m = SpecError("worm32:bpk=10,hash=64");
+  EXPECT_NE(m.find("32-bit-hash design"), std::string::npos) << m;
+  m = SpecError("cache_simd_fastrange32:bpk=10,hash=64");
+  EXPECT_NE(m.find("must be 32"), std::string::npos) << m;
+  m = SpecError("cache_worm64:bpk=10,hash=16");
+  EXPECT_NE(m.find("32 or 64"), std::string::npos) << m;
+}
+
+TEST(WormErrors, OtherBadParameters) {
+  std::string m = SpecError("cache_worm64:bpk=0.1");
+  EXPECT_NE(m.find("bpk=0.1"), std::string::npos) << m;
+  m = SpecError("cache_worm64:bpk=10,variant=worm64");
+  EXPECT_NE(m.find("unknown parameter 'variant'"), std::string::npos) << m;
+  m = SpecError("worm:variant=worm64,bpk=10,lines=3");
+  EXPECT_NE(m.find("unknown parameter 'lines'"), std::string::npos) << m;
+}
+
+TEST(WormErrors, TooLargeForThe32BitArithmetic) {
+  auto policy = MustPolicy("worm32:bpk=100");
+  std::unique_ptr<Filter> f;
+  // 5*10^7 keys at 100 bits/key need 5*10^9 bits, beyond worm32's 2^32 - 1.
+  // Build checks the size before reading any hash, so a null pointer is safe.
+  Status s = policy->Build(nullptr, 50000000, &f);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("at most 4294967295 bits"), std::string::npos) << s.message();
+  EXPECT_TRUE(std::isnan(policy->ModelFpRate(50000000)));
+}
+
+Status Reopen(const std::string& bytes) {
+  std::unique_ptr<Filter> f;
+  return OpenFilter(bytes, &f);
+}
+
+std::string WithLayout(const std::string& data, const std::string& layout) {
+  std::string out;
+  AppendWithFilterlabTrailer(data, layout, &out);
+  return out;
+}
+
+TEST(WormErrors, DamagedLayoutsAreCorruption) {
+  auto policy = MustPolicy("cache_worm64_alt:bpk=10,probes=6");
+  auto filter = MustBuild(*policy, Hashes(1, 1000));
+  const std::string good = filter->Serialize();
+  ASSERT_TRUE(Reopen(good).ok());
+  const std::string data(good.data(), filter->DataBytes());
+  const std::string layout = filter->Describe();
+  EXPECT_NE(layout.find("worm:variant=cache_worm64_alt,hash=64,probes=6,bits="), std::string::npos) << layout;
+
+  // Data length disagrees with the layout.
+  Status s = Reopen(WithLayout(data.substr(8), layout));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("needs"), std::string::npos) << s.message();
+  // An even line count for a variant whose worm range is the line count.
+  s = Reopen(WithLayout(std::string(1024, '\0'), "worm:variant=cache_worm64_alt,hash=64,probes=6,bits=1024"));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("odd"), std::string::npos) << s.message();
+  // Not a whole number of lines.
+  s = Reopen(WithLayout(std::string(64, '\0'), "worm:variant=cache_worm64,hash=64,probes=6,bits=500"));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("multiple of 512"), std::string::npos) << s.message();
+  // Unknown sub-variant, missing key, width the variant does not have.
+  s = Reopen(WithLayout(data, "worm:variant=nope,hash=64,probes=6,bits=512"));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("unknown worm variant 'nope'"), std::string::npos) << s.message();
+  s = Reopen(WithLayout(data, "worm:variant=cache_worm64,hash=64,bits=512"));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("lacks 'probes'"), std::string::npos) << s.message();
+  s = Reopen(WithLayout(std::string(64, '\0'), "worm:variant=worm32,hash=64,probes=6,bits=511"));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("hash=64"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace filterlab::worm

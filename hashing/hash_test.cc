@@ -1,0 +1,198 @@
+// Tests of the hashing layer: fastrange, the legacy 32-bit hash, final XXH3
+// (library) and XXPH3 (ours). Bit-exactness against RocksDB is established
+// by rocksdb_hash32.json, checked here through the same vector checker the
+// CLI uses (filters/vectors/hash32_vectors.cc).
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <string>
+#include <vector>
+
+#include "filters/vectors/vector_check.h"
+#include "hashing/fastrange.h"
+#include "hashing/legacy_hash.h"
+#include "hashing/remix.h"
+#include "hashing/xxh3.h"
+
+namespace filterlab {
+namespace {
+
+std::string SplitMixKey(uint64_t seed, size_t len) {
+  std::string key(len, '\0');
+  SplitMix64 gen(seed);
+  gen.FillBytes(key.data(), len);
+  return key;
+}
+
+TEST(FastRange32, StaysBelowRange) {
+  SplitMix64 gen(1);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t r = gen.Next();
+    const uint32_t range = static_cast<uint32_t>(r >> 32) >> (r & 31);  // ranges of every magnitude
+    const uint32_t hash = static_cast<uint32_t>(r);
+    if (range == 0) {
+      EXPECT_EQ(FastRange32(hash, range), 0u);
+    } else {
+      EXPECT_LT(FastRange32(hash, range), range) << "hash=" << hash << " range=" << range;
+    }
+  }
+  EXPECT_EQ(FastRange32(0xffffffffu, 0xffffffffu), 0xfffffffeu);
+  EXPECT_EQ(FastRange32(0xffffffffu, 1), 0u);
+}
+
+TEST(FastRange32, IsSymmetricAndMatchesKnownProducts) {
+  SplitMix64 gen(2);
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t r = gen.Next();
+    EXPECT_EQ(FastRange32(Lower32(r), Upper32(r)), FastRange32(Upper32(r), Lower32(r)));
+  }
+  EXPECT_EQ(FastRange32(0x80000000u, 10), 5u);          // half of the hash space -> half the range
+  EXPECT_EQ(FastRange32(0x40000000u, 1000), 250u);      // a quarter
+  EXPECT_EQ(FastRange32(0xffffffffu, 1000), 999u);      // the top hash -> the last slot
+  EXPECT_EQ(FastRange32(0x12345678u, 0x9abcdef0u), 0x0b00ea4eu);  // 0x12345678 * 0x9abcdef0 = 0x0b00ea4e_242d2080
+}
+
+TEST(FastRange64, StaysBelowRangeSymmetricAndKnown) {
+  SplitMix64 gen(3);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t hash = gen.Next();
+    const uint64_t range = gen.Next() >> (hash & 63);
+    if (range != 0) {
+      EXPECT_LT(FastRange64(hash, range), range);
+    }
+    EXPECT_EQ(FastRange64(hash, range), FastRange64(range, hash));
+  }
+  EXPECT_EQ(FastRange64(uint64_t{1} << 63, 10), 5u);
+  EXPECT_EQ(FastRange64(~uint64_t{0}, 1000), 999u);
+  EXPECT_EQ(FastRange64(~uint64_t{0}, ~uint64_t{0}), ~uint64_t{0} - 1);
+  // 0x0123456789abcdef * 0xfedcba9876543210 = 0x0121fa00ad77d742_2236d88fe5618cf0
+  EXPECT_EQ(FastRange64(0x0123456789abcdefULL, 0xfedcba9876543210ULL), 0x0121fa00ad77d742ULL);
+}
+
+TEST(LegacyHash32, EmptyKeyHashesToSeed) {
+  for (uint32_t seed : {0u, 1u, kSliceHashSeed, kBloomHashSeed, 0xffffffffu}) {
+    EXPECT_EQ(LegacyHash32("", 0, seed), seed);
+    EXPECT_EQ(LegacyHash32(nullptr, 0, seed), seed);
+  }
+  EXPECT_EQ(BloomHash32("", 0), kBloomHashSeed);
+}
+
+// One tail byte, worked by hand from the definition (spec §0.3), once with the
+// byte sign-extended (the format) and once zero-extended (what a naive port
+// computes), to show the test can tell them apart.
+uint32_t OneByteKeyHash(uint32_t seed, uint32_t extended_byte) {
+  constexpr uint32_t m = 0xc6a4a793;
+  uint32_t h = seed ^ m;  // n = 1
+  h += extended_byte;
+  h *= m;
+  return h ^ (h >> 24);
+}
+
+TEST(LegacyHash32, TailBytesAreSignExtended) {
+  for (int byte = 0; byte < 256; ++byte) {
+    const char key = static_cast<char>(byte);
+    const uint32_t sign_extended = byte >= 0x80 ? 0xffffff00u | byte : static_cast<uint32_t>(byte);
+    EXPECT_EQ(LegacyHash32(&key, 1, kBloomHashSeed), OneByteKeyHash(kBloomHashSeed, sign_extended)) << byte;
+    if (byte >= 0x80) {
+      EXPECT_NE(LegacyHash32(&key, 1, kBloomHashSeed), OneByteKeyHash(kBloomHashSeed, byte)) << byte;
+    }
+  }
+  // The same in a 3-byte tail: the middle byte 0x80 adds sx(0x80) << 8 =
+  // 0xffff8000 to the sum, not 0x8000.
+  constexpr uint32_t m = 0xc6a4a793;
+  uint32_t h = kBloomHashSeed ^ static_cast<uint32_t>(3u * m);
+  h += 0xffff8000u;
+  h += 1;
+  h *= m;
+  h ^= h >> 24;
+  const char key[3] = {'\x01', '\x80', '\x00'};
+  EXPECT_EQ(LegacyHash32(key, 3, kBloomHashSeed), h);
+}
+
+TEST(LegacyHash32, WholeWordsAreNotSignExtended) {
+  // A 4-byte key goes through the word loop, where bytes are plain unsigned.
+  const char key[4] = {'\x80', '\x00', '\x00', '\x00'};
+  constexpr uint32_t m = 0xc6a4a793;
+  uint32_t h = kBloomHashSeed ^ static_cast<uint32_t>(4u * m);
+  h += 0x80;
+  h *= m;
+  h ^= h >> 16;
+  EXPECT_EQ(LegacyHash32(key, 4, kBloomHashSeed), h);
+}
+
+TEST(XXH3, WrapperIsTheLibraryHash) {
+  // The wrapper must not transform anything (seeded and unseeded).
+  for (size_t len : {0, 1, 3, 8, 17, 129, 241, 1024, 1025}) {
+    const std::string key = SplitMixKey(0x5000 + len, len);
+    EXPECT_EQ(XXH3_64(key.data(), len), XXH3_64bits(key.data(), len)) << len;
+    EXPECT_EQ(XXH3_64(key.data(), len, 42), XXH3_64bits_withSeed(key.data(), len, 42)) << len;
+  }
+}
+
+// Spec §4: RocksDB's fork differs from final XXH3 at every length, seeded or
+// not. Four keys per length; an accidental equality of two 64-bit values has
+// probability ~2^-64 per comparison.
+TEST(XXPH3, DiffersFromFinalXXH3AtEveryLength) {
+  constexpr uint64_t kSeed = 0x0123456789abcdefULL;
+  for (size_t len = 0; len <= 2048; ++len) {
+    for (uint64_t variant = 0; variant < 4; ++variant) {
+      const std::string key = SplitMixKey((len << 2) | variant, len);
+      ASSERT_NE(XXPH3_64(key.data(), len), XXH3_64(key.data(), len)) << "len " << len;
+      ASSERT_NE(XXPH3_64(key.data(), len, kSeed), XXH3_64(key.data(), len, kSeed)) << "len " << len;
+    }
+  }
+}
+
+TEST(XXPH3, UnseededEqualsSeedZero) {
+  for (size_t len : {0, 2, 5, 12, 100, 200, 300, 4096}) {
+    const std::string key = SplitMixKey(len, len);
+    EXPECT_EQ(XXPH3_64(key.data(), len), XXPH3_64(key.data(), len, 0)) << len;
+  }
+}
+
+// Every input byte must matter at every length class, including the bytes
+// mixed twice (mid-size multiples of 16) and the overlapping last stripe.
+TEST(XXPH3, EveryByteChangesTheHash) {
+  for (size_t len : {1, 2, 3, 4, 7, 8, 9, 16, 17, 33, 65, 97, 128, 129, 144, 160, 240, 241, 256, 1000, 1024,
+                     1025}) {
+    std::string key = SplitMixKey(0x9000 + len, len);
+    const uint64_t base = XXPH3_64(key.data(), len);
+    for (size_t i = 0; i < len; ++i) {
+      key[i] ^= 1;
+      EXPECT_NE(XXPH3_64(key.data(), len), base) << "len " << len << " byte " << i;
+      key[i] ^= 1;
+    }
+  }
+}
+
+TEST(XXPH3, SeedChangesEveryLengthClass) {
+  // Including long inputs, where the seed acts only through the derived secret.
+  for (size_t len : {0, 2, 6, 12, 50, 200, 241, 2048}) {
+    const std::string key = SplitMixKey(len + 7, len);
+    EXPECT_NE(XXPH3_64(key.data(), len, 1), XXPH3_64(key.data(), len, 2)) << len;
+  }
+}
+
+TEST(XXPH3, ReadsOnlyItsInput) {
+  // Keys at the very end of an allocation: ASan builds catch any over-read.
+  for (size_t len = 0; len <= 300; ++len) {
+    const std::string copy = SplitMixKey(len, len);
+    const std::vector<char> exact(copy.begin(), copy.end());  // heap block of exactly len bytes
+    EXPECT_EQ(XXPH3_64(exact.data(), len), XXPH3_64(copy.data(), len));
+  }
+}
+
+// The 114 cases of rocksdb_hash32.json, produced by RocksDB's own code: the
+// legacy hash with both seeds, XXPH3 unseeded and seeded, libxxhash's XXH3.
+TEST(RocksDBHashVectors, AllCasesMatch) {
+  std::string kind;
+  std::vector<VectorCaseResult> results;
+  const Status s = CheckVectorFile(FILTERLAB_REFERENCE_DIR "/rocksdb_hash32.json", &kind, &results);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(kind, "rocksdb_hash32");
+  EXPECT_EQ(results.size(), 114u);
+  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}
+
+}  // namespace
+}  // namespace filterlab

@@ -1,0 +1,56 @@
+#include "sim/commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace filterlab::sim {
+
+namespace {
+
+struct Command {
+  const char* name;
+  Status (*run)(int, char**, const Emit&, std::string*);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"fp", FpCommand, "sample FP rates (positives, Wilson 95% interval, model) at up to 10^9 keys"},
+    {"model", ModelCommand, "analytic FP rates per variant / bits per key / probes / keys / hash width"},
+    {"speed", SpeedCommand, "filter_bench-style build and query timings (net ns/op against a dry run)"},
+    {"floor", FloorCommand, "the machine's memory floors: dependent-load latency, random line throughput"},
+    {"probes", ProbesCommand, "simulated best probe count per bits/key vs RocksDB's ChooseNumProbes"},
+};
+
+int Usage(FILE* f) {
+  std::fprintf(f, "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
+  std::fprintf(f, "Every measurement is printed as one JSON object per line on stdout.\n");
+  return f == stdout ? 0 : 2;
+}
+
+}  // namespace
+
+int SimMain(int argc, char** argv) {
+  if (argc < 2) return Usage(stderr);
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
+  for (const auto& c : kCommands) {
+    if (cmd != c.name) continue;
+    std::string help;
+    Status s = c.run(argc - 2, argv + 2, [](const JsonRecord& r) { EmitRecord(r); }, &help);
+    if (!help.empty()) {
+      std::fputs(help.c_str(), stdout);
+      return 0;
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "filterlab-sim %s: %s\n", c.name, s.message().c_str());
+      return s.IsInvalidArgument() ? 2 : 1;
+    }
+    return 0;
+  }
+  std::fprintf(stderr, "filterlab-sim: unknown command '%s'\n", cmd.c_str());
+  Usage(stderr);
+  return 2;
+}
+
+}  // namespace filterlab::sim

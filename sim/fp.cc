@@ -1,0 +1,256 @@
+#include "sim/fp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "hashing/remix.h"
+#include "sim/keygen.h"
+#include "sim/machine.h"
+#include "sim/timer.h"
+#include "sim/parallel.h"
+
+namespace filterlab::sim {
+namespace {
+
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// One worker's tallies, padded to its own cache lines.
+struct alignas(128) WorkerTally {
+  uint64_t positives = 0;
+  double build_seconds = 0;
+  double query_seconds = 0;
+};
+
+class FpRun {
+ public:
+  FpRun(const FpConfig& config, const FilterPolicy& policy) : cfg_(config), policy_(policy) {}
+
+  uint64_t QueriesFor(uint64_t f) const {
+    return cfg_.queries / cfg_.filters + (f < cfg_.queries % cfg_.filters ? 1 : 0);
+  }
+  uint32_t FilterId(uint64_t f) const {
+    return static_cast<uint32_t>(DeriveSeed(cfg_.seed, Stream::kFilterId, f));
+  }
+
+  // Added hashes [c * kBuildChunk, +count) of filter f.
+  void AddedChunk(uint64_t f, uint64_t c, uint64_t count, uint64_t* out) const {
+    if (cfg_.hash_source == "synthetic") {
+      SplitMix64 rng(DeriveSeed(cfg_.seed, Stream::kAdded, f, c));
+      for (uint64_t i = 0; i < count; ++i) out[i] = rng.Next();
+    } else {
+      KeyMaker keys(cfg_.key_size);
+      const uint32_t id = FilterId(f);
+      for (uint64_t i = 0; i < count; ++i) {
+        out[i] = policy_.HashKey(keys.Added(id, static_cast<uint32_t>(c * kBuildChunk + i)));
+      }
+    }
+  }
+
+  // Builds filter f, generating its hashes on `threads` threads.
+  Status Build(uint64_t f, int threads, std::unique_ptr<Filter>* out) const {
+    const uint64_t n = cfg_.keys;
+    std::unique_ptr<uint64_t[]> hashes(new uint64_t[n]);  // left uninitialised: every slot is written
+    ParallelFor(CeilDiv(n, kBuildChunk), threads, [&](uint64_t c, int) {
+      const uint64_t begin = c * kBuildChunk;
+      AddedChunk(f, c, std::min(kBuildChunk, n - begin), hashes.get() + begin);
+    });
+    uint64_t m = n;
+    if (cfg_.hash_source == "keys") {
+      // As RocksDB's builders (and BuildFilterFromKeys) do: a hash equal to the
+      // one just before it is one entry.
+      m = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (m == 0 || hashes[m - 1] != hashes[i]) hashes[m++] = hashes[i];
+      }
+    }
+    return policy_.Build(hashes.get(), m, out);
+  }
+
+  // Positives among queries [c * kQueryChunk, +count) of filter f.
+  uint64_t CountChunk(const Filter& filter, uint64_t f, uint64_t c, uint64_t count) const {
+    constexpr int kBuffer = 2048;
+    uint64_t hashes[kBuffer];
+    bool results[kBuffer];
+    const int batch = std::max(1, std::min(cfg_.batch, kBuffer));
+    uint64_t positives = 0;
+    const bool synthetic = cfg_.hash_source == "synthetic";
+    SplitMix64 rng(DeriveSeed(cfg_.seed, Stream::kQueries, f, c));
+    KeyMaker keys(cfg_.key_size);
+    const uint32_t id = FilterId(f);
+    uint64_t j = c * kQueryChunk;
+    for (uint64_t done = 0; done < count;) {
+      const int m = static_cast<int>(std::min<uint64_t>(kBuffer, count - done));
+      if (synthetic) {
+        for (int i = 0; i < m; ++i) hashes[i] = rng.Next();
+      } else {
+        for (int i = 0; i < m; ++i) hashes[i] = policy_.HashKey(keys.Outside(id, j + i));
+      }
+      for (int i = 0; i < m; i += batch) filter.MayContainBatch(hashes + i, std::min(batch, m - i), results + i);
+      uint64_t hits = 0;
+      for (int i = 0; i < m; ++i) hits += results[i];
+      positives += hits;
+      done += m;
+      j += m;
+    }
+    return positives;
+  }
+
+  uint64_t CountFilter(const Filter& filter, uint64_t f, int threads, std::vector<WorkerTally>* tally) const {
+    const uint64_t q = QueriesFor(f);
+    uint64_t total = 0;
+    if (threads <= 1) {
+      for (uint64_t c = 0; c * kQueryChunk < q; ++c) total += CountChunk(filter, f, c, std::min(kQueryChunk, q - c * kQueryChunk));
+      return total;
+    }
+    for (auto& t : *tally) t.positives = 0;
+    ParallelFor(CeilDiv(q, kQueryChunk), threads, [&](uint64_t c, int w) {
+      (*tally)[w].positives += CountChunk(filter, f, c, std::min(kQueryChunk, q - c * kQueryChunk));
+    });
+    for (auto& t : *tally) total += t.positives;
+    return total;
+  }
+
+ private:
+  const FpConfig& cfg_;
+  const FilterPolicy& policy_;
+};
+
+uint64_t EstimatedFilterBytes(uint64_t keys, const FilterPolicy& policy) {
+  // Requested size plus room for rounding to lines/words and power-of-two
+  // sizes of some variants is not knowable in general; 10% + 1 MiB covers the
+  // line- and word-rounded variants.
+  return static_cast<uint64_t>(static_cast<double>(keys) * policy.bits_per_key() / 8.0 * 1.1) + (1u << 20);
+}
+
+bool FilterPerThread(const FpConfig& cfg) { return cfg.threads > 1 && cfg.filters >= 4 * static_cast<uint64_t>(cfg.threads); }
+
+}  // namespace
+
+uint64_t FpMemoryNeeded(const FpConfig& cfg, const FilterPolicy& policy) {
+  const uint64_t per_filter = cfg.keys * 8 + EstimatedFilterBytes(cfg.keys, policy);
+  return FilterPerThread(cfg) ? per_filter * static_cast<uint64_t>(cfg.threads) : per_filter;
+}
+
+Status RunFp(const FpConfig& cfg, FpResult* result) {
+  *result = FpResult();
+  if (cfg.keys == 0) return Status::InvalidArgument("--keys=0: a filter needs at least 1 key; allowed: 1..");
+  if (cfg.filters == 0) return Status::InvalidArgument("--filters=0: need at least 1 filter");
+  if (cfg.queries == 0) return Status::InvalidArgument("--queries=0: need at least 1 query");
+  if (cfg.hash_source != "synthetic" && cfg.hash_source != "keys") {
+    return Status::InvalidArgument("--hash-source=" + cfg.hash_source + ": allowed: synthetic|keys");
+  }
+  if (cfg.hash_source == "keys" && cfg.keys > 0x7fffffffu) {
+    return Status::InvalidArgument("--keys=" + std::to_string(cfg.keys) +
+                                   " with --hash-source keys: filter_bench keys number added keys below 2^31; "
+                                   "allowed: 1..2147483647 (use --hash-source synthetic beyond)");
+  }
+  std::unique_ptr<FilterPolicy> policy;
+  Status s = NewFilterPolicy(cfg.filter_spec, &policy);
+  if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
+  s = CheckMemory(FpMemoryNeeded(cfg, *policy),
+                  "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter" +
+                      (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
+  if (!s.ok()) return s;
+
+  const auto start = Clock::now();
+  FpRun run(cfg, *policy);
+  result->filter = policy->spec();
+  result->hash_bits = static_cast<int>(policy->hash_width());
+  result->model_fp = policy->ModelFpRate(cfg.keys);
+  std::vector<WorkerTally> tally(std::max(1, cfg.threads));
+  std::mutex mu;
+  Status first_error;
+
+  auto note_filter = [&](uint64_t f, const Filter& filter) {
+    std::lock_guard<std::mutex> lock(mu);
+    result->total_bytes += filter.DataBytes();
+    if (f == 0) {
+      result->bytes = filter.DataBytes();
+      result->layout = filter.Describe();
+    }
+  };
+
+  if (FilterPerThread(cfg)) {
+    result->schedule = "filter_per_thread";
+    ParallelFor(cfg.filters, cfg.threads, [&](uint64_t f, int w) {
+      auto t0 = Clock::now();
+      std::unique_ptr<Filter> filter;
+      Status bs = run.Build(f, 1, &filter);
+      if (!bs.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first_error.ok()) first_error = bs;
+        return;
+      }
+      tally[w].build_seconds += SecondsSince(t0);
+      note_filter(f, *filter);
+      t0 = Clock::now();
+      tally[w].positives += run.CountFilter(*filter, f, 1, nullptr);
+      tally[w].query_seconds += SecondsSince(t0);
+    });
+    for (const auto& t : tally) {
+      result->positives += t.positives;
+      // Threads work side by side: the phases' wall time is about the mean.
+      result->build_seconds += t.build_seconds / cfg.threads;
+      result->query_seconds += t.query_seconds / cfg.threads;
+    }
+  } else {
+    result->schedule = "chunks_over_threads";
+    for (uint64_t f = 0; f < cfg.filters && first_error.ok(); ++f) {
+      auto t0 = Clock::now();
+      std::unique_ptr<Filter> filter;
+      first_error = run.Build(f, cfg.threads, &filter);
+      if (!first_error.ok()) break;
+      result->build_seconds += SecondsSince(t0);
+      note_filter(f, *filter);
+      t0 = Clock::now();
+      result->positives += run.CountFilter(*filter, f, cfg.threads, &tally);
+      result->query_seconds += SecondsSince(t0);
+    }
+  }
+  if (!first_error.ok()) return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
+
+  result->seconds = SecondsSince(start);
+  result->fp = static_cast<double>(result->positives) / static_cast<double>(cfg.queries);
+  result->ci = WilsonInterval(result->positives, cfg.queries);
+  result->bits_per_key = 8.0 * static_cast<double>(result->total_bytes) /
+                         (static_cast<double>(cfg.filters) * static_cast<double>(cfg.keys));
+  return Status::OK();
+}
+
+JsonRecord FpRecord(const FpConfig& cfg, const FpResult& r) {
+  JsonRecord j;
+  j["command"] = "fp";
+  j["filter"] = r.filter;
+  j["filter_arg"] = cfg.filter_spec;
+  j["layout"] = r.layout;
+  j["hash_bits"] = r.hash_bits;
+  j["keys"] = cfg.keys;
+  j["filters"] = cfg.filters;
+  j["queries"] = cfg.queries;
+  j["hash_source"] = cfg.hash_source;
+  if (cfg.hash_source == "keys") j["key_size"] = cfg.key_size;
+  j["seed"] = cfg.seed;
+  j["threads"] = cfg.threads;
+  j["batch"] = cfg.batch;
+  j["positives"] = r.positives;
+  j["fp"] = r.fp;
+  j["ci_low"] = r.ci.low;
+  j["ci_high"] = r.ci.high;
+  j["ci_method"] = "wilson95";
+  j["model_fp"] = r.model_fp;
+  j["bytes"] = r.bytes;
+  j["total_bytes"] = r.total_bytes;
+  j["bits_per_key"] = r.bits_per_key;
+  j["build_seconds"] = r.build_seconds;
+  j["query_seconds"] = r.query_seconds;
+  j["seconds"] = r.seconds;
+  j["queries_per_s"] = r.query_seconds > 0 ? static_cast<double>(cfg.queries) / r.query_seconds : 0.0;
+  j["schedule"] = r.schedule;
+  return j;
+}
+
+}  // namespace filterlab::sim

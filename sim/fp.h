@@ -1,0 +1,69 @@
+// FP-rate sampling (`filterlab-sim fp`): build F filters of n keys each from
+// a policy, put Q outside queries to them through the batched, prefetching
+// MayContainBatch path on all threads, and count positives. The count gets a
+// 95% Wilson interval (stats.h) and sits beside the policy's model FP rate.
+//
+// Determinism: filter f's added hashes come in chunks of kBuildChunk with
+// their own derived seeds, and its queries in chunks of kQueryChunk with
+// theirs (keygen.h DeriveSeed), so the same seed and parameters give the same
+// counts on any number of threads.
+//
+// Memory: a filter is built from all its hashes at once (FilterPolicy::Build
+// takes an array), so building needs 8 bytes per key plus the filter itself:
+// about 9.3 GiB for 10^9 keys at 10 bits/key. Runs that exceed MemAvailable are
+// refused before they start. Many small filters are processed one per thread
+// at a time; a few large ones one after another with all threads generating
+// hashes and querying.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "filters/filter.h"
+#include "sim/json_out.h"
+#include "sim/stats.h"
+
+namespace filterlab::sim {
+
+inline constexpr uint64_t kBuildChunk = uint64_t{1} << 20;
+inline constexpr uint64_t kQueryChunk = uint64_t{1} << 20;
+
+struct FpConfig {
+  std::string filter_spec;
+  uint64_t keys = 0;      // per filter
+  uint64_t filters = 1;   // number of filters
+  uint64_t queries = 0;   // total outside queries, spread evenly over the filters
+  std::string hash_source = "synthetic";  // synthetic | keys
+  int key_size = 24;      // keys: base key length (filter_bench's 24..28 spread)
+  int threads = 1;
+  uint64_t seed = 0;
+  int batch = 256;        // hashes per MayContainBatch call
+};
+
+struct FpResult {
+  std::string filter;   // the policy's canonical spec
+  std::string layout;   // Describe() of the first filter
+  int hash_bits = 64;
+  uint64_t positives = 0;
+  double fp = 0;
+  Interval ci{0, 1};
+  double model_fp = 0;
+  uint64_t bytes = 0;        // data bytes of one filter (all filters have n keys)
+  uint64_t total_bytes = 0;  // summed over the filters
+  double bits_per_key = 0;   // 8 * total_bytes / (filters * keys)
+  double build_seconds = 0;  // wall time of hash generation + Build
+  double query_seconds = 0;  // wall time of the query phase
+  double seconds = 0;        // wall time of the whole run
+  std::string schedule;      // "filter_per_thread" or "chunks_over_threads"
+};
+
+// Memory the run needs at its peak, in bytes (hash arrays + filters being built).
+uint64_t FpMemoryNeeded(const FpConfig& config, const FilterPolicy& policy);
+
+Status RunFp(const FpConfig& config, FpResult* result);
+
+// The JSON line of one configuration.
+JsonRecord FpRecord(const FpConfig& config, const FpResult& result);
+
+}  // namespace filterlab::sim

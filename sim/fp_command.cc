@@ -1,0 +1,64 @@
+// `filterlab-sim fp`: flags and the sweep over --filter specs.
+#include <vector>
+
+#include "sim/commands.h"
+#include "sim/flags.h"
+#include "sim/fp.h"
+#include "sim/machine.h"
+
+namespace filterlab::sim {
+
+Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
+  FlagSet flags("fp",
+                "Sample the false-positive rate: build --filters filters of --keys keys each, put --queries\n"
+                "outside queries to them (batched, prefetching, all threads) and print one JSON line per\n"
+                "--filter: positives, fp, a 95% Wilson interval (ci_low, ci_high; ci_method=wilson95),\n"
+                "the policy's model_fp, bytes, actual bits_per_key and queries_per_s. Counts depend only on\n"
+                "the seed and parameters, not on --threads. Memory: 8 bytes per key while a filter is built,\n"
+                "plus the filter (about 9.3 GiB for 10^9 keys at 10 bits/key); runs that do not fit in\n"
+                "MemAvailable are refused.");
+  std::vector<std::string> specs;
+  long long keys = 0, filters = 0, queries = 0, key_size = 0, threads = 0, seed = 0, batch = 0;
+  std::string hash_source;
+  flags.List("filter", "filter spec, e.g. fastlocal:bpk=10 (see filterlab-tool list-filters); repeat for a sweep", &specs);
+  flags.Int("keys", 1000000, 1, 1000000000000LL, "keys per filter", &keys);
+  flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
+  flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
+  flags.Choice("hash-source", "synthetic", {"synthetic", "keys"},
+               "synthetic: seeded uniform 64-bit hashes; keys: filter_bench keys hashed by the policy's HashKey",
+               &hash_source);
+  flags.Int("key-size", 24, 16, 48, "base key length for --hash-source keys (lengths spread over +0..+4)", &key_size);
+  flags.Int("threads", 0, 0, 1024, "worker threads; 0 = all cores", &threads);
+  flags.Int("seed", 0, 0, (1LL << 62), "seed of every generated stream", &seed);
+  flags.Int("batch", 256, 1, 2048, "hashes per MayContainBatch call", &batch);
+  Status s = flags.Parse(argc, argv);
+  if (!s.ok()) return s;
+  if (flags.help_requested()) {
+    *help = flags.Help();
+    return Status::OK();
+  }
+  if (specs.empty()) return Status::InvalidArgument("fp: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
+  if (static_cast<double>(keys) * static_cast<double>(filters) > 1e13) {
+    return Status::InvalidArgument("fp: --keys " + std::to_string(keys) + " x --filters " + std::to_string(filters) +
+                                   " exceeds 10^13 keys in total");
+  }
+  for (const auto& spec : specs) {
+    FpConfig cfg;
+    cfg.filter_spec = spec;
+    cfg.keys = static_cast<uint64_t>(keys);
+    cfg.filters = static_cast<uint64_t>(filters);
+    cfg.queries = static_cast<uint64_t>(queries);
+    cfg.hash_source = hash_source;
+    cfg.key_size = static_cast<int>(key_size);
+    cfg.threads = threads == 0 ? NumCores() : static_cast<int>(threads);
+    cfg.seed = static_cast<uint64_t>(seed);
+    cfg.batch = static_cast<int>(batch);
+    FpResult r;
+    s = RunFp(cfg, &r);
+    if (!s.ok()) return s;
+    emit(FpRecord(cfg, r));
+  }
+  return Status::OK();
+}
+
+}  // namespace filterlab::sim

@@ -1,0 +1,143 @@
+#include "sim/fp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "sim/commands.h"
+
+namespace filterlab::sim {
+namespace {
+
+FpConfig Config(const std::string& spec, uint64_t keys, uint64_t filters, uint64_t queries, int threads) {
+  FpConfig c;
+  c.filter_spec = spec;
+  c.keys = keys;
+  c.filters = filters;
+  c.queries = queries;
+  c.threads = threads;
+  c.seed = 42;
+  return c;
+}
+
+uint64_t Positives(FpConfig c) {
+  FpResult r;
+  Status s = RunFp(c, &r);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return r.positives;
+}
+
+// Counts depend on seed and parameters only: the query stream spans several
+// chunks (kQueryChunk) so threads really split it, and with 13 filters on 3
+// threads each thread builds whole filters (the other schedule).
+TEST(Fp, CountsIndependentOfThreadCount) {
+  for (const char* source : {"synthetic", "keys"}) {
+    for (uint64_t filters : {uint64_t{1}, uint64_t{13}}) {
+      FpConfig c = Config("standard:bpk=6", 20000, filters, 3 * kQueryChunk + 12345, 1);
+      c.hash_source = source;
+      const uint64_t one = Positives(c);
+      EXPECT_GT(one, 0u);
+      for (int threads : {2, 3}) {
+        c.threads = threads;
+        EXPECT_EQ(Positives(c), one) << source << " filters=" << filters << " threads=" << threads;
+      }
+    }
+  }
+}
+
+TEST(Fp, SeedChangesTheSample) {
+  FpConfig c = Config("standard:bpk=6", 20000, 1, 1000000, 2);
+  const uint64_t a = Positives(c);
+  c.seed = 43;
+  EXPECT_NE(Positives(c), a);
+}
+
+// The sampled FP of the standard Bloom filter against (1 - e^{-kn/m})^k with
+// the filter's actual m. Tolerance: 4 binomial sigma of the query sample
+// (sqrt(p(1-p)/Q)); with m = 10^6 bits the formula's approximation error
+// (O(k/m) relative) and the spread of the filter's own fill are both far
+// below that.
+TEST(Fp, StandardBloomWithinFourSigmaOfTheory) {
+  for (int probes : {3, 6}) {
+    const uint64_t n = 100000, q = 4000000;
+    FpResult r;
+    ASSERT_TRUE(RunFp(Config("standard:bpk=10,probes=" + std::to_string(probes), n, 1, q, 2), &r).ok());
+    const double m = 8.0 * static_cast<double>(r.bytes);
+    const double theory = std::pow(1.0 - std::exp(-probes * static_cast<double>(n) / m), probes);
+    const double sigma = std::sqrt(theory * (1 - theory) / static_cast<double>(q));
+    EXPECT_NEAR(r.fp, theory, 4 * sigma) << "probes=" << probes << " m=" << m;
+    EXPECT_LE(r.ci.low, r.fp);
+    EXPECT_GE(r.ci.high, r.fp);
+  }
+}
+
+struct Captured {
+  std::vector<JsonRecord> records;
+  std::string help;
+  Status Run(std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return FpCommand(static_cast<int>(argv.size()), argv.data(), [this](const JsonRecord& r) { records.push_back(r); },
+                     &help);
+  }
+};
+
+TEST(FpCommand, OneLinePerFilterWithEveryField) {
+  Captured c;
+  ASSERT_TRUE(c.Run({"--filter", "standard:bpk=8", "--filter", "standard:bpk=12", "--keys", "10000", "--queries",
+                     "100000", "--threads", "2"})
+                  .ok());
+  ASSERT_EQ(c.records.size(), 2u);
+  for (const auto& r : c.records) {
+    for (const char* field : {"filter", "keys", "filters", "queries", "positives", "fp", "ci_low", "ci_high",
+                              "ci_method", "model_fp", "bytes", "bits_per_key", "seconds", "queries_per_s", "seed",
+                              "threads", "hash_source"}) {
+      EXPECT_TRUE(r.contains(field)) << field;
+    }
+    EXPECT_EQ(r["keys"], 10000);
+    EXPECT_EQ(r["queries"], 100000);
+    EXPECT_GT(r["model_fp"].get<double>(), 0.0);
+    EXPECT_NEAR(r["bits_per_key"].get<double>(), r["filter"].get<std::string>().find("bpk=8") != std::string::npos ? 8 : 12, 0.1);
+  }
+}
+
+TEST(FpCommand, BadParametersGiveClearErrors) {
+  Captured c;
+  Status s = c.Run({"--filter", "standard:bpk=10", "--keys", "0"});
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("--keys=0"), std::string::npos) << s.message();
+
+  s = c.Run({"--filter", "nosuchfilter:bpk=10", "--keys", "10"});
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("nosuchfilter"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("--filter"), std::string::npos) << s.message();
+
+  // 10^12 keys need 8 TB for their hashes: refused before anything is allocated.
+  s = c.Run({"--filter", "standard:bpk=10", "--keys", "1e12"});
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("--keys 1000000000000"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("MemAvailable"), std::string::npos) << s.message();
+
+  s = c.Run({"--filter", "standard:bpk=10", "--bogus", "1"});
+  EXPECT_NE(s.message().find("unknown flag '--bogus'"), std::string::npos) << s.message();
+
+  s = c.Run({"--keys", "10"});
+  EXPECT_NE(s.message().find("--filter"), std::string::npos) << s.message();
+
+  s = c.Run({"--filter", "standard:bpk=10", "--hash-source", "files"});
+  EXPECT_NE(s.message().find("synthetic|keys"), std::string::npos) << s.message();
+  EXPECT_TRUE(c.records.empty());
+}
+
+TEST(FpCommand, HelpDescribesEveryFlag) {
+  Captured c;
+  ASSERT_TRUE(c.Run({"--help"}).ok());
+  for (const char* f : {"--filter", "--keys", "--filters", "--queries", "--hash-source", "--key-size", "--threads",
+                        "--seed"}) {
+    EXPECT_NE(c.help.find(f), std::string::npos) << f;
+  }
+}
+
+}  // namespace
+}  // namespace filterlab::sim

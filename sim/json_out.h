@@ -1,0 +1,23 @@
+// The simulator's only output format: one JSON object per line on stdout,
+// carrying every parameter that produced the measurement (the contract with
+// the Python runner). Field order is kept as inserted, for readable lines.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace filterlab::sim {
+
+using JsonRecord = nlohmann::ordered_json;
+
+// Writes `record` as one line and flushes, so partial sweeps keep their lines.
+inline void EmitRecord(const JsonRecord& record, FILE* out = stdout) {
+  const std::string line = record.dump();
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fputc('\n', out);
+  std::fflush(out);
+}
+
+}  // namespace filterlab::sim

@@ -1,0 +1,74 @@
+// Where the simulator's keys and hashes come from.
+//
+// Synthetic hashes: independent splitmix64 streams, one per (seed, purpose,
+// filter, chunk), so any piece of a run can be regenerated alone and counts
+// do not depend on how work is split across threads.
+//
+// Generated keys, as RocksDB's filter_bench makes them
+// (../shared/spec/rocksdb-filters.md §5 KeyMaker): key (filter_id, val) has
+// bytes 0-3 = LE32(val), 4-7 = LE32(filter_id + val), the rest zero, and a
+// length of key_size + (0..4), constant over runs of 32 consecutive vals
+// (24..28 bytes by default). Keys added to a filter use val < 2^31; outside
+// (never added) keys set bit 31, as filter_bench does. To go past 2^31
+// outside queries per filter, bytes 8-15 carry LE64(j >> 31) of query j,
+// which is zero (so the key is exactly filter_bench's) for j < 2^31.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "common/slice.h"
+#include "hashing/fastrange.h"
+#include "hashing/remix.h"
+
+namespace filterlab::sim {
+
+// Purposes of derived streams (part of the derivation, so streams differ).
+enum class Stream : uint64_t { kAdded = 1, kQueries = 2, kFilterId = 3, kProbes = 4 };
+
+// Seed of stream (purpose, a, b) under the run seed. Nested Mix64 so that
+// neighbouring indices give unrelated streams.
+inline uint64_t DeriveSeed(uint64_t seed, Stream purpose, uint64_t a, uint64_t b = 0) {
+  uint64_t h = Mix64(seed ^ (static_cast<uint64_t>(purpose) * 0xd6e8feb86659fd93ULL));
+  h = Mix64(h ^ (a * kGoldenRatio64));
+  return Mix64(h ^ (b * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL));
+}
+
+inline constexpr uint32_t kOutsideBit = 0x80000000u;
+inline constexpr int kMaxKeyBytes = 64;
+
+class KeyMaker {
+ public:
+  // key_size >= 16 (room for the val/filter_id fields and the high query bits).
+  explicit KeyMaker(int key_size, bool vary_alignment = false)
+      : key_size_(key_size), vary_alignment_(vary_alignment) {
+    std::memset(buf_, 0, sizeof buf_);
+  }
+
+  // Key number `val` (< 2^31) added to filter `filter_id`.
+  Slice Added(uint32_t filter_id, uint32_t val) { return Make(filter_id, val, 0); }
+
+  // The j-th outside (never added) key of filter `filter_id`.
+  Slice Outside(uint32_t filter_id, uint64_t j) {
+    return Make(filter_id, static_cast<uint32_t>(j & 0x7fffffffu) | kOutsideBit, j >> 31);
+  }
+
+ private:
+  Slice Make(uint32_t filter_id, uint32_t val, uint64_t high) {
+    char* key = buf_ + (vary_alignment_ ? (val & 3) : 0);
+    // Clear what the previous key may have left (at most 8 + 3 bytes past 16).
+    std::memset(buf_, 0, 16 + 3 + 8 + 4);
+    const uint32_t v = val, fv = filter_id + val;
+    std::memcpy(key, &v, 4);  // little-endian host (checked in CMake)
+    std::memcpy(key + 4, &fv, 4);
+    std::memcpy(key + 8, &high, 8);
+    const uint32_t len = static_cast<uint32_t>(key_size_) + FastRange32((val >> 5) * 1234567891u, 5);
+    return Slice(key, len);
+  }
+
+  int key_size_;
+  bool vary_alignment_;
+  alignas(64) char buf_[kMaxKeyBytes + 8];
+};
+
+}  // namespace filterlab::sim

@@ -1,0 +1,39 @@
+// Probe-count search by simulation (`filterlab-sim probes`). For a given bits
+// per key, filters with each candidate probe count are built from the SAME
+// added hashes and asked the SAME queries (common random numbers), so the
+// difference between two probe counts is measured on paired answers: only
+// the discordant queries (one says yes, the other no) carry information, and
+// the paired interval (stats.h) is far tighter than two separate intervals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace filterlab::sim {
+
+struct ProbeSimConfig {
+  std::string variant = "fastlocal";  // spec prefix; "probes" and "bpk" are appended
+  std::string extra_params;           // e.g. "hash=64"
+  double bpk = 10;
+  std::vector<int> candidates;
+  uint64_t keys = 100000;    // per filter
+  uint64_t filters = 16;
+  uint64_t queries = 10000000;  // total
+  int threads = 1;
+  uint64_t seed = 0;
+};
+
+struct ProbeSimResult {
+  std::vector<std::string> specs;          // canonical spec per candidate
+  std::vector<uint64_t> positives;         // per candidate
+  // discordant[i][j] = queries candidate i answered yes and candidate j no.
+  std::vector<std::vector<uint64_t>> discordant;
+  double bits_per_key = 0;                 // actual
+};
+
+Status SimulateProbes(const ProbeSimConfig& config, ProbeSimResult* result);
+
+}  // namespace filterlab::sim

@@ -1,0 +1,54 @@
+// filter_bench-style speed measurement (`filterlab-sim speed`), after
+// ../shared/spec/rocksdb-filters.md §5, with our own code and the generic
+// filter interface only.
+//
+// Working set: filters of about --average-keys keys each (varied by
+// +-vary_ratio as filter_bench does) built from filter_bench keys until their
+// serialized size reaches the working-set size (default 4x the last-level
+// cache). Each built filter is serialized into one 2 MiB-aligned arena that
+// asks for 2 MiB pages (madvise), and queried through OpenFilter() over those
+// bytes, so the random-filter modes run on huge pages whatever the variant.
+//
+// Every query measurement runs twice with identically seeded generators: the
+// real run ("gross") and a dry run that does everything but the filter call.
+// net ns/op = (gross - dry) / queries. By default the dry run still hashes the
+// key, so net excludes hashing; with net_includes_hashing it only touches the
+// key's length and 4th byte, so net includes hashing.
+//
+// Modes: build (ns/key: key generation + HashKey + Build), single (always
+// filter 0: hot in cache), random (uniform over all filters), batched (one
+// random filter per batch; prepared = hash the batch, then one
+// MayContainBatch call that prefetches it; unprepared = the same hashes asked
+// one MayContain at a time), skewed (50% of queries to 1% of filters, 80% to
+// 20%), huge (one filter of huge_keys keys: every query a cache miss).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "sim/commands.h"
+
+namespace filterlab::sim {
+
+struct SpeedConfig {
+  std::string filter_spec;
+  uint64_t working_set_bytes = 0;  // 0 = 4x last-level cache (at least 64 MiB)
+  uint64_t average_keys = 10000;
+  double vary_ratio = 0.4;
+  int key_size = 24;
+  uint64_t queries = 10000000;  // per measurement
+  std::vector<int> batch_sizes{8, 16, 32};
+  std::vector<std::string> modes;  // build, single, random, batched, skewed, huge
+  std::vector<std::string> mixes;  // inside, outside, mixed
+  bool net_includes_hashing = false;
+  std::string huge_pages = "auto";  // auto | on | off
+  uint64_t huge_keys = 100000000;
+  bool measure_floor = true;
+  uint32_t seed = 0;
+};
+
+Status RunSpeed(const SpeedConfig& config, const Emit& emit);
+
+}  // namespace filterlab::sim

@@ -1,0 +1,172 @@
+// `filterlab-sim speed` and `filterlab-sim floor`: flags and record output.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/commands.h"
+#include "sim/flags.h"
+#include "sim/floor.h"
+#include "sim/machine.h"
+#include "sim/number_list.h"
+#include "sim/speed.h"
+
+namespace filterlab::sim {
+namespace {
+
+Status SplitChoices(const std::string& flag, const std::string& text, std::initializer_list<const char*> allowed,
+                    std::vector<std::string>* out) {
+  out->clear();
+  std::string allowed_text;
+  for (const char* a : allowed) allowed_text += (allowed_text.empty() ? "" : ",") + std::string(a);
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(pos, comma - pos);
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return item == a; })) {
+      return Status::InvalidArgument("--" + flag + "=" + text + ": '" + item +
+                                     "' is not allowed; allowed: a comma-separated subset of " + allowed_text);
+    }
+    out->push_back(item);
+    pos = comma + 1;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) {
+  FlagSet flags("speed",
+                "filter_bench-style timings (../shared/spec/rocksdb-filters.md §5): a working set of filters\n"
+                "of ~--average-keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
+                "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, batched\n"
+                "(prepared = MayContainBatch with prefetch, unprepared = MayContain one by one), skewed and\n"
+                "huge (one --huge-keys filter) modes; fp among outside queries; random-filter records carry\n"
+                "floor_ns_per_line (independent random line read, prefetch 32, 1 thread, same arena) and\n"
+                "x_floor. Single-threaded, like filter_bench.");
+  std::vector<std::string> specs;
+  long long ws_mb = 0, avg_keys = 0, key_size = 0, queries = 0, huge_keys = 0, seed = 0;
+  double vary = 0;
+  std::string modes_text, mixes_text, batches_text, huge_pages;
+  bool quick = false, net_hashing = false, no_floor = false;
+  flags.List("filter", "filter spec (repeatable), e.g. fastlocal:bpk=10", &specs);
+  flags.Int("working-set-mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &ws_mb);
+  flags.Int("average-keys", 10000, 10, 100000000, "average keys per filter", &avg_keys);
+  flags.Double("vary-ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &vary);
+  flags.Int("key-size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &key_size);
+  flags.Int("queries", 10000000, 1000, 10000000000LL, "queries per measurement", &queries);
+  flags.String("modes", "build,single,random,batched,skewed,huge",
+               "comma-separated subset of build,single,random,batched,skewed,huge", &modes_text);
+  flags.String("mixes", "inside,outside,mixed", "mixes for single/random: subset of inside,outside,mixed", &mixes_text);
+  flags.String("batch-sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
+  flags.Int("huge-keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
+  flags.Choice("huge-pages", "auto", {"auto", "on", "off"},
+               "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted", &huge_pages);
+  flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
+  flags.Bool("quick", "build, single and random with the mixed mix only, 4M queries each (under a minute)", &quick);
+  flags.Bool("no-floor", "skip the memory-floor measurement of random modes", &no_floor);
+  flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
+  Status s = flags.Parse(argc, argv);
+  if (!s.ok()) return s;
+  if (flags.help_requested()) {
+    *help = flags.Help();
+    return Status::OK();
+  }
+  if (specs.empty()) return Status::InvalidArgument("speed: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
+  SpeedConfig cfg;
+  cfg.working_set_bytes = static_cast<uint64_t>(ws_mb) << 20;
+  cfg.average_keys = static_cast<uint64_t>(avg_keys);
+  cfg.vary_ratio = vary;
+  cfg.key_size = static_cast<int>(key_size);
+  cfg.queries = static_cast<uint64_t>(queries);
+  cfg.huge_keys = static_cast<uint64_t>(huge_keys);
+  cfg.huge_pages = huge_pages;
+  cfg.net_includes_hashing = net_hashing;
+  cfg.measure_floor = !no_floor;
+  cfg.seed = static_cast<uint32_t>(seed);
+  if (!(s = SplitChoices("modes", modes_text, {"build", "single", "random", "batched", "skewed", "huge"}, &cfg.modes)).ok()) return s;
+  if (!(s = SplitChoices("mixes", mixes_text, {"inside", "outside", "mixed"}, &cfg.mixes)).ok()) return s;
+  std::vector<double> batches;
+  if (!(s = ParseNumberList("batch-sizes", batches_text, 2, 64, &batches)).ok()) return s;
+  cfg.batch_sizes.clear();
+  for (double b : batches) cfg.batch_sizes.push_back(static_cast<int>(b));
+  if (quick) {
+    cfg.modes = {"build", "single", "random"};
+    cfg.mixes = {"mixed"};
+    if (!flags.WasSet("queries")) cfg.queries = 4000000;
+  }
+  const uint64_t ws = cfg.working_set_bytes ? cfg.working_set_bytes : std::max<uint64_t>(4 * LastLevelCacheBytes(), uint64_t{64} << 20);
+  // The serialized filters and the arena they are copied into coexist briefly.
+  if (!(s = CheckMemory(ws * 22 / 10, "--working-set-mb " + std::to_string(ws >> 20))).ok()) return s;
+  for (const auto& spec : specs) {
+    cfg.filter_spec = spec;
+    if (!(s = RunSpeed(cfg, emit)).ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) {
+  FlagSet flags("floor",
+                "The machine's memory floors over working sets from --min-kb to --max-mb (x4 steps below\n"
+                "1 GiB, x2 above): dependent random-load latency (pointer chasing, 1 thread) and independent\n"
+                "random 64-byte line reads (prefetch --distance ahead, 1 thread and --threads), on 4 KiB and\n"
+                "2 MiB pages. One JSON line per measurement, ns per line (aggregate for several threads).");
+  long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0;
+  std::string pages;
+  flags.Int("min-kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
+  flags.Int("max-mb", 4096, 1, 1 << 20, "largest working set in MiB", &max_mb);
+  flags.Int("distance", 32, 0, 4096, "software prefetch distance in reads (0 = no prefetch)", &distance);
+  flags.Int("threads", 0, 0, 1024, "threads of the all-threads measurement; 0 = all cores", &threads);
+  flags.Int("reads", 20000000, 1000, 10000000000LL, "random line reads per thread per measurement", &reads);
+  flags.Int("hops", 5000000, 1000, 10000000000LL, "dependent loads per latency measurement", &hops);
+  flags.Choice("pages", "both", {"4k", "2m", "both"}, "page sizes to measure", &pages);
+  flags.Int("seed", 0, 0, 1LL << 62, "seed of the address streams", &seed);
+  Status s = flags.Parse(argc, argv);
+  if (!s.ok()) return s;
+  if (flags.help_requested()) {
+    *help = flags.Help();
+    return Status::OK();
+  }
+  if (static_cast<uint64_t>(min_kb) * 1024 > static_cast<uint64_t>(max_mb) << 20) {
+    return Status::InvalidArgument("--min-kb=" + std::to_string(min_kb) + " exceeds --max-mb=" + std::to_string(max_mb));
+  }
+  const uint64_t max_bytes = static_cast<uint64_t>(max_mb) << 20;
+  if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max-mb " + std::to_string(max_mb))).ok()) return s;
+  const int all = threads == 0 ? NumCores() : static_cast<int>(threads);
+  std::vector<uint64_t> sizes;
+  for (uint64_t b = static_cast<uint64_t>(min_kb) * 1024; b <= max_bytes; b *= (b < (uint64_t{1} << 30) ? 4 : 2)) sizes.push_back(b);
+  if (sizes.empty() || sizes.back() != max_bytes) sizes.push_back(max_bytes);
+  for (bool huge : {false, true}) {
+    if ((huge && pages == "4k") || (!huge && pages == "2m")) continue;
+    std::unique_ptr<PageArena> arena;
+    if (!(s = PageArena::Allocate(max_bytes, huge, &arena)).ok()) return s;
+    for (uint64_t bytes : sizes) {
+      const size_t lines = bytes / 64;
+      PreparePointerChase(arena->data(), lines, static_cast<uint64_t>(seed));
+      JsonRecord base;
+      base["command"] = "floor";
+      base["working_set_bytes"] = bytes;
+      base["page_bytes"] = huge ? 2097152 : 4096;
+      base["huge_pages"] = huge && arena->huge_pages();
+      JsonRecord lat = base;
+      lat["measure"] = "dependent_load";
+      lat["threads"] = 1;
+      DependentLoadNs(arena->data(), std::min<uint64_t>(hops / 4, lines));  // warm-up
+      lat["ns_per_line"] = DependentLoadNs(arena->data(), static_cast<uint64_t>(hops));
+      emit(lat);
+      for (int t : {1, all}) {
+        for (int d : {0, static_cast<int>(distance)}) {
+          JsonRecord r = base;
+          r["measure"] = "random_line_read";
+          r["threads"] = t;
+          r["prefetch_distance"] = d;
+          r["ns_per_line"] = RandomLineReadNs(arena->data(), lines, static_cast<uint64_t>(reads), d, t, static_cast<uint64_t>(seed) + 1);
+          emit(r);
+        }
+        if (all == 1) break;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace filterlab::sim
