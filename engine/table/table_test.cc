@@ -392,6 +392,7 @@ TEST(Table, BlockCacheServesRepeatedReads) {
 TEST(Table, ConcurrentReadersShareTheCache) {
   DataSetOptions d;
   d.num_user_keys = 4000;
+  d.max_key_len = 100;
   const auto model = RandomEntries(d, 14);
   TableOptions o;
   o.filter_spec = "fastlocal:bpk=10";
@@ -406,11 +407,11 @@ TEST(Table, ConcurrentReadersShareTheCache) {
     threads.emplace_back([&, t] {
       SplitMix64 rng(200 + t);
       LookupResult r;
-      for (int i = 0; i < 3000; ++i) {
+      for (int i = 0; i < 2000; ++i) {
         const Entry& e = model[rng.Next() % model.size()];
         table->Get(e.ikey, &r);
         if (!r.status.ok() || !r.found || r.value != e.value) wrong.fetch_add(1);
-        if (i % 500 == 0) {
+        if (i % 1000 == 0) {
           auto it = table->NewIterator();
           size_t n = 0;
           for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
