@@ -43,7 +43,7 @@ std::string OtherWidth(HashWidth w) { return w == HashWidth::k64 ? "32" : "64"; 
 // Every example spec (canonicalised by its policy) and its other-hash-width
 // twin where the variant takes one. An example that does not even parse is
 // kept as written, so that its case fails loudly instead of vanishing.
-std::vector<std::string> PropertySpecs() {
+std::vector<std::string> ComputePropertySpecs() {
   std::vector<std::string> out;
   auto add = [&out](const std::string& s) {
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
@@ -71,6 +71,13 @@ std::vector<std::string> PropertySpecs() {
     }
   }
   return out;
+}
+
+// GoogleTest evaluates a suite's generator once per TEST_P, and every ctest
+// case is a process of its own: compute the list once per process.
+const std::vector<std::string>& PropertySpecs() {
+  static const std::vector<std::string> specs = ComputePropertySpecs();
+  return specs;
 }
 
 // The 10^7-key cases: each variant's first example and its other-width twin.
