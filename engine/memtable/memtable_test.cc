@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "filters/registry.h"
 #include "hashing/remix.h"
 
@@ -193,7 +194,7 @@ TEST(MemTable, GetWithAndWithoutBloomAgree) {
     auto bloomed = NewMemTable(with);
     ASSERT_NE(bloomed->bloom(), nullptr);
     SplitMix64 rng(5);
-    constexpr int kKeys = 50000;  // ~13.4 bits per key
+    constexpr int kKeys = SanitizerScaled(50000);  // ~13.4 bits per key (134 under sanitizers)
     for (int i = 0; i < kKeys; ++i) {
       const std::string key = Cat("key", rng.Next());
       const std::string value = Cat("v", i);
@@ -209,7 +210,7 @@ TEST(MemTable, GetWithAndWithoutBloomAgree) {
       EXPECT_EQ(v1, v2);
     }
     EXPECT_EQ(bloomed->bloom_negatives(), 0u);
-    constexpr int kMissing = 50000;
+    constexpr int kMissing = SanitizerScaled(50000);
     for (int i = 0; i < kMissing; ++i) {
       const std::string key = Cat("absent", i);
       ASSERT_EQ(Get(*plain, key, kMaxSequenceNumber, &v1), GetResult::kNotFound);

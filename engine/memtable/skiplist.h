@@ -46,6 +46,9 @@ namespace filterlab::engine {
 // const giving a three-way comparison.
 template <typename Key, class Comparator>
 class SkipList {
+ private:
+  struct Node;  // declared ahead for Iterator (clang resolves its use there eagerly)
+
  public:
   static constexpr int kMaxHeight = 12;
   static constexpr int kBranching = 4;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "engine/table/block_cache.h"
 #include "engine/table/table_builder.h"
 #include "engine/table/table_reader.h"
@@ -163,7 +164,7 @@ std::vector<std::string> SpecsAndNone() {
 TEST(Table, RoundTripEverySpecHashSettingAndSmallSize) {
   uint64_t seed = 1;
   size_t tables = 0;
-  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}}) {
+  for (size_t n : {size_t{0}, size_t{1}, SanitizerScaled(1000, 5)}) {
     DataSetOptions d;
     d.num_user_keys = n;
     const auto model = RandomEntries(d, n + 17);
@@ -201,7 +202,7 @@ TEST(Table, RoundTripEverySpecHashSettingAndSmallSize) {
 
 TEST(Table, RoundTripHundredThousandKeys) {
   DataSetOptions d;
-  d.num_user_keys = 100000;
+  d.num_user_keys = SanitizerScaled(100000);
   d.long_key_one_in = 64;  // ~1,500 keys of up to 2000 bytes among mostly short ones
   const auto model = RandomEntries(d, 99);
   for (bool hash : {false, true}) {
@@ -229,7 +230,7 @@ TEST(Table, RoundTripHundredThousandKeys) {
 
 TEST(Table, RoundTripMillionKeysSampled) {
   DataSetOptions d;
-  d.num_user_keys = 1000000;
+  d.num_user_keys = SanitizerScaled(1000000);
   d.max_key_len = 16;
   d.max_versions = 1;
   d.max_value_len = 8;
@@ -239,8 +240,8 @@ TEST(Table, RoundTripMillionKeysSampled) {
   o.use_hash_index = true;
   TableProperties props;
   const std::string bytes = BuildTable(o, model, &props);
-  EXPECT_EQ(props.num_entries, 1000000u);
-  EXPECT_EQ(props.num_filter_keys, 1000000u);
+  EXPECT_EQ(props.num_entries, d.num_user_keys);
+  EXPECT_EQ(props.num_filter_keys, d.num_user_keys);
   std::unique_ptr<TableReader> table;
   ASSERT_TRUE(OpenTable(bytes, "million.sst", &table).ok());
   VerifyOptions vo;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "filters/vectors/vector_check.h"
@@ -73,6 +74,9 @@ struct Mutation {
   size_t failures;
 };
 
+// Names the case in test output (the default prints the struct's raw bytes).
+void PrintTo(const Mutation& m, std::ostream* os) { *os << m.file << m.pointer << " = " << m.value.dump(); }
+
 class VectorCheckerMutation : public ::testing::TestWithParam<Mutation> {};
 
 TEST_P(VectorCheckerMutation, FailsExactlyTheMutatedCase) {
@@ -82,7 +86,10 @@ TEST_P(VectorCheckerMutation, FailsExactlyTheMutatedCase) {
   ASSERT_TRUE(in) << "cannot open " << source;
   nlohmann::json doc = nlohmann::json::parse(in);
   doc[nlohmann::json::json_pointer(m.pointer)] = m.value;
-  const std::string mutated = ::testing::TempDir() + "/mutated_" + m.file;
+  // ctest runs each case in its own process, in parallel: a per-process name
+  // keeps two mutations of the same file from overwriting each other.
+  const std::string mutated =
+      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" + m.file;
   std::ofstream(mutated) << doc.dump();
 
   std::string kind;
