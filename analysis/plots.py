@@ -1,46 +1,27 @@
 """The standard figures, one function per kind, each taking the tidy results
 DataFrame (analysis.load) and returning a matplotlib Figure, or None when the
 table has no rows of that kind. Axis labels and legend entries are what the
-tests check and what a reader sees; keep them plain.
-
-Not drawn yet: histograms of range estimates and the MultiGet heat map (their
-workers, the engine's lsmbench, do not exist yet)."""
+tests check and what a reader sees; keep them plain. This file holds the
+filter figures (sim workers); engine_plots.py the engine's (lsmbench)."""
 
 from __future__ import annotations
 
-import matplotlib
-import matplotlib.ticker
+from .style import BPK_LABEL, FP_LABEL  # first: selects the Agg backend before pyplot loads
+from .style import legend as _legend
+from .style import palette as _palette
 
-matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from . import engine_plots  # noqa: E402
 from .load import pooled_fp, probe_grid_rows, with_labels  # noqa: E402
-
-sns.set_theme(style="whitegrid", context="paper")
-
-FP_LABEL = "false-positive rate"
-BPK_LABEL = "bits per key"
 
 
 def _labeled(df):
     return df if "label" in df else with_labels(df)
-
-
-def _palette(labels):
-    labels = list(labels)
-    colors = sns.color_palette("tab10" if len(labels) <= 10 else "husl", len(labels))
-    return dict(zip(labels, colors))
-
-
-def _legend(ax, labels_count: int) -> None:
-    """Beside the axes when there are many series, so it never hides data."""
-    if labels_count > 8:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 if labels_count <= 30 else 2)
-    else:
-        ax.legend(fontsize=7)
 
 
 def fp_vs_bits(df: pd.DataFrame):
@@ -204,4 +185,4 @@ def probes(df: pd.DataFrame):
 
 
 KINDS = {"fp_vs_bits": fp_vs_bits, "fp_vs_keys": fp_vs_keys, "bytes_vs_fp": bytes_vs_fp,
-         "speed_bars": speed_bars, "speed_vs_fp": speed_vs_fp, "probes": probes}
+         "speed_bars": speed_bars, "speed_vs_fp": speed_vs_fp, "probes": probes, **engine_plots.KINDS}

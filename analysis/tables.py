@@ -1,10 +1,12 @@
 """Summary tables as DataFrames, and their Markdown and LaTeX forms (written
-here, not via pandas' optional tabulate/jinja2 dependencies)."""
+here, not via pandas' optional tabulate/jinja2 dependencies). The engine's
+tables (lsmbench results) are in engine_tables.py."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
 
 
@@ -56,7 +58,7 @@ def probes_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return pr.rename(columns={"bits_per_key": "bits/key", "table_probes": "table", "best_probes": "best"})
 
 
-KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table}
+KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, **engine_tables.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:

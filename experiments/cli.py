@@ -23,12 +23,15 @@ DEFAULT_CONFIG = ROOT / "experiments" / "quickstart.toml"
 
 CLUSTER_HELP = """\
 Running on a Dask cluster (--cluster ADDRESS): every machine needs the same
-checkout and build at the same path (the runs call FILTERLAB_BUILD's binaries).
-  on one machine:   dask scheduler                         (prints tcp://HOST:8786)
-  on each machine:  dask worker tcp://HOST:8786 --nthreads 1 --nworkers 1
+checkout and build at the same path (the runs call FILTERLAB_BUILD's binaries),
+and its Dask from the checkout's .venv (where the runner is installed):
+  on one machine:   .venv/bin/dask scheduler                (prints tcp://HOST:8786)
+  on each machine:  .venv/bin/dask worker tcp://HOST:8786 --nthreads 1 --nworkers 1
   then:             ./filterlab run CONFIG --cluster tcp://HOST:8786
 --nthreads 1 gives each machine one run at a time; FP runs then use all its cores.
-Speed runs are submitted one at a time, so no two ever overlap."""
+Speed runs (sim speed, lsmbench) are submitted one at a time, so no two ever
+overlap. lsmbench databases go to FILTERLAB_SCRATCH (default: the temp dir) of
+the machine running them."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -54,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)  # long commands stay one line
     if args.jobs < 1:
         console.print(f"--jobs: got {args.jobs}; allowed: an integer >= 1", markup=False)
         return 2

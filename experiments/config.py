@@ -11,6 +11,7 @@ A config answers one question:
     name = "fp"
     worker = "sim fp"          # see workers.WORKERS
     filter = ["fastlocal", "legacy"]   # base specs, or "all" = every registered example
+                               # (lsmbench: may be omitted, and may list "none")
     repeats = 3                # or seeds = [0, 1, 2] / a range table
     [sweep.fixed]              # one value per key
     keys = 100000
@@ -29,10 +30,16 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .workers import SPEC_PARAMS, WORKERS, Param, Worker
+from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Param, Worker
 
-PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes")
-TABLE_KINDS = ("fp", "speed", "probes")
+# The figure and table kinds analysis draws (analysis.plots.KINDS, analysis.tables.KINDS).
+PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes",
+              "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters")
+TABLE_KINDS = ("fp", "speed", "probes", "multiget", "hash_index", "memtable_filter", "range_estimates",
+               "engine_filters")
+# The filters lsmbench --engine=rocksdb builds with RocksDB's own code:
+# fastlocal = NewBloomFilterPolicy at format_version 5 (bits/key its only knob).
+ROCKSDB_FILTERS = ("fastlocal", NO_FILTER)
 TOP_KEYS = ("name", "description", "claim", "plots", "tables", "sweep")
 SWEEP_KEYS = ("name", "worker", "filter", "repeats", "seeds", "fixed", "grid")
 RANGE_KEYS = ("from", "to", "step", "per_decade", "count", "log")
@@ -158,22 +165,25 @@ def _load_sweep(i: int, s: dict, bad) -> Sweep | None:
     if worker is None:
         bad(pre + "worker", f"got {wname!r}; allowed: {', '.join(repr(w) for w in WORKERS)}")
         return None
-    if worker.name == "lsmbench":
-        bad(pre + "worker", "'lsmbench' is not supported by the runner yet (the engine's worker does not "
-            "exist); allowed now: " + ", ".join(repr(w) for w in WORKERS if w != "lsmbench"))
-        return None
 
     filters, all_filters = None, False
     f = s.get("filter")
+    optional = worker.filter_optional
     if f == "all":
         all_filters = True
+    elif f is None and optional:
+        pass  # the worker's default filter
     elif isinstance(f, list) and f and all(isinstance(x, str) and x.strip() for x in f):
         filters = [x.strip() for x in f]
         if len(set(filters)) != len(filters):
             bad(pre + "filter", "lists a spec twice; each filter once")
+        if NO_FILTER in filters and not optional:
+            bad(pre + "filter", f"'{NO_FILTER}' (no filter) is for lsmbench only; worker '{worker.name}' "
+                "needs a filter")
     else:
+        extra = f", \"{NO_FILTER}\" in the list, or no filter key (lsmbench's default)" if optional else ""
         bad(pre + "filter", f"got {f!r}; allowed: a non-empty list of filter specs such as "
-            "[\"fastlocal\", \"worm:variant=worm64\"], or \"all\" (every registered variant's examples)")
+            f"[\"fastlocal\", \"worm:variant=worm64\"], or \"all\" (every registered variant's examples){extra}")
 
     allowed = {**worker.flags, **SPEC_PARAMS}
     fixed_raw = s.get("fixed", {})
@@ -225,6 +235,13 @@ def _load_sweep(i: int, s: dict, bad) -> Sweep | None:
         bad(pre + ("seeds" if "seeds" in s else "repeats"),
             f"worker '{worker.name}' is deterministic and takes no seed; allowed: one repeat")
 
+    spec_keys = [k for k in SPEC_PARAMS if k in fixed or k in grid]
+    if f is None and optional and spec_keys:
+        bad(f"{pre}{'fixed' if spec_keys[0] in fixed else 'grid'}.{spec_keys[0]}",
+            "is a filter spec parameter but the sweep names no filter; allowed: add filter = [...]")
+    if worker.name == "lsmbench":
+        _check_rocksdb_filters(pre, fixed, grid, filters, all_filters, bad)
+
     n_runs = len(seeds) * (len(filters) if filters else 1)
     for key, vals in grid.items():
         if key not in worker.collapse:
@@ -232,6 +249,18 @@ def _load_sweep(i: int, s: dict, bad) -> Sweep | None:
     if n_runs > MAX_RUNS_PER_SWEEP:
         bad(pre + "grid", f"expands to {n_runs} runs; allowed: at most {MAX_RUNS_PER_SWEEP} per sweep")
     return Sweep(name, worker, filters, all_filters, fixed, grid, seeds, i)
+
+
+def _check_rocksdb_filters(pre: str, fixed: dict, grid: dict, filters, all_filters: bool, bad) -> None:
+    """engine=rocksdb runs RocksDB's own filter code, which is one of our variants (or none)."""
+    engines = grid.get("engine", [fixed.get("engine")])
+    if "rocksdb" not in engines:
+        return
+    names = ["all"] if all_filters else [x.partition(":")[0].strip() for x in filters or []]
+    foreign = [n for n in names if n not in ROCKSDB_FILTERS]
+    if foreign:
+        bad(pre + "filter", f"engine=rocksdb builds only RocksDB's own filters; got '{foreign[0]}'; allowed with "
+            f"rocksdb: {', '.join(ROCKSDB_FILTERS)} (put the other variants in a sweep with engine=filterlab)")
 
 
 def _grid_values(value, param: Param, key: str, bad) -> list | None:

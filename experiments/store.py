@@ -43,9 +43,11 @@ class RunStore:
             if not self.has(run.key):
                 continue
             doc = self.load(run.key)
-            for record in doc["records"]:
+            for i, record in enumerate(doc["records"]):
+                # record_index tells records of one run apart (lsmbench: one per
+                # benchmark, and a benchmark may be listed twice).
                 for flat in flatten(record):
-                    rows.append({**run_columns(run), **flat})
+                    rows.append({**run_columns(run), "record_index": i, **flat})
         return tidy(pd.DataFrame(rows))
 
 
@@ -66,7 +68,9 @@ def run_columns(run: Run) -> dict:
 
 def flatten(record: dict) -> list[dict]:
     """A JSON record as flat rows: nested objects become a_b columns; a list of
-    objects (e.g. the probe candidates) becomes one row per element."""
+    objects (e.g. the probe candidates, lsmbench's per-level statistics) becomes
+    one row per element; a list of scalars becomes a comma-joined string and a
+    list holding lists (lsmbench's histogram of [bucket_low, count]) JSON text."""
     base, lists = {}, {}
 
     def walk(prefix, obj):
@@ -77,7 +81,7 @@ def flatten(record: dict) -> list[dict]:
             elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
                 lists[name] = v
             elif isinstance(v, list):
-                base[name] = ",".join(map(str, v))
+                base[name] = _list_text(v)
             else:
                 base[name] = v
 
@@ -100,7 +104,13 @@ def walk_into(out: dict, prefix: str, obj: dict) -> None:
         if isinstance(v, dict):
             walk_into(out, f"{prefix}{k}_", v)
         else:
-            out[f"{prefix}{k}"] = ",".join(map(str, v)) if isinstance(v, list) else v
+            out[f"{prefix}{k}"] = _list_text(v) if isinstance(v, list) else v
+
+
+def _list_text(v: list) -> str:
+    if any(isinstance(x, (list, dict)) for x in v):
+        return json.dumps(v, separators=(",", ":"))
+    return ",".join(map(str, v))
 
 
 def tidy(df: pd.DataFrame) -> pd.DataFrame:

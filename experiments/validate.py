@@ -1,19 +1,22 @@
 """The checks that need the build and the machine: the workers exist, every
-filter spec is accepted by the C++ registry, and no run needs more memory than
-this machine has. Like config.py, every problem is reported at once."""
+filter spec (and every spec-valued flag, e.g. lsmbench's memtable_filter) is
+accepted by the C++ registry, and no run needs more memory (or, for lsmbench's
+databases, more scratch disk) than this machine has. Like config.py, every
+problem is reported at once."""
 
 from __future__ import annotations
 
 import hashlib
 import itertools
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config, ConfigError, Sweep
 from .grid import Run, expand
 from .registry import RegistryUnavailable, check_specs, example_specs
-from .workers import SPEC_PARAMS, split_spec, join_spec, spec_with
+from .workers import NO_FILTER, SPEC_PARAMS, join_spec, scratch_root, spec_with, split_spec
 
 # Bytes a worker needs besides its data (binary, stacks, buffers).
 BASE_MEM = 64 << 20
@@ -70,7 +73,22 @@ def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
     if w == "sim probes":
         keys, filters, spread = p.get("keys", 100_000), p.get("filters", 16), p.get("spread", 2)
         return BASE_MEM + int((2 * spread + 1) * keys * bits_per_key / 8 * min(filters, cores) + keys * 8 * cores)
+    if w == "lsmbench":
+        # Block cache (at most the data), two memtables (one flushing), filter
+        # and index blocks and per-key overhead; lsmbench's defaults.
+        num = p.get("num", 1_000_000)
+        raw = num * (p.get("key_size", 16) + p.get("value_size", 100))
+        cache = min(p.get("cache_mb", 1024) << 20, raw)
+        return BASE_MEM + cache + 2 * (p.get("write_buffer_mb", 64) << 20) + int(num * (bits_per_key / 8 + 16))
     return BASE_MEM
+
+
+def estimate_disk(run: Run) -> int:
+    """Scratch bytes of one run (lsmbench: the raw data, twice over for WAL and compaction output)."""
+    if run.worker.scratch_flag is None:
+        return 0
+    p = run.params
+    return 2 * p.get("num", 1_000_000) * (p.get("key_size", 16) + p.get("value_size", 100) + 16)
 
 
 def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int | None = None) -> Plan:
@@ -115,6 +133,20 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
                 f"{worst.mem_bytes / 2**30:.1f} GiB; allowed: at most {mem_limit / 2**30:.1f} GiB per run "
                 f"(MemAvailable); a filter of n keys at b bits/key needs about n*(8 + b/8) bytes while it is built")
         runs += sweep_runs
+    disk = max((estimate_disk(r) for r in runs), default=0)
+    if disk:
+        root = scratch_root()
+        try:
+            free = shutil.disk_usage(root).free
+        except OSError as e:
+            free = None
+            problems.append(f"{path}: lsmbench needs a scratch directory for its databases, but {root} is not "
+                            f"usable ({e.strerror}); allowed: set FILTERLAB_SCRATCH to a writable directory")
+        if free is not None and disk > free:
+            worst = max(runs, key=estimate_disk)
+            problems.append(f"{path}: {worst.sweep}: num: {worst.describe()} needs about {disk / 2**30:.1f} GiB of "
+                            f"scratch disk for its database; allowed: at most {free / 2**30:.1f} GiB (free in {root}; "
+                            "set FILTERLAB_SCRATCH to use another disk)")
     if problems:
         raise ConfigError(problems)
     keys = [r.key for r in runs]
@@ -136,6 +168,9 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
     wanted: dict[str, list] = {}  # full spec -> [(sweep, base, params)]
     for sweep in config.sweeps:
         set_here = [k for k in SPEC_PARAMS if k in sweep.fixed or k in sweep.grid]
+        if sweep.filters is None and not sweep.all_filters:
+            out[sweep.name] = None  # the worker's default filter (lsmbench)
+            continue
         if sweep.all_filters:
             if examples is None:
                 examples = example_specs(build)
@@ -161,11 +196,17 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
         out[sweep.name] = bases
         combos = _spec_param_combos(sweep)
         for base in bases:
+            if base == NO_FILTER:
+                continue
             for combo in combos:
                 wanted.setdefault(spec_with(base, combo), []).append((sweep, base, combo))
     if problems:
         return out
-    answers = check_specs(build, list(wanted))
+    valued = _spec_valued_flags(config)
+    answers = check_specs(build, list(wanted) + [spec for spec in valued if spec not in wanted])
+    for spec, wheres in valued.items():
+        if not answers[spec]["ok"]:
+            problems.append(f"{path}: {wheres[0]}: the filter registry rejects '{spec}': {answers[spec]['error']}")
     rejected: dict[tuple, list] = {}
     for spec, uses in wanted.items():
         ans = answers[spec]
@@ -174,6 +215,8 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
         for sweep, base, combo in uses:
             rejected.setdefault((sweep.name, base), []).append((spec, combo, ans["error"]))
     for sweep in config.sweeps:
+        if out[sweep.name] is None:
+            continue
         keep = []
         for base in out[sweep.name]:
             bad = rejected.get((sweep.name, base))
@@ -195,6 +238,20 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
         out[sweep.name] = keep
         if not keep and not problems:
             problems.append(f"{path}: {sweep.where('filter')}: no filter left to run")
+    return out
+
+
+def _spec_valued_flags(config: Config) -> dict[str, list[str]]:
+    """Worker flags whose values are filter specs (lsmbench's memtable_filter): spec -> where it is set."""
+    out: dict[str, list[str]] = {}
+    for sweep in config.sweeps:
+        for key, param in sweep.worker.flags.items():
+            if param.kind != "spec":
+                continue
+            where, values = ("grid", sweep.grid[key]) if key in sweep.grid else ("fixed", [sweep.fixed.get(key)])
+            for v in values:
+                if v is not None and v != NO_FILTER:
+                    out.setdefault(v, []).append(sweep.where(f"{where}.{key}"))
     return out
 
 

@@ -2,13 +2,16 @@
 
 A config's `fixed` and `grid` keys are either *spec parameters* (bpk, probes,
 hash: they are appended to each filter spec, `fastlocal` + bpk=10 →
-`fastlocal:bpk=10`) or *worker flags* (keys → --keys). The tables below are
-the only place that knows a worker's command line; they mirror
-`filterlab-sim COMMAND --help` (the C++ side re-validates every value)."""
+`fastlocal:bpk=10`) or *worker flags*. The tables below are the only place
+that knows a worker's command line; they mirror `filterlab-sim COMMAND --help`
+and lsmbench's db_bench-style flags (the C++ side re-validates every value).
+Two flag styles: the sim's (`keys` → `--keys 1000`, booleans as bare flags)
+and db_bench's gflags (`batch_size` → `--batch_size=4`, `--hash_index=true`)."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class Param:
     """One settable value: its type and what is allowed."""
 
-    kind: str  # "int", "float", "bool", "choice", "csv" (comma-joined strings)
+    kind: str  # "int", "float", "bool", "choice", "csv" (comma-joined strings), "spec" (a filter spec or "none")
     lo: float | None = None
     hi: float | None = None
     choices: tuple = ()
@@ -33,6 +36,8 @@ class Param:
         if self.kind == "csv":
             what = "a string or a list of strings"
             return what + (f" from {', '.join(self.choices)}" if self.choices else "")
+        if self.kind == "spec":
+            return f"a filter spec such as \"dynamic:bpk=8\", or \"{NO_FILTER}\""
         word = "an integer" if self.kind == "int" else "a number"
         if self.lo is not None and self.hi is not None:
             return f"{word} in {_num(self.lo)}..{_num(self.hi)}"
@@ -56,6 +61,8 @@ class Param:
             if ok and self.choices:
                 flat = [p for v in items for p in v.split(",")]
                 ok = all(p in self.choices for p in flat)
+        elif self.kind == "spec":
+            ok = isinstance(value, str) and bool(value.strip())  # the registry checks the rest (validate.py)
         else:
             raise AssertionError(self.kind)
         if ok and self.kind in ("int", "float") and self.lo is not None:
@@ -68,6 +75,8 @@ class Param:
             return str(int(value))
         if self.kind == "csv":
             return ",".join(value) if isinstance(value, list) else value
+        if self.kind == "bool":
+            return "true" if value else "false"
         return _num(value) if self.kind == "float" else str(value)
 
 
@@ -76,6 +85,10 @@ def _num(x) -> str:
         return str(int(x))
     return repr(x) if isinstance(x, float) else str(x)
 
+
+# The filter "spec" meaning no filter at all (lsmbench: --filter=none,
+# --memtable_filter=none); never sent to the registry.
+NO_FILTER = "none"
 
 # Spec parameters common to the variants (../shared brief: "Common keys"). The
 # registry decides per variant what is really allowed; these bounds only catch
@@ -102,12 +115,39 @@ class Worker:
     # Whether the worker takes --seed (the analytic model does not).
     seeded: bool = True
     seed_param: Param = field(default_factory=lambda: Param("int", 0, 2**62))
+    # db_bench-style flags: --key=value, booleans as --key=true|false.
+    gflags: bool = False
+    # The worker prints human-readable lines besides its JSON records (ignored).
+    text_output: bool = False
+    # The flag through which the worker gets a fresh scratch directory (its
+    # database) that the runner deletes afterwards; None = no scratch.
+    scratch_flag: str | None = None
+    # Sweeps may omit `filter` (the worker's default) or list NO_FILTER.
+    filter_optional: bool = False
+    # Other places the binary may be built (relative to the build dir).
+    alternatives: tuple = ()
 
     def path(self, build_dir: Path) -> Path:
+        """build_dir/binary, else the first alternative that exists, else build_dir/binary."""
+        for rel in (self.binary, *self.alternatives):
+            if (build_dir / rel).exists():
+                return build_dir / rel
         return build_dir / self.binary
+
+    def flag(self, key: str, rendered: str | None = None) -> list[str]:
+        """One flag in this worker's style; rendered=None is a bare boolean flag."""
+        if self.gflags:
+            return [f"--{key}" if rendered is None else f"--{key}={rendered}"]
+        name = "--" + key.replace("_", "-")
+        return [name] if rendered is None else [name, rendered]
 
 
 _INT = lambda lo, hi, doc="": Param("int", lo, hi, doc=doc)  # noqa: E731
+
+# lsmbench --benchmarks (db_bench's names; `lsmbench --help`).
+LSMBENCH_BENCHMARKS = ("fillseq", "fillrandom", "filluniquerandom", "overwrite", "readrandom", "readmissing",
+                       "readseq", "seekrandom", "multireadrandom", "approximatememtablestats", "readwhilewriting",
+                       "flush", "compact", "waitforcompaction", "stats")
 
 WORKERS = {
     "sim fp": Worker(
@@ -167,8 +207,53 @@ WORKERS = {
         collapse=frozenset({"bpk"}),
         threaded=True,
     ),
-    "lsmbench": Worker("lsmbench", "engine/lsmbench", (), {}, exclusive=True),
+    # The engine's db_bench-style tool (engine/tools/lsmbench.cc; issue 6). One
+    # run = one process on a fresh database: its --benchmarks in order, one JSON
+    # record per benchmark (db_bench's text lines beside them are ignored).
+    "lsmbench": Worker(
+        "lsmbench",
+        "engine/lsmbench",
+        (),
+        {
+            "benchmarks": Param("csv", choices=LSMBENCH_BENCHMARKS, doc="run in order on one database"),
+            "engine": Param("choice", choices=("filterlab", "rocksdb", "memtable")),
+            "num": _INT(1, 10**10, "keys written by fill*"),
+            "reads": _INT(1, 10**12, "operations of each read benchmark"),
+            "key_size": _INT(8, 65536),
+            "value_size": _INT(0, 64 << 20),
+            "memtable_filter": Param("spec", doc=f"memtable whole-key filter (a dynamic variant) or {NO_FILTER}"),
+            "memtable_bloom_ratio": Param("float", 0.0001, 0.25, doc="memtable filter bits per write-buffer byte / 8"),
+            "hash_index": Param("bool", doc="data-block hash index"),
+            "util_ratio": Param("float", 0.01, 1, doc="hash index utilisation (keys per bucket)"),
+            "batch_size": _INT(1, 10**6, "multireadrandom keys per call; approximatememtablestats range width"),
+            "multiread_stride": _INT(0, 10**9, "0 = independent random keys"),
+            "multiread_batched": Param("bool", doc="false: a loop of Get over the same keys (the baseline)"),
+            "approx_algorithm": Param("choice", choices=("new", "old"), doc="memtable range estimate"),
+            "seek_nexts": _INT(0, 10**6, "seekrandom: Next() calls after each Seek"),
+            "histogram": Param("bool", doc="time each call: latency percentiles"),
+            "block_size": _INT(256, 64 << 20),
+            "cache_mb": _INT(0, 1 << 20, "block cache"),
+            "write_buffer_mb": _INT(1, 1 << 16, "memtable size"),
+            "target_file_mb": _INT(1, 1 << 16),
+            "level1_mb": _INT(1, 1 << 24),
+            "disable_auto_compactions": Param("bool"),
+            "statistics": Param("bool", doc="rocksdb only: its Statistics tickers"),
+        },
+        exclusive=True,
+        seed_param=Param("int", 0, 2**31 - 1),
+        gflags=True,
+        text_output=True,
+        scratch_flag="db",
+        filter_optional=True,
+        alternatives=("lsmbench",),
+    ),
 }
+
+
+def scratch_root() -> Path:
+    """Where a run's scratch directory (lsmbench's database) goes: FILTERLAB_SCRATCH, else the temp dir.
+    Read on the machine that runs it."""
+    return Path(os.environ.get("FILTERLAB_SCRATCH") or tempfile.gettempdir())
 
 
 def build_dir() -> Path:
@@ -194,7 +279,8 @@ def join_spec(name: str, params: dict) -> str:
 
 def worker_argv(worker: Worker, build: Path, base_filter: str | None, params: dict, seed: int,
                 threads: int | None) -> list[str]:
-    """The command line of one run. `params` maps config keys to values."""
+    """The command line of one run. `params` maps config keys to values. The
+    scratch flag (lsmbench's --db) is added where the run executes (execute.py)."""
     argv = [str(worker.path(build)), *worker.command]
     spec_params = {k: v for k, v in params.items() if k in SPEC_PARAMS}
     if worker.name == "sim probes":
@@ -207,25 +293,27 @@ def worker_argv(worker: Worker, build: Path, base_filter: str | None, params: di
             bpk = spec_params["bpk"]
             argv += ["--bpk", ",".join(map(_num, bpk if isinstance(bpk, list) else [bpk]))]
     elif base_filter is not None:
-        argv += ["--filter", spec_with(base_filter, spec_params)]
+        argv += worker.flag("filter", spec_with(base_filter, spec_params))
     for key, value in params.items():
         if key in SPEC_PARAMS:
             continue
         p = worker.flags[key]
-        flag = "--" + key.replace("_", "-")
-        if p.kind == "bool":
+        if p.kind == "bool" and not worker.gflags:
             if value:
-                argv.append(flag)
+                argv += worker.flag(key)
         else:
-            argv += [flag, p.render(value)]
+            argv += worker.flag(key, p.render(value))
     if worker.seeded:
-        argv += ["--seed", str(seed)]
+        argv += worker.flag("seed", str(seed))
     if worker.threaded and threads is not None:
-        argv += ["--threads", str(threads)]
+        argv += worker.flag("threads", str(threads))
     return argv
 
 
 def spec_with(base_filter: str, spec_params: dict) -> str:
+    """The base spec with the sweep's spec parameters set (NO_FILTER stays as it is)."""
+    if base_filter == NO_FILTER:
+        return base_filter
     name, params = split_spec(base_filter)
     for k, v in spec_params.items():
         params[k] = SPEC_PARAMS[k].render(v)

@@ -87,10 +87,15 @@ class FastLocalBloomFilter final : public Filter {
         data_(owned_.data()),
         len_bytes_(static_cast<uint32_t>(owned_.size())),
         num_probes_(num_probes),
-        width_(width) {}
+        width_(width),
+        lines_aligned_(IsLineAligned(data_)) {}
   // An opened filter views bytes its caller keeps alive.
   FastLocalBloomFilter(Slice view, int num_probes, HashWidth width)
-      : data_(view.udata()), len_bytes_(static_cast<uint32_t>(view.size())), num_probes_(num_probes), width_(width) {}
+      : data_(view.udata()),
+        len_bytes_(static_cast<uint32_t>(view.size())),
+        num_probes_(num_probes),
+        width_(width),
+        lines_aligned_(IsLineAligned(data_)) {}
 
   bool MayContain(uint64_t hash) const override {
     if (len_bytes_ == 0) return false;  // no keys
@@ -115,9 +120,21 @@ class FastLocalBloomFilter final : public Filter {
         const SplitHash s = Split(hashes[start + i], width_);
         probe_hash[i] = s.probe_hash;
         offset[i] = LineOffset(s.line_hash, len_bytes_);
-        PrefetchLineForRead(data_ + offset[i]);
+        if (lines_aligned_) {
+          PrefetchAlignedLineForRead(data_ + offset[i]);
+        } else {
+          PrefetchLineForRead(data_ + offset[i]);
+        }
       }
-      for (size_t i = 0; i < m; ++i) {
+      size_t i = 0;
+#ifdef FILTERLAB_FASTLOCAL_AVX512
+      // Two queries per round (fast_local_bloom_avx512.h).
+      for (; i + 1 < m; i += 2) {
+        MayMatchTwoLinesAvx512(probe_hash[i], data_ + offset[i], probe_hash[i + 1], data_ + offset[i + 1],
+                               num_probes_, &results[start + i], &results[start + i + 1]);
+      }
+#endif
+      for (; i < m; ++i) {
         results[start + i] = MayMatchLine(probe_hash[i], num_probes_, data_ + offset[i]);
       }
     }
@@ -146,11 +163,15 @@ class FastLocalBloomFilter final : public Filter {
   HashWidth hash_width() const override { return width_; }
 
  private:
+  static bool IsLineAligned(const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % kLineBytes == 0; }
+
   CacheAlignedArray<uint8_t> owned_;
   const uint8_t* data_;
   uint32_t len_bytes_;
   int num_probes_;
   HashWidth width_;
+  // Every line starts a hardware cache line: one prefetch per line suffices.
+  bool lines_aligned_;
 };
 
 class FastLocalBloomPolicy final : public FilterPolicy {

@@ -46,6 +46,7 @@
 
 #include "common/slice.h"
 #include "filters/fast_local_bloom_avx2.h"
+#include "filters/fast_local_bloom_avx512.h"
 #include "filters/filter.h"
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
@@ -82,11 +83,14 @@ inline SplitHash Split(uint64_t hash, HashWidth width) {
 inline uint32_t LineOffset(uint32_t h1, uint32_t len_bytes) { return FastRange32(h1, len_bytes >> 6) << 6; }
 
 // Two prefetches per line because a viewed (deserialized) filter need not be
-// 64-byte aligned, so its "line" may straddle two hardware lines.
+// 64-byte aligned, so its "line" may straddle two hardware lines; callers
+// that know their data is aligned use PrefetchAlignedLineForRead. Queries
+// prefetch into L1 (locality 3): the line is read within the same batch.
 inline void PrefetchLineForRead(const uint8_t* line) {
-  __builtin_prefetch(line, 0, 1);
-  __builtin_prefetch(line + 63, 0, 1);
+  __builtin_prefetch(line, 0, 3);
+  __builtin_prefetch(line + 63, 0, 3);
 }
+inline void PrefetchAlignedLineForRead(const uint8_t* line) { __builtin_prefetch(line, 0, 3); }
 inline void PrefetchLineForWrite(uint8_t* line) {
   __builtin_prefetch(line, 1, 1);
   __builtin_prefetch(line + 63, 1, 1);
@@ -112,9 +116,11 @@ inline bool MayMatchLineScalar(uint32_t h2, int num_probes, const uint8_t* line)
   return true;
 }
 
-// The query the filters use: AVX2 when compiled in, else scalar.
+// The query the filters use: AVX-512 or AVX2 when compiled in, else scalar.
 inline bool MayMatchLine(uint32_t h2, int num_probes, const uint8_t* line) {
-#ifdef FILTERLAB_FASTLOCAL_AVX2
+#if defined(FILTERLAB_FASTLOCAL_AVX512)
+  return MayMatchLineAvx512(h2, num_probes, line);
+#elif defined(FILTERLAB_FASTLOCAL_AVX2)
   return MayMatchLineAvx2(h2, num_probes, line);
 #else
   return MayMatchLineScalar(h2, num_probes, line);

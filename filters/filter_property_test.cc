@@ -6,7 +6,7 @@
 //   - never a false negative (0, 1, 7 and 10^5 keys; 10^7 keys for a subset,
 //     see FilterPropertyLarge);
 //   - a measured FP rate within a stated binomial bound of its policy's
-//     ModelFpRate (the bound is explained at FpTolerance);
+//     ModelFpRate (the bound is explained in filters/fp_tolerance.h);
 //   - MayContainBatch == MayContain on any batch;
 //   - Serialize -> OpenFilter answers identically, re-serializes to the same
 //     bytes and describes itself the same way; builds are deterministic;
@@ -29,6 +29,7 @@
 #include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/fp_tolerance.h"
 #include "filters/registry.h"
 #include "filters/trailer.h"
 #include "hashing/remix.h"
@@ -200,56 +201,9 @@ void ExerciseOpenedFilter(const Filter& f, size_t size, const std::string& what)
 }
 
 // ---------------------------------------------------------------------------
-// FP tolerance
-//
-// A filter built from n hashes answers an outside query positive with some
-// probability p (its own FP rate); Q independent outside queries give a
-// Binomial(Q, p) count, so p_hat = positives/Q has standard deviation
-// sigma = sqrt(p (1-p) / Q), taken at p = p_model. The 4-sigma term below is
-// that sampling error (two-sided, a false alarm about once in 16000 for an
-// exact model; with Q = 2*10^6 and p ~ 1% it is ~2.8% of p). On top of it
-// each model gets an allowance for its own error, by what kind of model the
-// variant states beside its code:
-//
-//   exact (the default): standard Bloom with the filter's true m, Poisson
-//     mixtures over cache lines, words or split blocks, + n/2^32 for 32-bit
-//     hashes. Accept |p_hat - p_model| <= 4 sigma + 5% p_model. The 5%
-//     covers the gap between one filter and the average over filters that
-//     the models compute (at 10^5 keys the spread of the fill fraction alone
-//     is ~1% of p at k = 6), RocksDB's two-point cache-local shortcut where a
-//     variant uses it (0.45% below the exact mixture at 10 b/k), and size
-//     rounding. A filter mis-sized by 5% of its bits moves p by ~20% at k = 6,
-//     and a missing n/2^32 term at 10^7 keys by ~20%, so both are caught.
-//   empirical: RocksDB's EstimatedFpRate for its legacy full filter (legacy,
-//     and worm's cache_rocksdb_full, the same scheme). Its penalty term
-//     0.1/(0.75b + 22) for the flawed probe deltas (spec §2.3) is a fitted
-//     average, not a derivation: accept 4 sigma + 15% p_model.
-//   lower bound: the variant's model is the ideal one for its layout, and its
-//     probe sequence is known to do worse (double hashing of a 32-bit hash,
-//     h += rotr(h, 17), in the old block-based filter and the old non-local
-//     DynamicBloom: legacy_block, worm rocksdb_dynamic; double hashing inside
-//     a line: worm cache_dbl). No probe sequence beats independent probes, so
-//     accept p_model - 4 sigma <= p_hat <= 2 p_model. The upper cap is a
-//     sanity limit, not a model: the degradation known for these schemes at
-//     10 b/k is 1.1x to 1.7x (spec §2.3, wormhashing.md §2), and twice the
-//     ideal would mean a new defect. These variants' owners may replace the
-//     ideal with a model of the flaw; then they move to "exact".
-enum class ModelKind { kExact, kEmpirical, kLowerBound };
-
-ModelKind ClassifyModel(const FilterPolicy& policy) {
-  const std::string_view variant = policy.variant();
-  if (variant == "legacy") return ModelKind::kEmpirical;
-  if (variant == "legacy_block") return ModelKind::kLowerBound;
-  if (variant == "worm") {
-    FilterSpec spec;
-    std::string sub;
-    if (FilterSpec::Parse(policy.spec(), &spec).ok() && spec.GetRaw("variant", &sub)) {
-      if (sub == "cache_rocksdb_full") return ModelKind::kEmpirical;
-      if (sub == "rocksdb_dynamic" || sub == "cache_dbl") return ModelKind::kLowerBound;
-    }
-  }
-  return ModelKind::kExact;
-}
+// FP tolerance: the shared rule of filters/fp_tolerance.h (4 binomial sigma
+// plus an allowance by kind of model: exact 5%, empirical 15%, lower bound
+// [model - 4 sigma, 2 model]; the reasons are stated there).
 
 struct FpCheck {
   uint64_t positives;
@@ -257,7 +211,7 @@ struct FpCheck {
   double measured;
   double model;
   double sigma;
-  ModelKind kind;
+  FpModelKind kind;
 };
 
 FpCheck MeasureFp(const Filter& f, const FilterPolicy& policy, size_t keys, uint64_t query_seed, uint64_t queries) {
@@ -275,31 +229,15 @@ FpCheck MeasureFp(const Filter& f, const FilterPolicy& policy, size_t keys, uint
   const double model = policy.ModelFpRate(keys);
   const double sigma = std::sqrt(model * (1 - model) / static_cast<double>(queries));
   return FpCheck{positives, queries, static_cast<double>(positives) / static_cast<double>(queries), model, sigma,
-                 ClassifyModel(policy)};
+                 ClassifyFpModel(policy)};
 }
 
 void ExpectFpWithinBound(const FpCheck& c, const std::string& spec, size_t keys) {
   ASSERT_TRUE(std::isfinite(c.model) && c.model > 0 && c.model < 1)
       << spec << ": ModelFpRate(" << keys << ") = " << c.model << " is not a probability in (0, 1)";
-  double low = 0, high = 0;
-  const char* rule = "";
-  switch (c.kind) {
-    case ModelKind::kExact:
-      low = c.model - 4 * c.sigma - 0.05 * c.model;
-      high = c.model + 4 * c.sigma + 0.05 * c.model;
-      rule = "exact model: |diff| <= 4 sigma + 5% of model";
-      break;
-    case ModelKind::kEmpirical:
-      low = c.model - 4 * c.sigma - 0.15 * c.model;
-      high = c.model + 4 * c.sigma + 0.15 * c.model;
-      rule = "empirical model: |diff| <= 4 sigma + 15% of model";
-      break;
-    case ModelKind::kLowerBound:
-      low = c.model - 4 * c.sigma;
-      high = 2 * c.model;
-      rule = "model is a lower bound: model - 4 sigma <= measured <= 2 model";
-      break;
-  }
+  const FpAllowedRange allowed = AllowedFpRange(c.model, c.queries, c.kind);
+  const double low = allowed.low, high = allowed.high;
+  const char* rule = allowed.rule;
   EXPECT_TRUE(c.measured >= low && c.measured <= high)
       << spec << " with " << keys << " keys: measured FP " << c.measured << " (" << c.positives << " of "
       << c.queries << " outside queries), model " << c.model << " (measured/model = " << c.measured / c.model

@@ -9,8 +9,8 @@
 
 namespace filterlab::sim {
 
-FlagSet::FlagSet(std::string command, std::string summary)
-    : command_(std::move(command)), summary_(std::move(summary)) {}
+FlagSet::FlagSet(std::string command, std::string summary, std::string program)
+    : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
 
 void FlagSet::Int(const char* name, long long def, long long min, long long max, const char* help,
                   long long* out) {
@@ -49,8 +49,8 @@ void FlagSet::List(const char* name, const char* help, std::vector<std::string>*
   flags_.push_back(std::move(f));
 }
 
-void FlagSet::Bool(const char* name, const char* help, bool* out) {
-  Flag f{name, Kind::kBool, help, "false"};
+void FlagSet::Bool(const char* name, const char* help, bool* out, bool def) {
+  Flag f{name, Kind::kBool, help, def ? "true" : "false"};
   f.out = out;
   flags_.push_back(std::move(f));
 }
@@ -200,7 +200,8 @@ bool FlagSet::WasSet(const char* name) const {
 }
 
 std::string FlagSet::Help() const {
-  std::string s = "usage: filterlab-sim " + command_ + " [FLAGS]\n" + summary_ + "\nflags:\n";
+  std::string s = "usage: " + (program_.empty() ? command_ : program_ + " " + command_) + " [FLAGS]\n" + summary_ +
+                  "\nflags:\n";
   for (const auto& f : flags_) {
     s += "  --";
     s += f.name;

@@ -14,7 +14,9 @@ namespace filterlab::sim {
 
 class FlagSet {
  public:
-  FlagSet(std::string command, std::string summary);
+  // `program` prefixes the usage line ("usage: PROGRAM COMMAND [FLAGS]"); a
+  // tool with no subcommands passes "" and its own name as `command`.
+  FlagSet(std::string command, std::string summary, std::string program = "filterlab-sim");
 
   // Integer in [min, max]. Accepts plain integers and exact scientific forms
   // such as 1e9 (so sweeps can say --keys 1e9).
@@ -28,7 +30,7 @@ class FlagSet {
   // Repeatable; each occurrence appends one value.
   void List(const char* name, const char* help, std::vector<std::string>* out);
   // "--name" sets true; "--name=false" / "--name=true" also accepted.
-  void Bool(const char* name, const char* help, bool* out);
+  void Bool(const char* name, const char* help, bool* out, bool def = false);
 
   // Parses argv[0..argc) (the arguments after the subcommand). Sets defaults
   // first. --help / -h sets help_requested() and stops.
@@ -58,6 +60,7 @@ class FlagSet {
 
   std::string command_;
   std::string summary_;
+  std::string program_;
   std::vector<Flag> flags_;
   bool help_requested_ = false;
 };

@@ -38,7 +38,12 @@ struct FpConfig {
   int key_size = 24;      // keys: base key length (filter_bench's 24..28 spread)
   int threads = 1;
   uint64_t seed = 0;
-  int batch = 256;        // hashes per MayContainBatch call
+  int batch = 1024;       // hashes per MayContainBatch call
+  // Work units of the deterministic split (see above). Part of the stream
+  // definition: other values give other (equally valid) samples. Tests use
+  // small chunks to cross chunk boundaries cheaply.
+  uint64_t build_chunk = kBuildChunk;
+  uint64_t query_chunk = kQueryChunk;
 };
 
 struct FpResult {
@@ -54,6 +59,7 @@ struct FpResult {
   double bits_per_key = 0;   // 8 * total_bytes / (filters * keys)
   double build_seconds = 0;  // wall time of hash generation + Build
   double query_seconds = 0;  // wall time of the query phase
+  double query_cpu_seconds = 0;  // CPU time of the query phase, all threads
   double seconds = 0;        // wall time of the whole run
   std::string schedule;      // "filter_per_thread" or "chunks_over_threads"
 };

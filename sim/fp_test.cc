@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "hashing/remix.h"
 #include "sim/commands.h"
+#include "sim/keygen.h"
 
 namespace filterlab::sim {
 namespace {
@@ -28,14 +31,19 @@ uint64_t Positives(FpConfig c) {
   return r.positives;
 }
 
-// Counts depend on seed and parameters only: the query stream spans several
-// chunks (kQueryChunk) so threads really split it, and with 13 filters on 3
-// threads each thread builds whole filters (the other schedule).
+// Counts depend on seed and parameters only. Small work units (build and
+// query chunks of 4096 instead of 2^20) make both phases span many chunks at
+// a fraction of the cost: 2 builds chunks per filter and 13 query chunks, so
+// threads really split both; with 13 filters on 3 threads each thread builds
+// whole filters (the other schedule). Both hash sources.
 TEST(Fp, CountsIndependentOfThreadCount) {
   for (const char* source : {"synthetic", "keys"}) {
     for (uint64_t filters : {uint64_t{1}, uint64_t{13}}) {
-      FpConfig c = Config("standard:bpk=6", 20000, filters, 3 * kQueryChunk + 12345, 1);
+      FpConfig c = Config("standard:bpk=6", 5000, filters, 13 * 4096 + 123, 1);
       c.hash_source = source;
+      c.build_chunk = 4096;
+      c.query_chunk = 4096;
+      c.batch = 100;  // batches straddle the 2048-hash buffers
       const uint64_t one = Positives(c);
       EXPECT_GT(one, 0u);
       for (int threads : {2, 3}) {
@@ -44,6 +52,28 @@ TEST(Fp, CountsIndependentOfThreadCount) {
       }
     }
   }
+}
+
+// The batch size is a speed knob only: it must not change a single count.
+TEST(Fp, CountsIndependentOfBatchSize) {
+  FpConfig c = Config("fastlocal:bpk=6", 20000, 1, 100000, 1);
+  const uint64_t reference = Positives(c);
+  for (int batch : {1, 7, 64, 2048}) {
+    c.batch = batch;
+    EXPECT_EQ(Positives(c), reference) << "batch=" << batch;
+  }
+}
+
+// The vectorisable fill is the SplitMix64 stream, from any starting index.
+TEST(FillSplitMix64, EqualsTheSequentialGenerator) {
+  SplitMix64 rng(0xfeed);
+  std::vector<uint64_t> sequential(1000);
+  for (auto& h : sequential) h = rng.Next();
+  std::vector<uint64_t> filled(1000);
+  FillSplitMix64(0xfeed, 0, 1000, filled.data());
+  EXPECT_EQ(filled, sequential);
+  FillSplitMix64(0xfeed, 377, 100, filled.data());
+  EXPECT_TRUE(std::equal(filled.begin(), filled.begin() + 100, sequential.begin() + 377));
 }
 
 TEST(Fp, SeedChangesTheSample) {

@@ -34,6 +34,16 @@ inline uint64_t DeriveSeed(uint64_t seed, Stream purpose, uint64_t a, uint64_t b
   return Mix64(h ^ (b * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL));
 }
 
+// out[i] = output first + i of SplitMix64(seed), for i < n: the same stream
+// as calling Next() (first + n) times, written as a function of the output's
+// index so that the loop has no carried dependency and vectorises (8 lanes
+// with AVX-512's 64-bit multiply). The simulator's synthetic hashes.
+inline void FillSplitMix64(uint64_t seed, uint64_t first, uint64_t n, uint64_t* out) {
+  constexpr uint64_t kIncrement = 0x9e3779b97f4a7c15ULL;  // SplitMix64's state step
+  const uint64_t base = seed + (first + 1) * kIncrement;
+  for (uint64_t i = 0; i < n; ++i) out[i] = Mix64(base + i * kIncrement);
+}
+
 inline constexpr uint32_t kOutsideBit = 0x80000000u;
 inline constexpr int kMaxKeyBytes = 64;
 

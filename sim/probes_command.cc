@@ -62,7 +62,9 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
                 "fp(other) - fp(best). verdict: agree (best = table), indistinguishable (the table's count is\n"
                 "within the interval of the best), disagree. For fastlocal the table is RocksDB's\n"
                 "ChooseNumProbes (--table), and a 'boundary' record per table boundary tests the switch\n"
-                "from k to k+1 at the boundary and 0.5 bits/key either side.");
+                "from k to k+1 at the boundary and 0.5 bits/key either side; its verdict: agree (both sides\n"
+                "confirm the table at 95%), consistent (nothing contradicts it, not all resolved),\n"
+                "simulation_switches_earlier / _later (a side contradicts it).");
   std::string variant, extra, bpk_text, table_path;
   long long keys = 0, filters = 0, queries = 0, spread = 0, threads = 0, seed = 0;
   bool no_boundaries = false;
@@ -179,7 +181,11 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
       j["probes_below"] = k;
       j["probes_above"] = table.upper_bound(m)->second;
       JsonRecord points = JsonRecord::array();
-      bool earlier = false, later = false;
+      // Each side of the boundary either shows the table's choice
+      // significantly (below: k better, i.e. fp(k') - fp(k) > 0; above: k'
+      // better), shows the opposite significantly (the simulation would
+      // switch earlier / later), or cannot tell at this sample size.
+      bool earlier = false, later = false, below_confirms = false, above_confirms = false;
       for (int off : {-500, 0, 500}) {
         const double bpk = (m + off) / 1000.0;
         if (bpk < 1) continue;
@@ -194,10 +200,17 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
         p["fp_above_probes"] = static_cast<double>(r.positives[1]) / static_cast<double>(cfg.queries);
         if (off < 0 && p["diff_ci_high"].get<double>() < 0) earlier = true;  // k+1 already better below
         if (off > 0 && p["diff_ci_low"].get<double>() > 0) later = true;     // k still better above
+        if (off < 0 && p["diff_ci_low"].get<double>() > 0) below_confirms = true;
+        if (off > 0 && p["diff_ci_high"].get<double>() < 0) above_confirms = true;
         points.push_back(p);
       }
       j["points"] = points;
-      j["verdict"] = earlier ? "simulation_switches_earlier" : later ? "simulation_switches_later" : "agree";
+      // agree: both sides confirm the table; consistent: no side contradicts
+      // it but at least one cannot tell (near the optimum neighbouring
+      // counts differ by less than the interval).
+      j["verdict"] = earlier ? "simulation_switches_earlier"
+                     : later ? "simulation_switches_later"
+                     : below_confirms && above_confirms ? "agree" : "consistent";
       emit(j);
     }
   }

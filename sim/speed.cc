@@ -206,6 +206,7 @@ class SpeedRun {
     }
     JsonRecord j = Base(plan.mode, set, set.arena->huge_pages());
     j["mix"] = plan.mix;
+    j["pick"] = plan.pick == Pick::kSingle ? "single" : plan.pick == Pick::kRandom ? "random" : "skewed";
     j["batch"] = plan.batch;
     if (plan.batch > 1) j["prepared"] = plan.prepared;
     if (plan.pick == Pick::kSkewed) {

@@ -1,11 +1,16 @@
 """A small results fixture in the shape the runner writes (one row per
 measurement, the sim's record fields plus the run's parameters): FP against
-bits/key, FP against keys for 32/64-bit hashes, speed and probes records."""
+bits/key, FP against keys for 32/64-bit hashes, speed and probes records; and
+lsmbench records (flattened by the runner's own store.flatten) for the
+engine's figures: MultiGet, hash index, memtable filter, range estimates and
+filters per level. Engine numbers are chosen so the expected ratios are exact."""
 
 import json
 
 import pandas as pd
 import pytest
+
+from experiments.store import flatten, tidy
 
 
 def _fp_row(sweep, base, bpk, keys, hash_bits, seed, fp, queries=100000):
@@ -51,10 +56,94 @@ def fixture_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _lsm_rows(sweep: str, base, seed: int, params: dict, records: list[dict]) -> list[dict]:
+    """The table rows of one lsmbench run, as experiments/store.py builds them."""
+    key = f"{sweep}{base}{sorted(params.items())}{seed}"
+    run = {"experiment": "fixture", "sweep": sweep, "worker": "lsmbench", "run_key": key, "base_filter": base,
+           "seed": seed, **params}
+    if "bpk" in params:
+        run["bpk"] = float(params["bpk"])
+    rows = []
+    for i, rec in enumerate(records):
+        rec = {"engine": params.get("engine", "filterlab"), "num": 1000, "reads": 1000, **rec}
+        rec.setdefault("ops_per_sec", 1e6 / rec["micros_per_op"])
+        for flat in flatten(rec):
+            rows.append({**run, "record_index": i, **flat})
+    return rows
+
+
+def _levels(fp_by_level: list[float], queries: int = 10000) -> list[dict]:
+    """Per-level filter statistics of `queries` absent keys and 500 present ones at the given FP rates."""
+    return [{"level": lv, "files": 1 + lv, "bytes": 50000 * (lv + 1), "filter_useful": round(queries * (1 - fp)),
+             "filter_positive": round(queries * fp) + 500, "filter_true_positive": 500}
+            for lv, fp in enumerate(fp_by_level)]
+
+
+def engine_frame() -> pd.DataFrame:
+    rows = []
+    # MultiGet: Get loop 3.0 us/key everywhere; batched 2.4 at stride 16, batch 4 (1.25x), else 3.0; readrandom 3.3.
+    for seed in (0, 1):
+        for batched in (True, False):
+            for batch in (1, 4):
+                for stride in (0, 16):
+                    us = 2.4 if batched and batch == 4 and stride == 16 else 3.0
+                    p = {"bpk": 10, "batch_size": batch, "multiread_stride": stride, "multiread_batched": batched}
+                    rows += _lsm_rows("multiget", "fastlocal", seed, p, [
+                        {"benchmark": "fillrandom", "micros_per_op": 5.0, "batch_size": batch, "stride": stride},
+                        {"benchmark": "readrandom", "micros_per_op": 3.3, "batch_size": batch, "stride": stride},
+                        {"benchmark": "multireadrandom", "micros_per_op": us, "batch_size": batch, "stride": stride}])
+    # Hash index: readrandom +10%, readmissing +5%, SST bytes 120 -> 125.52 per key (+4.6%); seeds vary by 1%.
+    for engine in ("filterlab", "rocksdb"):
+        for on in (False, True):
+            for seed in (0, 1, 2):
+                jitter = 1 + 0.01 * (seed - 1)
+                p = {"bpk": 10, "engine": engine, "hash_index": on, "util_ratio": 0.75}
+                rows += _lsm_rows("hash_index", "fastlocal", seed, p, [
+                    {"benchmark": "fillrandom", "micros_per_op": 5.0, "hash_index": on},
+                    {"benchmark": "readrandom", "ops_per_sec": (110000 if on else 100000) * jitter,
+                     "micros_per_op": 10.0, "hash_index": on},
+                    {"benchmark": "readmissing", "ops_per_sec": (126000 if on else 120000) * jitter,
+                     "micros_per_op": 8.0, "hash_index": on, "sst_bytes": 125520 if on else 120000}])
+    # Memtable filter: readmissing 90k -> 120k (+33.3%), fillrandom 200k -> 197k (-1.5%).
+    for spec in ("none", "dynamic:bpk=8,probes=6,hash=32"):
+        on = spec != "none"
+        for seed in (0, 1, 2):
+            rows += _lsm_rows("memtable", "fastlocal", seed, {"bpk": 10, "memtable_filter": spec}, [
+                {"benchmark": "fillrandom", "ops_per_sec": 197000 if on else 200000, "micros_per_op": 5.0,
+                 "memtable_filter": spec},
+                {"benchmark": "readmissing", "ops_per_sec": 120000 if on else 90000, "micros_per_op": 9.0,
+                 "memtable_filter": spec}])
+    # Range estimates: new exact at 10, normal-ish at 1000; old with 13% zeros at 1000 and no histogram at 10.
+    stats = {
+        ("new", 10): {"count": 100, "mean": 10.0, "stddev": 0.0, "min": 10, "p50": 10, "p99": 10, "max": 10,
+                      "histogram": [[10, 100]]},
+        ("new", 1000): {"count": 100, "mean": 1000.0, "stddev": 200.0, "min": 700, "p50": 1000, "p99": 1400,
+                        "max": 1500, "histogram": [[700, 20], [900, 60], [1200, 20]]},
+        ("old", 10): {"count": 100, "mean": 30.0, "stddev": 90.0, "min": 0, "p50": 8, "p99": 300, "max": 900},
+        ("old", 1000): {"count": 100, "mean": 2300.0, "stddev": 26000.0, "min": 0, "p50": 900, "p99": 12600,
+                        "max": 835000, "histogram": [[0, 13], [100, 30], [1000, 40], [10000, 17]]},
+    }
+    for (algo, width), st in stats.items():
+        rows += _lsm_rows("range", None, 0, {"batch_size": width, "approx_algorithm": algo}, [
+            {"benchmark": "approximatememtablestats", "micros_per_op": 1.0, "expected": width, **st},
+            {"benchmark": "readrandom", "micros_per_op": 0.5}])
+    # Filters: FP 1% (fastlocal) and 1.2% (legacy) on both levels; no filter: no filter checks.
+    for base, fps, us in (("fastlocal", [0.01, 0.01], 2.0), ("legacy", [0.012, 0.012], 2.5), ("none", None, 4.0)):
+        for seed in (0, 1):
+            levels = _levels(fps) if fps else [{"level": lv, "files": 1, "bytes": 50000, "filter_useful": 0,
+                                                "filter_positive": 0, "filter_true_positive": 0} for lv in (0, 1)]
+            rows += _lsm_rows("filters", base, seed, {"bpk": 10} if base != "none" else {}, [
+                {"benchmark": "fillrandom", "micros_per_op": 5.0},
+                {"benchmark": "readrandom", "micros_per_op": us, "levels": levels},
+                {"benchmark": "readmissing", "micros_per_op": us / 2, "levels": levels}])
+    return pd.DataFrame(rows)
+
+
 @pytest.fixture
 def results_dir(tmp_path):
     d = tmp_path / "fixture"
     d.mkdir()
-    fixture_frame().to_parquet(d / "results.parquet", index=False)
+    tidy(pd.concat([fixture_frame(), engine_frame()], ignore_index=True)).to_parquet(d / "results.parquet",
+                                                                                   index=False)
     (d / "meta.json").write_text(json.dumps({"plots": [], "tables": []}))
     return d

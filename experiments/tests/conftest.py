@@ -55,3 +55,32 @@ def run_cli(*args, env=None):
 
     return subprocess.run([sys.executable, "-m", "experiments", *map(str, args)], cwd=ROOT, capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=300)
+
+
+FAKE_LSMBENCH = Path(__file__).resolve().parent / "fake_lsmbench.py"
+
+
+def make_fake_build(root: Path, build: Path | None) -> Path:
+    """A build dir whose lsmbench is tests/fake_lsmbench.py, with the real
+    filterlab-tool (the registry) and filterlab-sim linked in when they exist."""
+    import sys
+
+    fake = root / "fakebuild"
+    (fake / "sim").mkdir(parents=True)
+    if build is not None:
+        for rel in ("filterlab-tool", "sim/filterlab-sim"):
+            if (build / rel).exists():
+                (fake / rel).symlink_to(build / rel)
+    lsm = fake / "lsmbench"
+    lsm.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_LSMBENCH}" "$@"\n')
+    lsm.chmod(0o755)
+    return fake
+
+
+@pytest.fixture
+def lsmbench_build(tmp_path):
+    """make_fake_build for tests that need the registry (filterlab-tool check-spec)."""
+    b = build_dir()
+    if not (b / "filterlab-tool").exists():
+        pytest.skip(f"no filterlab-tool in {b} (build it, or set FILTERLAB_BUILD)")
+    return make_fake_build(tmp_path, b)

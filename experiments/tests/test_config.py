@@ -127,11 +127,6 @@ def test_missing_worker_binary(write_config, tmp_path):
     assert "'sim fp' needs" in msg and "nobuild/sim/filterlab-sim, which does not exist" in msg
 
 
-def test_lsmbench_not_yet(write_config):
-    msg = only(problems_of(write_config(SMALL_FP.replace('worker = "sim fp"', 'worker = "lsmbench"'))))
-    assert "'lsmbench' is not supported by the runner yet" in msg
-
-
 def test_registry_answers_alike_with_and_without_check_spec(build, tmp_path):
     """check-spec (one call) and the filterlab-sim fallback (one call per spec) give the same verdicts."""
     from experiments.registry import check_specs

@@ -1,0 +1,259 @@
+"""The engine's figures (lsmbench results), one function per kind, each taking
+the tidy results DataFrame and returning a Figure, or None when the table has
+no rows of that kind: the MultiGet heat map, hash index and memtable filter
+on/off bars, range-estimate distributions, and end-to-end lookups per filter
+with the FP rate measured per level. Numbers come from engine_data.py, which
+the tables share. Bars are medians over repeats with min..max whiskers."""
+
+from __future__ import annotations
+
+import warnings
+
+from .style import FP_LABEL, palette  # first: selects the Agg backend before pyplot loads
+
+import matplotlib.ticker  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from .engine_data import (context_label, filter_rows, level_fp, medians, multiget_summary,  # noqa: E402
+                          range_summary, space_summary, toggle_summary)
+
+OPS_LABEL = "operations per second"
+US_LABEL = "µs per lookup"
+
+
+def multiget(df: pd.DataFrame):
+    """Heat maps over batch size x stride per engine: batched MultiGet µs per key, and
+    its speedup over the baseline (a Get loop over the same keys where measured, else
+    readrandom), each cell annotated; with a Get-loop baseline its µs per key too."""
+    s = multiget_summary(df)
+    if s is None:
+        return None
+    get_loop = (s["baseline"] == "Get loop").all()
+    engines = list(pd.unique(s["engine"]))
+    ncols = 3 if get_loop else 2
+    fig, axes = plt.subplots(len(engines), ncols, figsize=(4.4 * ncols, 3.6 * len(engines)), squeeze=False)
+    for row, engine in zip(axes, engines):
+        g = s[s["engine"] == engine]
+
+        def grid(col):
+            return g.pivot(index="stride", columns="batch_size", values=col).sort_index()
+
+        panels = []
+        if get_loop:
+            panels.append(("Get loop µs per key", grid("get_us"), "us"))
+        panels.append(("MultiGet µs per key", grid("multiget_us"), "us"))
+        # One colour scale for both µs panels, so equal times look equal.
+        us = g[["multiget_us", "get_us"] if get_loop else ["multiget_us"]].to_numpy(float)
+        lo, hi = np.nanmin(us), np.nanmax(us)
+        if get_loop:
+            title = "speedup vs Get loop"
+        else:
+            base = g["get_us"].iloc[0]
+            title = f"speedup vs readrandom ({base:.3g} µs/op)" if pd.notna(base) else "speedup (no readrandom)"
+        panels.append((title, grid("speedup"), "x"))
+        for ax, (title, data, unit) in zip(row, panels):
+            _heatmap(ax, data, unit, lo, hi)
+            ax.set_xlabel("batch size")
+            ax.set_ylabel("stride (0 = random keys)")
+            ax.set_title(f"{engine}: {title}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _heatmap(ax, data: pd.DataFrame, unit: str, lo: float, hi: float) -> None:
+    """µs cells on a shared scale [lo, hi]; speedups (unit "x") on a log scale centred on 1."""
+    with warnings.catch_warnings():  # seaborn's own use of a matplotlib API about to be deprecated
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        if unit == "x":
+            annot = data.map(lambda v: "" if pd.isna(v) else f"{v:.2f}x")
+            spread = max(abs(np.log(data.stack())).max(), np.log(1.05)) if data.notna().any().any() else 0.1
+            sns.heatmap(np.log(data), annot=annot, fmt="", cmap="RdYlGn", center=0, vmin=-spread, vmax=spread,
+                        cbar=False, ax=ax, annot_kws={"fontsize": 8})
+        else:
+            sns.heatmap(data, annot=True, fmt=".3f", cmap="viridis_r", vmin=lo, vmax=hi if hi > lo else lo + 1e-9,
+                        cbar=False, ax=ax, annot_kws={"fontsize": 8})
+
+
+def _toggle_panel(ax, t: pd.DataFrame, names: tuple, ylabel: str, title: str) -> None:
+    """Off and on bars per context (x), min..max whiskers, the change printed over each pair."""
+    ctx = t.attrs.get("context", ["engine"])
+    labels = [context_label(r, ctx, sep="\n", short=True) for _, r in t.iterrows()]
+    x = np.arange(len(t))
+    w = 0.38
+    colors = palette(names)
+    for i, (state, name) in enumerate(zip(("off", "on"), names)):
+        med = t[f"median_{state}"].to_numpy(float)
+        err = [med - t[f"min_{state}"].to_numpy(float), t[f"max_{state}"].to_numpy(float) - med]
+        ax.bar(x + (i - 0.5) * w, med, w, yerr=err, capsize=3, color=colors[name], label=name)
+    top = t[["max_off", "max_on"]].max(axis=1).to_numpy(float)
+    for xi, yi, ch in zip(x, top, t["change"]):
+        ax.annotate(f"{ch:+.1%}", (xi, yi), xytext=(0, 4), textcoords="offset points", ha="center", fontsize=8)
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_xlabel("engine" if list(ctx) == ["engine"] else "configuration")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.margins(y=0.15)
+
+
+def _toggle_figure(df, toggle: str, benches: tuple, names: tuple, space: bool):
+    t = toggle_summary(df, toggle, benches)
+    if t is None:
+        return None
+    present = [b for b in benches if b in set(t["benchmark"])]
+    sp = space_summary(df, toggle) if space else None
+    n = len(present) + (sp is not None)
+    groups = t[t.attrs["context"]].drop_duplicates().shape[0]
+    fig, axes = plt.subplots(1, n, figsize=(max(4.2, 1.4 * groups) * n, 4), squeeze=False)
+    for ax, bench in zip(axes[0], present):
+        g = t[t["benchmark"] == bench].reset_index(drop=True)
+        g.attrs = t.attrs
+        _toggle_panel(ax, g, names, OPS_LABEL, f"{bench} throughput")
+    if sp is not None:
+        _toggle_panel(axes[0][-1], sp, names, "SST bytes per key", "space")
+    # One legend for all panels, above them (inside, it would cover bars).
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    return fig
+
+
+def hash_index(df: pd.DataFrame):
+    """Data-block hash index off vs on: readrandom (and readmissing, seekrandom where
+    measured) throughput, and the SST bytes per key it costs."""
+    return _toggle_figure(df, "hash_index", ("readrandom", "readmissing", "seekrandom"),
+                          ("hash index off", "hash index on"), space=True)
+
+
+def memtable_filter(df: pd.DataFrame):
+    """Memtable Bloom filter off vs on: readmissing (what it speeds up), fillrandom (what it
+    costs) and readrandom throughput where measured."""
+    return _toggle_figure(df, "memtable_filter", ("readmissing", "fillrandom", "readrandom"),
+                          ("memtable filter off", "memtable filter on"), space=False)
+
+
+def range_estimates(df: pd.DataFrame):
+    """Distributions of the memtable's range-count estimates: one row per true range
+    width, one column per algorithm (new beside old), the true count as a dashed line.
+    Histograms where lsmbench reported them (bucket shares, log x; the share of zero
+    estimates, which a log axis cannot show, in the text), else the summary statistics."""
+    r = range_summary(df)
+    if r is None:
+        return None
+    engines = list(pd.unique(r["engine"]))
+    cols = [(e, a) for e in engines for a in sorted(r.loc[r["engine"] == e, "approx_algorithm"].unique())]
+    widths = sorted(r["width"].unique())
+    fig, axes = plt.subplots(len(widths), len(cols), figsize=(4.4 * len(cols), 2.5 * len(widths)),
+                             squeeze=False, sharex="row")
+    colors = palette([a for _, a in cols])
+    for axrow, width in zip(axes, widths):
+        for ax, (engine, algo) in zip(axrow, cols):
+            sel = r[(r["engine"] == engine) & (r["approx_algorithm"] == algo) & (r["width"] == width)]
+            name = f"{algo}" + (f" ({engine})" if len(engines) > 1 else "")
+            ax.set_title(f"true count {width}: {name}", fontsize=9)
+            ax.set_xlabel("range estimate (entries)", fontsize=8)
+            if sel.empty:
+                ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center")
+                continue
+            s = sel.iloc[0]
+            if s["histogram"]:
+                _histogram(ax, s, colors[algo])
+            else:
+                _summary_marks(ax, s, colors[algo])
+            ax.axvline(width, color="black", ls="--", lw=1, label="true count")
+            ax.set_xscale("log")
+            # Unlabelled minor ticks: labelling them on narrow log ranges costs seconds per figure.
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            rel = s["stddev"] / width
+            text = (f"mean {_n(s['mean'])}, sd {rel:.0%} of true\n"
+                    f"p50 {_n(s['p50'])}, p99 {_n(s['p99'])}, max {_n(s['max'])}")
+            if pd.notna(s["zeros"]) and s["zeros"] > 0:
+                text += f"\nzero estimates {s['zeros']:.1%}"
+            ax.text(0.98, 0.95, text, transform=ax.transAxes, ha="right", va="top", fontsize=6.5,
+                    bbox={"boxstyle": "round", "fc": "white", "alpha": 0.8, "lw": 0.3})
+            ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def _n(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def _histogram(ax, s, color) -> None:
+    hist = s["histogram"]
+    total = sum(c for _, c in hist)
+    lows = [lo for lo, _ in hist]
+    highs = lows[1:] + [max(lows[-1] + 1, float(s["max"]) + 1)]
+    pos = [(lo, hi, c) for lo, hi, (_, c) in zip(lows, highs, hist) if lo > 0 and c > 0]
+    if pos:
+        ax.bar([p[0] for p in pos], [p[2] / total for p in pos], width=[p[1] - p[0] for p in pos], align="edge",
+               color=color, alpha=0.8, label="estimates")
+    ax.set_ylabel("share of estimates", fontsize=8)
+
+
+def _summary_marks(ax, s, color) -> None:
+    """No histogram: min..max, mean +- sd, p50 and p99 on one line."""
+    lo = max(s["mean"] - s["stddev"], max(s["min"], 0.5))
+    ax.hlines(0, max(s["min"], 0.5), s["max"], color=color, lw=1, label="min..max")
+    ax.hlines(0, lo, s["mean"] + s["stddev"], color=color, lw=6, alpha=0.6, label="mean ± sd")
+    ax.plot([s["p50"]], [0], "o", color="black", ms=4, label="p50")
+    ax.plot([s["p99"]], [0], "|", color="black", ms=12, mew=2, label="p99")
+    ax.set_yticks([])
+    ax.set_ylim(-1, 1.6)
+
+
+def _grouped_bars(ax, table: pd.DataFrame, groups: list, series: list, colors: dict, err: bool) -> None:
+    """Bars of table[median] at x = group, one bar per series; whiskers min..max if err.
+    Missing (group, series) pairs leave a gap."""
+    w = 0.8 / max(len(series), 1)
+    x = np.arange(len(groups))
+    for i, name in enumerate(series):
+        sub = table[table["series"] == name].set_index("group").reindex(groups)
+        med = sub["median"].to_numpy(float)
+        kw = {}
+        if err:
+            kw = {"yerr": [med - sub["min"].to_numpy(float), sub["max"].to_numpy(float) - med], "capsize": 2}
+        ax.bar(x + (i - (len(series) - 1) / 2) * w, med, w, color=colors[name], label=name, **kw)
+    ax.set_xticks(x, groups, rotation=35, ha="right", fontsize=7)
+
+
+def engine_filters(df: pd.DataFrame):
+    """End-to-end lookups per filter variant (and RocksDB where it ran): µs per lookup
+    for readrandom and readmissing, and the FP rate each level's filters showed."""
+    rows = filter_rows(df)
+    if rows.empty or rows["filter_label"].nunique() < 2:
+        return None
+    groups = list(pd.unique(rows["filter_label"]))
+    med = medians(rows, ["filter_label", "benchmark"], "micros_per_op").rename(
+        columns={"filter_label": "group", "benchmark": "series"})
+    benches = [b for b in ("readrandom", "readmissing") if b in set(med["series"])]
+    lv = level_fp(df)
+    n = 2 if lv is not None else 1
+    fig, axes = plt.subplots(n, 1, figsize=(max(7.0, 0.42 * len(groups) + 2), 4.2 * n), squeeze=False)
+    bpk = rows["bpk"].dropna().unique() if "bpk" in rows else []
+    at = f" at {bpk[0]:g} bits/key" if len(bpk) == 1 else ""
+    ax = axes[0][0]
+    _grouped_bars(ax, med, groups, benches, palette(benches), err=True)
+    ax.set_xlabel("filter")
+    ax.set_ylabel(US_LABEL)
+    ax.set_title(f"End-to-end point lookups{at} (median of repeats)", fontsize=9)
+    ax.legend(fontsize=7)
+    if lv is not None:
+        ax = axes[1][0]
+        levels = [f"L{lv_}" for lv_ in sorted(lv["level"].unique())]
+        t = lv.assign(group=lv["filter_label"], series="L" + lv["level"].astype(str), median=lv["fp"],
+                      min=lv["ci_low"], max=lv["ci_high"])
+        _grouped_bars(ax, t, groups, levels, palette(levels), err=True)
+        ax.set_yscale("log")
+        ax.set_xlabel("filter")
+        ax.set_ylabel(FP_LABEL)
+        ax.set_title("FP rate measured per level: filter said maybe, key not in the file (95% Wilson)", fontsize=9)
+        ax.legend(fontsize=7, title="level", title_fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+KINDS = {"multiget": multiget, "hash_index": hash_index, "memtable_filter": memtable_filter,
+         "range_estimates": range_estimates, "engine_filters": engine_filters}

@@ -1,0 +1,103 @@
+"""The engine's summary tables (lsmbench results) as DataFrames of display
+strings; tables.py writes them as Markdown and LaTeX. Same numbers as the
+figures (engine_data.py): medians over repeats."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .engine_data import (context_label, filter_rows, level_fp, medians, multiget_summary, range_summary,
+                          space_summary, toggle_summary)
+
+
+def multiget_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """The published MultiGet table's shape: per engine and stride, the baseline's and
+    batched MultiGet's µs per key and the speedup, one column per batch size."""
+    s = multiget_summary(df)
+    if s is None:
+        return None
+    rows = []
+    for (engine, stride), g in s.groupby(["engine", "stride"], sort=True):
+        g = g.set_index("batch_size")
+        base = "Get loop" if (g["baseline"] == "Get loop").all() else "readrandom"
+        for op, col, fmt in ((f"{base} µs/key", "get_us", "{:.3f}"), ("MultiGet µs/key", "multiget_us", "{:.3f}"),
+                             ("speedup", "speedup", "{:.2f}x")):
+            row = {"engine": engine, "stride": int(stride), "op": op}
+            for b, v in g[col].items():
+                row[f"batch {int(b)}"] = "" if pd.isna(v) else fmt.format(v)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _toggle_table(df, toggle: str, benches: tuple, space: bool) -> pd.DataFrame | None:
+    t = toggle_summary(df, toggle, benches)
+    if t is None:
+        return None
+    ctx = t.attrs["context"]
+    rows = []
+    for _, r in t.iterrows():
+        rows.append({"config": context_label(r, ctx), "measure": f"{r['benchmark']} ops/s",
+                     "off": f"{r['median_off']:.0f}", "on": f"{r['median_on']:.0f}",
+                     "change": f"{r['change']:+.1%}", "repeats": f"{int(r['repeats_off'])}/{int(r['repeats_on'])}"})
+    sp = space_summary(df, toggle) if space else None
+    if sp is not None:
+        for _, r in sp.iterrows():
+            rows.append({"config": context_label(r, sp.attrs["context"]), "measure": "SST bytes/key",
+                         "off": f"{r['median_off']:.2f}", "on": f"{r['median_on']:.2f}",
+                         "change": f"{r['change']:+.1%}",
+                         "repeats": f"{int(r['repeats_off'])}/{int(r['repeats_on'])}"})
+    return pd.DataFrame(rows)
+
+
+def hash_index_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Throughput (ops/s, median) and SST bytes per key with the data-block hash index off and on."""
+    return _toggle_table(df, "hash_index", ("readrandom", "readmissing", "seekrandom"), space=True)
+
+
+def memtable_filter_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Throughput (ops/s, median) with the memtable filter off and on."""
+    return _toggle_table(df, "memtable_filter", ("readmissing", "fillrandom", "readrandom"), space=False)
+
+
+def range_estimates_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Range-estimate statistics per true width and algorithm, pooled over repeats."""
+    r = range_summary(df)
+    if r is None:
+        return None
+    out = pd.DataFrame({
+        "engine": r["engine"], "algorithm": r["approx_algorithm"], "true count": r["width"],
+        "estimates": r["estimates"], "mean": r["mean"].map(lambda v: f"{v:.5g}"),
+        "sd % of true": (100 * r["stddev"] / r["width"]).map(lambda v: f"{v:.1f}"),
+        "min": r["min"].map(lambda v: f"{v:.0f}"), "p50": r["p50"].map(lambda v: f"{v:.5g}"),
+        "p99": r["p99"].map(lambda v: f"{v:.5g}"), "max": r["max"].map(lambda v: f"{v:.0f}"),
+        "zeros %": r["zeros"].map(lambda v: "" if pd.isna(v) else f"{100 * v:.2f}"),
+        "µs/op": r["micros_per_op"].map(lambda v: "" if pd.isna(v) else f"{v:.3f}"),
+        "cost in readrandom lookups": r["lookups"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")})
+    if out["engine"].nunique() == 1:
+        out = out.drop(columns="engine")
+    return out
+
+
+def engine_filters_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Per filter (and engine): median µs per lookup of readrandom and readmissing, and the
+    measured FP rate per level (percent, pooled over repeats and read benchmarks)."""
+    rows = filter_rows(df)
+    if rows.empty or rows["filter_label"].nunique() < 2:
+        return None
+    med = medians(rows, ["filter_label", "benchmark"], "micros_per_op").set_index(["filter_label", "benchmark"])
+    table: dict[str, dict] = {}
+    for label in pd.unique(rows["filter_label"]):
+        row = table.setdefault(label, {"filter": label})
+        for bench in ("readrandom", "readmissing"):
+            if (label, bench) in med.index:
+                row[f"{bench} µs/op"] = f"{med.loc[(label, bench), 'median']:.3f}"
+    lv = level_fp(df)
+    if lv is not None:
+        for _, r in lv.iterrows():
+            if r["filter_label"] in table:
+                table[r["filter_label"]][f"L{r['level']} FP %"] = f"{100 * r['fp']:.3f}"
+    return pd.DataFrame(list(table.values()))
+
+
+KINDS = {"multiget": multiget_table, "hash_index": hash_index_table, "memtable_filter": memtable_filter_table,
+         "range_estimates": range_estimates_table, "engine_filters": engine_filters_table}

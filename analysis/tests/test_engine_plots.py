@@ -1,0 +1,143 @@
+"""The engine's figures and tables from the lsmbench rows of the fixture
+(conftest.engine_frame, flattened by the runner's store): axes, series,
+annotated values and table cells are the ratios the fixture was built with."""
+
+import matplotlib.pyplot as plt
+import pytest
+
+import analysis
+from analysis import engine_plots, tables
+
+
+@pytest.fixture(scope="module")
+def df(tmp_path_factory):
+    import pandas as pd
+
+    from experiments.store import tidy
+
+    from .conftest import engine_frame, fixture_frame
+
+    path = tmp_path_factory.mktemp("engine") / "results.parquet"
+    tidy(pd.concat([fixture_frame(), engine_frame()], ignore_index=True)).to_parquet(path, index=False)
+    return analysis.load(path)
+
+
+def texts(ax):
+    return [t.get_text() for t in ax.texts]
+
+
+def ticks(ax):
+    return [t.get_text() for t in ax.get_xticklabels()]
+
+
+def fig_legend(fig):
+    return [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_multiget_heat_maps_against_get_loop(df):
+    fig = engine_plots.multiget(df)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["filterlab: Get loop µs per key", "filterlab: MultiGet µs per key",
+                      "filterlab: speedup vs Get loop"]
+    for ax in fig.axes:
+        assert ax.get_xlabel() == "batch size" and ax.get_ylabel() == "stride (0 = random keys)"
+        assert ticks(ax) == ["1", "4"]
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "16"]
+    # Rows are strides 0, 16; columns batch 1, 4: only stride 16 at batch 4 is faster (3.0 / 2.4).
+    assert texts(fig.axes[1]) == ["3.000", "3.000", "3.000", "2.400"]
+    assert texts(fig.axes[2]) == ["1.00x", "1.00x", "1.00x", "1.25x"]
+    plt.close(fig)
+
+
+def test_multiget_without_get_loop_compares_with_readrandom(df):
+    only_batched = df[~((df["benchmark"] == "multireadrandom") & (df["multiread_batched"].astype(str) == "False"))]
+    fig = engine_plots.multiget(only_batched)
+    assert [ax.get_title() for ax in fig.axes] == ["filterlab: MultiGet µs per key",
+                                                   "filterlab: speedup vs readrandom (3.3 µs/op)"]
+    assert texts(fig.axes[1]) == ["1.10x", "1.10x", "1.10x", "1.38x"]  # 3.3/3.0 and 3.3/2.4
+    plt.close(fig)
+
+
+def test_hash_index_throughput_and_space(df):
+    fig = engine_plots.hash_index(df)
+    assert [ax.get_title() for ax in fig.axes] == ["readrandom throughput", "readmissing throughput", "space"]
+    assert fig_legend(fig) == ["hash index off", "hash index on"]
+    readrandom, readmissing, space = fig.axes
+    assert readrandom.get_ylabel() == "operations per second" and space.get_ylabel() == "SST bytes per key"
+    assert ticks(readrandom) == ["filterlab", "rocksdb"] and readrandom.get_xlabel() == "engine"
+    assert texts(readrandom) == ["+10.0%", "+10.0%"]
+    assert texts(readmissing) == ["+5.0%", "+5.0%"]
+    assert texts(space) == ["+4.6%", "+4.6%"]
+    # Medians of the three seeds (jittered +-1%): off 100000, on 110000.
+    heights = sorted(p.get_height() for p in readrandom.patches)
+    assert heights == pytest.approx([100000, 100000, 110000, 110000])
+    plt.close(fig)
+
+
+def test_memtable_filter_readmissing_and_fillrandom(df):
+    fig = engine_plots.memtable_filter(df)
+    assert [ax.get_title() for ax in fig.axes] == ["readmissing throughput", "fillrandom throughput"]
+    assert fig_legend(fig) == ["memtable filter off", "memtable filter on"]
+    assert texts(fig.axes[0]) == ["+33.3%"] and texts(fig.axes[1]) == ["-1.5%"]
+    plt.close(fig)
+
+
+def test_range_estimates_new_beside_old_per_width(df):
+    fig = engine_plots.range_estimates(df)
+    assert [ax.get_title() for ax in fig.axes] == ["true count 10: new", "true count 10: old",
+                                                   "true count 1000: new", "true count 1000: old"]
+    new10, old10, new1000, old1000 = fig.axes
+    for ax, width in ((new10, 10), (old10, 10), (new1000, 1000), (old1000, 1000)):
+        assert ax.get_xlabel() == "range estimate (entries)" and ax.get_xscale() == "log"
+        true = [line for line in ax.get_lines() if line.get_label() == "true count"]
+        assert len(true) == 1 and list(true[0].get_xdata()) == [width, width]
+    assert new1000.get_ylabel() == "share of estimates"
+    assert [p.get_height() for p in new1000.patches] == pytest.approx([0.2, 0.6, 0.2])
+    # The zero bucket (13 of 100) cannot sit on a log axis: it is in the text instead.
+    assert [p.get_height() for p in old1000.patches] == pytest.approx([0.3, 0.4, 0.17])
+    assert "zero estimates 13.0%" in texts(old1000)[0]
+    assert "sd 20% of true" in texts(new1000)[0]
+    # No histogram reported: the summary statistics are drawn instead.
+    assert [t.get_text() for t in old10.get_legend().get_texts()] == ["min..max", "mean ± sd", "p50", "p99",
+                                                                      "true count"]
+    plt.close(fig)
+
+
+def test_engine_filters_lookups_and_fp_per_level(df):
+    fig = engine_plots.engine_filters(df)
+    speed, fp = fig.axes
+    assert ticks(speed) == ["fastlocal", "legacy", "no filter"] == ticks(fp)
+    assert speed.get_ylabel() == "µs per lookup" and "at 10 bits/key" in speed.get_title()
+    assert [t.get_text() for t in speed.get_legend().get_texts()] == ["readrandom", "readmissing"]
+    assert fp.get_yscale() == "log" and fp.get_ylabel() == "false-positive rate"
+    assert [t.get_text() for t in fp.get_legend().get_texts()] == ["L0", "L1"]
+    # L0 bars: fastlocal 1%, legacy 1.2%; "no filter" checked no filter, so no bar (NaN).
+    l0 = [p.get_height() for p in fp.patches[:3]]
+    assert l0[:2] == pytest.approx([0.01, 0.012]) and l0[2] != l0[2]
+    plt.close(fig)
+
+
+def test_engine_plots_without_their_rows_return_none(df):
+    sim_only = df[df["worker"] != "lsmbench"]
+    for kind in engine_plots.KINDS.values():
+        assert kind(sim_only) is None
+
+
+def test_engine_tables(df):
+    md = {kind: tables.to_markdown(tables.KINDS[kind](df))
+          for kind in ("multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters")}
+    assert "| filterlab | 16 | speedup | 1.00x | 1.25x |" in md["multiget"]
+    assert "| filterlab | readrandom ops/s | 100000 | 110000 | +10.0% | 3/3 |" in md["hash_index"]
+    assert "| rocksdb | SST bytes/key | 120.00 | 125.52 | +4.6% | 3/3 |" in md["hash_index"]
+    assert "| filterlab | readmissing ops/s | 90000 | 120000 | +33.3% | 3/3 |" in md["memtable_filter"]
+    assert "| filterlab | fillrandom ops/s | 200000 | 197000 | -1.5% | 3/3 |" in md["memtable_filter"]
+    # Zeros only where the histogram shows them; the estimate costs 1.0 / 0.5 = 2 point lookups.
+    old = "| old | 1000 | 100 | 2300 | 2600.0 | 0 | 900 | 12600 | 835000 | 13.00 | 1.000 | 2.00 |"
+    assert old in md["range_estimates"]
+    assert "| new | 10 | 100 | 10 | 0.0 | 10 | 10 | 10 | 10 | 0.00 | 1.000 | 2.00 |" in md["range_estimates"]
+    assert md["engine_filters"].splitlines()[0] == \
+        "| filter | readrandom µs/op | readmissing µs/op | L0 FP % | L1 FP % |"
+    assert "| legacy | 2.500 | 1.250 | 1.200 | 1.200 |" in md["engine_filters"]
+    assert "| no filter | 4.000 | 2.000 |  |  |" in md["engine_filters"]
+    tex = tables.to_latex(tables.KINDS["multiget"](df))
+    assert r"\begin{tabular}" in tex and "speedup" in tex

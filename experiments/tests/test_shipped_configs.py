@@ -1,0 +1,40 @@
+"""Every config shipped in experiments/ passes validation against this build
+(the registry, the workers; lsmbench is the fake one until the engine's tool
+is built), and every plot and table kind a config can name is one analysis
+draws."""
+
+from pathlib import Path
+
+import pytest
+
+from experiments.config import PLOT_KINDS, TABLE_KINDS, load_config
+from experiments.validate import plan
+
+from .conftest import ROOT
+
+SHIPPED = sorted((ROOT / "experiments").glob("*.toml"))
+
+
+def test_configs_are_shipped():
+    names = {p.stem for p in SHIPPED}
+    assert {"quickstart", "fp_vs_bits", "fp_vs_keys", "speed", "probes", "engine_multiget", "engine_hash_index",
+            "engine_memtable_filter", "engine_range_estimates", "engine_filters"} <= names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_config_validates(path: Path, lsmbench_build):
+    if not (lsmbench_build / "sim" / "filterlab-sim").exists():
+        pytest.skip("no filterlab-sim in the build")
+    config = load_config(path)
+    assert config.description.strip() and config.claim.strip()
+    assert config.plots or config.tables, "a config should say what to draw"
+    # Validity is about the config, not this machine's free memory (fp_vs_keys needs ~9.4 GiB).
+    p = plan(config, lsmbench_build, mem_limit=1 << 50)
+    assert p.runs
+
+
+def test_config_kinds_are_analysis_kinds():
+    from analysis import plots, tables
+
+    assert set(PLOT_KINDS) == set(plots.KINDS)
+    assert set(TABLE_KINDS) == set(tables.KINDS)
