@@ -274,6 +274,7 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
     Bump(counters_->filter_checks);
     if (!filter->KeyMayMatch(ExtractUserKey(target))) {
       Bump(counters_->filter_negatives);
+      result->filter = LookupResult::Filter::kNegative;
       return result->status;
     }
   }
@@ -286,6 +287,8 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
   if (!s.ok()) {
     *result = LookupResult();
     result->status = s;
+  } else if (filter) {
+    result->filter = LookupResult::Filter::kPositive;
   }
   return result->status;
 }
@@ -317,6 +320,7 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
     Bump(counters_->filter_checks, pending.size());
     size_t kept = 0;
     for (size_t j = 0; j < pending.size(); ++j) {
+      results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
       if (may[j]) pending[kept++] = pending[j];
     }
     Bump(counters_->filter_negatives, pending.size() - kept);

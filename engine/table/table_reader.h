@@ -56,6 +56,12 @@ struct LookupResult {
   bool found = false;
   std::string internal_key;
   std::string value;
+  // What the table's full filter said about user_key (kNotChecked when the
+  // table has no filter or the lookup failed first): the DB's per-level
+  // filter statistics (checked, useful = negative, positive, true positive =
+  // positive and found) come from this.
+  enum class Filter : uint8_t { kNotChecked, kNegative, kPositive };
+  Filter filter = Filter::kNotChecked;
 };
 
 // Counters of the reader's work since it was opened (relaxed atomics inside).

@@ -97,6 +97,11 @@ class PosixWritableFile final : public WritableFile {
     }
     return Status::OK();
   }
+  Status Sync() override {
+    if (fd_ < 0) return Status::IOError(path_ + ": sync of a closed file");
+    if (::fdatasync(fd_) != 0) return Status::IOError(path_ + ": fdatasync failed: " + std::strerror(errno));
+    return Status::OK();
+  }
   Status Close() override {
     if (fd_ < 0) return Status::OK();
     const int r = ::close(fd_);

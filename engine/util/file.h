@@ -32,6 +32,9 @@ class WritableFile {
  public:
   virtual ~WritableFile() = default;
   virtual Status Append(const Slice& data) = 0;
+  // Makes the appended bytes durable (fdatasync for POSIX files); in-memory
+  // files have nothing to do.
+  virtual Status Sync() { return Status::OK(); }
   // Flushes and closes; further Appends are errors.
   virtual Status Close() = 0;
 };

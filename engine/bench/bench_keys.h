@@ -1,0 +1,80 @@
+// Keys and values as db_bench makes them. Key number k becomes the 8-byte
+// big-endian k followed by '0' bytes up to key_size (GenerateKeyFromInt with
+// no prefixes), so byte order equals numeric order and fillseq writes in key
+// order. readmissing asks for key_size + 1 bytes (db_bench increments its key
+// size for that benchmark): the key of k plus one more '0', absent from the
+// database yet sorting right after key k, so only filters (and the data-block
+// hash index) can rule it out cheaply. Values are slices of a fixed buffer of
+// seeded random bytes (the tables are uncompressed, so their content does
+// not matter, only their size).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "common/slice.h"
+#include "hashing/fastrange.h"
+#include "hashing/remix.h"
+
+namespace filterlab::lsmbench {
+
+// Writes key number k as `key_size` bytes at out[0..key_size). key_size >= 8.
+inline void FormatKey(uint64_t k, size_t key_size, char* out) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(k >> (56 - 8 * i));
+  for (size_t i = 8; i < key_size; ++i) out[i] = '0';
+}
+
+inline std::string KeyString(uint64_t k, size_t key_size) {
+  std::string s(key_size, '\0');
+  FormatKey(k, key_size, s.data());
+  return s;
+}
+
+// One reusable key buffer.
+class KeyBuffer {
+ public:
+  explicit KeyBuffer(size_t key_size) : buf_(key_size, '\0') {}
+  Slice Make(uint64_t k) {
+    FormatKey(k, buf_.size(), buf_.data());
+    return Slice(buf_);
+  }
+
+ private:
+  std::string buf_;
+};
+
+// Uniform random key numbers from a seeded SplitMix64 stream.
+class KeyRandom {
+ public:
+  explicit KeyRandom(uint64_t seed) : rng_(seed) {}
+  uint64_t Next() { return rng_.Next(); }
+  // Uniform in [0, n); n > 0.
+  uint64_t Uniform(uint64_t n) { return FastRange64(rng_.Next(), n); }
+
+ private:
+  SplitMix64 rng_;
+};
+
+class ValueSource {
+ public:
+  ValueSource(uint64_t seed, size_t value_size) : value_size_(value_size) {
+    // Enough bytes that consecutive values start at different offsets.
+    data_.resize(std::max<size_t>(value_size * 4, size_t{1} << 20));
+    SplitMix64 rng(seed ^ 0x76616c7565ULL);
+    rng.FillBytes(data_.data(), data_.size());
+  }
+  Slice Next() {
+    if (pos_ + value_size_ > data_.size()) pos_ = 0;
+    const Slice s(data_.data() + pos_, value_size_);
+    pos_ += value_size_ + 1;
+    return s;
+  }
+
+ private:
+  size_t value_size_;
+  std::string data_;
+  size_t pos_ = 0;
+};
+
+}  // namespace filterlab::lsmbench

@@ -1,0 +1,74 @@
+// The benchmarks of lsmbench, each a loop over Engine calls shaped as in
+// RocksDB's db_bench (see engine/README.md for the exact definitions):
+//   fills      fillseq, fillrandom, filluniquerandom, overwrite: --num writes in
+//              batches of --batch_size (whole batches only, as db_bench: W=30000
+//              writes 990000 of 10^6)
+//   reads      readrandom, readmissing, readseq, seekrandom (+ --seek_nexts),
+//              multireadrandom (--batch_size keys per MultiGet, --multiread_stride),
+//              readwhilewriting (readrandom beside a writer thread)
+//   estimates  approximatememtablestats: random ranges of true width --batch_size
+//   upkeep     flush, compact, waitforcompaction, stats
+// Timing covers the loop only (wall time, and the CPU time of the benchmark
+// thread, which on a shared machine shows what the loop cost when it ran);
+// with --histogram each call is also timed on its own (per call: a MultiGet
+// of a batch or a write batch is one sample).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/bench/bench_config.h"
+#include "engine/bench/distribution.h"
+#include "engine/bench/engine.h"
+
+namespace filterlab::lsmbench {
+
+struct BenchResult {
+  std::string name;
+  uint64_t ops = 0;  // timed operations: entries written, keys read, seeks, estimates
+  double seconds = 0;
+  double cpu_seconds = 0;  // CPU time of the benchmark thread over the same loop
+  uint64_t bytes = 0;  // key + value bytes moved (MB/s in the text line; 0 = not shown)
+  bool reports_found = false;
+  uint64_t found = 0;
+  Distribution latency;  // micros per call, with --histogram
+  // Printed after the db_bench line (e.g. approximatememtablestats' distribution).
+  std::string extra_text;
+  // Benchmark-specific JSON fields.
+  JsonRecord fields = JsonRecord::object();
+};
+
+// Fill benchmarks that start from an empty database in db_bench (the driver
+// reopens a fresh one before them).
+bool NeedsFreshDb(const std::string& benchmark);
+bool IsFill(const std::string& benchmark);
+
+class BenchRunner {
+ public:
+  explicit BenchRunner(const BenchConfig& config) : config_(config) {}
+
+  Status Run(const std::string& name, Engine* engine, BenchResult* result);
+
+ private:
+  enum class Order { kSequential, kRandom, kUniqueRandom };
+  Status Fill(Engine* engine, Order order, BenchResult* r);
+  Status ReadRandom(Engine* engine, bool missing, BenchResult* r);
+  Status ReadSeq(Engine* engine, BenchResult* r);
+  Status SeekRandom(Engine* engine, BenchResult* r);
+  Status MultiReadRandom(Engine* engine, BenchResult* r);
+  Status ReadWhileWriting(Engine* engine, BenchResult* r);
+  Status ApproximateMemTableStats(Engine* engine, BenchResult* r);
+  Status TimeOnce(Engine* engine, const std::string& name, BenchResult* r);
+  Status Stats(Engine* engine, BenchResult* r);
+
+  // Seed of the generator for the i-th use of `purpose` in this run.
+  uint64_t StreamSeed(uint64_t purpose);
+
+  const BenchConfig& config_;
+  uint64_t streams_used_ = 0;
+  // Entries the last fill wrote (approximatememtablestats checks the
+  // memtable holds them).
+  uint64_t last_fill_entries_ = 0;
+};
+
+}  // namespace filterlab::lsmbench

@@ -1,0 +1,93 @@
+// Engine: what lsmbench needs from a key-value store, so one benchmark loop
+// drives our DB, a bare memtable and RocksDB alike. Keys and values are
+// opaque bytes; "not found" is a result, not an error (Status is for
+// failures). Implementations: filterlab_engine.cc (engine/db), memtable_
+// engine.cc (one MemTable, what issue 5's memtable benchmarks measure) and
+// rocksdb_engine_rocksdb.cc (librocksdb, compiled only when CMake finds it).
+// Concurrency: one writer thread and one reader thread may call at once
+// (readwhilewriting); everything else is single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/slice.h"
+#include "common/status.h"
+#include "engine/bench/bench_config.h"
+#include "engine/db/iterator.h"
+#include "sim/json_out.h"
+
+namespace filterlab::lsmbench {
+
+// One JSON object, fields in insertion order (the simulator's record type).
+using sim::JsonRecord;
+
+// Iterators of every engine have the DB's iterator interface (forward scan
+// over user keys, newest visible values, deleted keys hidden).
+using EngineIterator = engine::Iterator;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual Status Put(const Slice& key, const Slice& value) = 0;
+  virtual Status Delete(const Slice& key) = 0;
+  // Applies the puts atomically (one write batch).
+  virtual Status WriteBatch(const std::vector<std::pair<Slice, Slice>>& puts) = 0;
+
+  virtual Status Get(const Slice& key, std::string* value, bool* found) = 0;
+  // Looks up every key (one batched call where the engine has one); values
+  // gets one entry per key (empty when absent); *found counts the hits.
+  virtual Status MultiGet(const std::vector<Slice>& keys, std::vector<std::string>* values, uint64_t* found) = 0;
+  virtual std::unique_ptr<EngineIterator> NewIterator() = 0;
+
+  // Writes the memtable to a table and waits for it.
+  virtual Status Flush() = 0;
+  // Compacts the whole key range down to the last level and waits.
+  virtual Status CompactAll() = 0;
+  // Returns once no flush or compaction is running or pending.
+  virtual Status WaitForCompaction() = 0;
+
+  // Estimated entries and bytes with user keys in [start, limit) in the
+  // memtables (GetApproximateMemTableStats).
+  virtual Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
+                                          uint64_t* bytes) = 0;
+  // Bytes in tables (flushed data), 0 while everything is in memtables.
+  virtual uint64_t TableBytes() = 0;
+  // The engine's own statistics text (db_bench's "stats" benchmark).
+  virtual std::string StatsText() = 0;
+  // Fields every JSON record of this engine carries: resolved options and
+  // notes a reader of the numbers needs (e.g. how the library was built).
+  virtual void DescribeOptions(JsonRecord* record) const = 0;
+  // One object per non-empty level (or level whose filter was consulted):
+  // level, files, bytes and, where the engine counts them, filter_checked,
+  // filter_useful (negatives), filter_positive, filter_true_positive,
+  // fp_rate, filter counters since the last ResetStats. Null when the engine
+  // has no levels.
+  virtual JsonRecord Levels() = 0;
+  // Other filter and cache counters since the last ResetStats (memtable
+  // filter, block cache, hash index, totals); null when there are none.
+  virtual JsonRecord FilterStats() = 0;
+  // Zeroes the counters FilterStats reports (called before each benchmark).
+  virtual void ResetStats() = 0;
+};
+
+// Opens the engine named by config.engine on directory `path` (unused by
+// the memtable engine). The directory exists; for a fresh database it is
+// empty. Engines not compiled in give NotSupported with the reason.
+Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
+
+// Whether --engine=rocksdb is compiled in.
+bool HaveRocksDb();
+
+// Per-engine constructors (engine.cc dispatches).
+Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
+Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* out);
+#ifdef FILTERLAB_HAVE_ROCKSDB
+Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
+#endif
+
+}  // namespace filterlab::lsmbench

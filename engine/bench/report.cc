@@ -1,0 +1,90 @@
+#include "engine/bench/report.h"
+
+#include <cstdio>
+
+namespace filterlab::lsmbench {
+namespace {
+
+double MicrosPerOp(const BenchResult& r) {
+  return r.ops == 0 ? 0 : r.seconds * 1e6 / static_cast<double>(r.ops);
+}
+
+double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast<double>(r.ops) / r.seconds; }
+
+}  // namespace
+
+std::string FormatTextLine(const BenchResult& r) {
+  std::string extra;
+  char buf[512];
+  if (r.bytes > 0 && r.seconds > 0) {
+    std::snprintf(buf, sizeof buf, " %6.1f MB/s", static_cast<double>(r.bytes) / 1048576.0 / r.seconds);
+    extra += buf;
+  }
+  if (r.reports_found) {
+    std::snprintf(buf, sizeof buf, " (%llu of %llu found)", static_cast<unsigned long long>(r.found),
+                  static_cast<unsigned long long>(r.ops));
+    extra += buf;
+  }
+  std::snprintf(buf, sizeof buf, "%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %llu operations;%s\n",
+                r.name.c_str(), MicrosPerOp(r), OpsPerSec(r), r.seconds, static_cast<unsigned long long>(r.ops),
+                extra.c_str());
+  std::string line = buf;
+  if (r.latency.count() > 0) {
+    line += "Microseconds per call:\n" + r.latency.ToString();
+  }
+  return line;
+}
+
+JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r) {
+  JsonRecord rec;
+  rec["engine"] = c.engine;
+  rec["benchmark"] = r.name;
+  rec["num"] = c.num;
+  rec["reads"] = c.reads;
+  rec["ops"] = r.ops;
+  rec["seconds"] = r.seconds;
+  rec["micros_per_op"] = MicrosPerOp(r);
+  rec["ops_per_sec"] = OpsPerSec(r);
+  rec["cpu_seconds"] = r.cpu_seconds;
+  rec["cpu_micros_per_op"] = r.ops == 0 ? 0 : r.cpu_seconds * 1e6 / static_cast<double>(r.ops);
+  if (r.bytes > 0 && r.seconds > 0) rec["mb_per_sec"] = static_cast<double>(r.bytes) / 1048576.0 / r.seconds;
+  rec["found"] = r.reports_found ? JsonRecord(r.found) : JsonRecord();
+  rec["batch_size"] = c.batch_size;
+  rec["stride"] = c.multiread_stride;
+  rec["multiread_batched"] = c.multiread_batched;
+  rec["key_size"] = c.key_size;
+  rec["value_size"] = c.value_size;
+  rec["filter"] = c.filter.empty() ? "none" : c.filter;
+  if (!c.filter_per_level.empty()) {
+    JsonRecord levels = JsonRecord::array();
+    for (const auto& spec : c.filter_per_level) levels.push_back(spec.empty() ? (c.filter.empty() ? "none" : c.filter) : spec);
+    rec["filter_per_level"] = levels;
+  }
+  rec["hash_index"] = c.hash_index;
+  rec["util_ratio"] = c.util_ratio;
+  rec["memtable_filter"] = c.memtable_filter.empty() ? "none" : c.memtable_filter;
+  rec["memtable_bloom_ratio"] = c.memtable_filter.empty() ? 0.0 : c.memtable_bloom_ratio;
+  rec["block_size"] = c.block_size;
+  rec["cache_mb"] = c.cache_mb;
+  rec["write_buffer_mb"] = c.write_buffer_mb;
+  rec["seed"] = c.seed;
+  if (r.latency.count() > 0) {
+    rec["latency_unit"] = "micros per call";
+    rec["p50_micros"] = r.latency.Percentile(50);
+    rec["p99_micros"] = r.latency.Percentile(99);
+    rec["p999_micros"] = r.latency.Percentile(99.9);
+    rec["max_micros"] = r.latency.max();
+  }
+  for (const auto& [key, value] : r.fields.items()) rec[key] = value;
+  if (engine != nullptr) {
+    engine->DescribeOptions(&rec);
+    rec["sst_bytes"] = engine->TableBytes();
+    JsonRecord levels = engine->Levels();
+    if (!levels.is_null()) rec["levels"] = std::move(levels);
+    JsonRecord filter_stats = engine->FilterStats();
+    if (!filter_stats.is_null()) rec["filter_stats"] = std::move(filter_stats);
+  }
+  return rec;
+}
+
+}  // namespace filterlab::lsmbench

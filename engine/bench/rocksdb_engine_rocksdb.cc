@@ -1,0 +1,336 @@
+// --engine=rocksdb: RocksDB (librocksdb, Debian's 7.8.3 here) behind lsmbench's
+// Engine interface, configured to match the filterlab engine option for
+// option, so the two can sit side by side in one run:
+//   table filter    BlockBasedTableOptions format_version=5 with
+//                   NewBloomFilterPolicy(bpk) = FastLocalBloom (our
+//                   "fastlocal:bpk=B"), whole-key filtering
+//   hash index      data_block_index_type kDataBlockBinaryAndHash and
+//                   data_block_hash_table_util_ratio (--hash_index, --util_ratio)
+//   memtable Bloom  memtable_prefix_bloom_size_ratio + memtable_whole_key_filtering
+//                   (DynamicBloom, 6 probes; --memtable_filter, --memtable_bloom_ratio)
+//   blocks          block_size, LRU block cache of --cache_mb holding data,
+//                   index and filter blocks (cache_index_and_filter_blocks, as
+//                   our engine caches all three), no compression
+//   LSM shape       write_buffer_size, target_file_size_base,
+//                   max_bytes_for_level_base, disable_auto_compactions
+// Compiled only when CMake finds pkg-config 'rocksdb' (the file name's
+// _rocksdb suffix keeps it out of the engine library).
+//
+// Caveats every record states: Debian builds librocksdb with assertions on
+// (../shared/spec/peer-figures.md: a release build is ~1.3x faster on cached
+// reads and ~2.3x on fills), and 7.8.3 predates PR #13047, so
+// GetApproximateMemTableStats uses the old estimate.
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/iterator.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <rocksdb/version.h>
+#include <rocksdb/write_batch.h>
+
+#include "engine/bench/engine.h"
+#include "filters/filter.h"
+
+namespace filterlab::lsmbench {
+namespace {
+
+constexpr const char* kAssertionsNote =
+    "Debian librocksdb is built with assertions enabled: slower than a release build (about 1.3x on cached reads, "
+    "2.3x on fills; peer-figures.md)";
+
+rocksdb::Slice ToRocks(const Slice& s) { return rocksdb::Slice(s.data(), s.size()); }
+Slice FromRocks(const rocksdb::Slice& s) { return Slice(s.data(), s.size()); }
+
+Status FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::OK();
+  const std::string msg = "rocksdb: " + s.ToString();
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  if (s.IsNotSupported()) return Status::NotSupported(msg);
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsBusy()) return Status::Busy(msg);
+  return Status::IOError(msg);
+}
+
+std::string RocksDbVersion() {
+  return std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." + std::to_string(ROCKSDB_PATCH);
+}
+
+class RocksDbIterator : public EngineIterator {
+ public:
+  explicit RocksDbIterator(rocksdb::Iterator* it) : it_(it) {}
+  void SeekToFirst() override { it_->SeekToFirst(); }
+  void Seek(const Slice& target) override { it_->Seek(ToRocks(target)); }
+  void Next() override { it_->Next(); }
+  bool Valid() const override { return it_->Valid(); }
+  Slice key() const override { return FromRocks(it_->key()); }
+  Slice value() const override { return FromRocks(it_->value()); }
+  Status status() const override { return FromRocks(it_->status()); }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+class RocksDbEngine : public Engine {
+ public:
+  RocksDbEngine(const BenchConfig& config, std::unique_ptr<rocksdb::DB> db, std::shared_ptr<rocksdb::Statistics> stats,
+                std::string options_text)
+      : config_(config), db_(std::move(db)), statistics_(std::move(stats)), options_text_(std::move(options_text)) {
+    write_options_.sync = config.sync;
+    if (config.statistics) {
+      // Per-level filter counters live in the calling thread's perf context.
+      rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+      rocksdb::get_perf_context()->EnablePerLevelPerfContext();
+      rocksdb::get_perf_context()->Reset();
+    }
+  }
+  ~RocksDbEngine() override {
+    if (config_.statistics) rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    pinned_.clear();  // a pinned block released after Close would call into freed table readers
+    if (db_) db_->Close();
+  }
+
+  Status Put(const Slice& key, const Slice& value) override {
+    return FromRocks(db_->Put(write_options_, ToRocks(key), ToRocks(value)));
+  }
+  Status Delete(const Slice& key) override { return FromRocks(db_->Delete(write_options_, ToRocks(key))); }
+  Status WriteBatch(const std::vector<std::pair<Slice, Slice>>& puts) override {
+    batch_.Clear();
+    for (const auto& [key, value] : puts) {
+      rocksdb::Status s = batch_.Put(ToRocks(key), ToRocks(value));
+      if (!s.ok()) return FromRocks(s);
+    }
+    return FromRocks(db_->Write(write_options_, &batch_));
+  }
+
+  Status Get(const Slice& key, std::string* value, bool* found) override {
+    rocksdb::Status s = db_->Get(read_options_, ToRocks(key), value);
+    *found = s.ok();
+    return s.IsNotFound() ? Status::OK() : FromRocks(s);
+  }
+  Status MultiGet(const std::vector<Slice>& keys, std::vector<std::string>* values, uint64_t* found) override {
+    // The batched API (array of keys, PinnableSlice values, per-key status),
+    // db_bench's --multiread_batched=true path.
+    const size_t n = keys.size();
+    rkeys_.resize(n);
+    pinned_.resize(n);
+    statuses_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      rkeys_[i] = ToRocks(keys[i]);
+      pinned_[i].Reset();
+    }
+    db_->MultiGet(read_options_, db_->DefaultColumnFamily(), n, rkeys_.data(), pinned_.data(), statuses_.data(),
+                  /*sorted_input=*/false);
+    values->resize(n);
+    *found = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (statuses_[i].ok()) {
+        (*values)[i].assign(pinned_[i].data(), pinned_[i].size());
+        pinned_[i].Reset();  // unpin the block now: pins must not outlive the DB
+        ++*found;
+      } else if (statuses_[i].IsNotFound()) {
+        (*values)[i].clear();
+      } else {
+        return FromRocks(statuses_[i]);
+      }
+    }
+    return Status::OK();
+  }
+  std::unique_ptr<EngineIterator> NewIterator() override {
+    return std::make_unique<RocksDbIterator>(db_->NewIterator(read_options_));
+  }
+
+  Status Flush() override {
+    rocksdb::FlushOptions options;
+    options.wait = true;
+    return FromRocks(db_->Flush(options));
+  }
+  Status CompactAll() override {
+    rocksdb::CompactRangeOptions options;
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
+    return FromRocks(db_->CompactRange(options, nullptr, nullptr));
+  }
+  Status WaitForCompaction() override {
+    // 7.8.3 has no DB::WaitForCompact: poll the pending/running properties.
+    static const char* const kBusy[] = {"rocksdb.mem-table-flush-pending", "rocksdb.compaction-pending",
+                                        "rocksdb.num-running-flushes", "rocksdb.num-running-compactions"};
+    while (true) {
+      bool idle = true;
+      for (const char* property : kBusy) {
+        uint64_t v = 0;
+        if (!db_->GetIntProperty(property, &v)) {
+          return Status::IOError(std::string("rocksdb: property ") + property + " is unavailable");
+        }
+        if (v != 0) idle = false;
+      }
+      if (idle) return Status::OK();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
+                                  uint64_t* bytes) override {
+    const rocksdb::Range range(ToRocks(start), ToRocks(limit));
+    db_->GetApproximateMemTableStats(range, count, bytes);
+    return Status::OK();
+  }
+  uint64_t TableBytes() override {
+    uint64_t bytes = 0;
+    db_->GetIntProperty("rocksdb.total-sst-files-size", &bytes);
+    return bytes;
+  }
+  std::string StatsText() override {
+    std::string text;
+    db_->GetProperty("rocksdb.stats", &text);
+    if (statistics_) text += statistics_->ToString();
+    return text;
+  }
+  void DescribeOptions(JsonRecord* record) const override {
+    (*record)["engine_version"] = "rocksdb " + RocksDbVersion();
+    (*record)["engine_note"] = kAssertionsNote;
+    (*record)["rocksdb_options"] = options_text_;
+  }
+  void ResetStats() override {
+    if (!config_.statistics) return;
+    statistics_->Reset();
+    // Reset() zeroes the per-level counters too (ClearPerLevelPerfContext
+    // would also switch them off).
+    rocksdb::get_perf_context()->Reset();
+  }
+  JsonRecord Levels() override {
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(&meta);
+    const std::map<uint32_t, rocksdb::PerfContextByLevel>* per_level =
+        config_.statistics ? rocksdb::get_perf_context()->level_to_perf_context : nullptr;
+    JsonRecord levels = JsonRecord::array();
+    for (const rocksdb::LevelMetaData& level : meta.levels) {
+      const rocksdb::PerfContextByLevel* counters = nullptr;
+      if (per_level != nullptr) {
+        const auto it = per_level->find(static_cast<uint32_t>(level.level));
+        // A level the thread never consulted here (or only in a database
+        // since reopened) has all-zero counters: report it as not counted.
+        if (it != per_level->end() && it->second.bloom_filter_useful + it->second.bloom_filter_full_positive > 0) {
+          counters = &it->second;
+        }
+      }
+      if (level.files.empty() && counters == nullptr) continue;
+      JsonRecord entry = {{"level", level.level}, {"files", level.files.size()}, {"bytes", level.size}};
+      if (counters != nullptr) {
+        const rocksdb::PerfContextByLevel& c = *counters;
+        // RocksDB counts a Get that its filter let through as positive, one
+        // it stopped as useful; "checked" is their sum.
+        entry["filter_checked"] = c.bloom_filter_useful + c.bloom_filter_full_positive;
+        entry["filter_useful"] = c.bloom_filter_useful;
+        entry["filter_positive"] = c.bloom_filter_full_positive;
+        entry["filter_true_positive"] = c.bloom_filter_full_true_positive;
+        const uint64_t absent = c.bloom_filter_useful + c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
+        entry["fp_rate"] = absent > 0 ? JsonRecord(static_cast<double>(c.bloom_filter_full_positive -
+                                                                       c.bloom_filter_full_true_positive) /
+                                                   static_cast<double>(absent))
+                                      : JsonRecord();
+      }
+      levels.push_back(std::move(entry));
+    }
+    return levels;
+  }
+  JsonRecord FilterStats() override {
+    if (!config_.statistics) return JsonRecord();
+    JsonRecord out;
+    out["total"] = {
+        {"useful", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL)},
+        {"positive", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE)},
+        {"true_positive", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE)},
+    };
+    const rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+    out["memtable"] = {{"negatives", perf->bloom_memtable_miss_count}, {"positives", perf->bloom_memtable_hit_count}};
+    out["block_cache"] = {{"hits", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_HIT)},
+                          {"misses", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_MISS)}};
+    return out;
+  }
+
+ private:
+  const BenchConfig config_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::shared_ptr<rocksdb::Statistics> statistics_;
+  const std::string options_text_;
+  rocksdb::ReadOptions read_options_;
+  rocksdb::WriteOptions write_options_;
+  rocksdb::WriteBatch batch_;
+  std::vector<rocksdb::Slice> rkeys_;
+  std::vector<rocksdb::PinnableSlice> pinned_;
+  std::vector<rocksdb::Status> statuses_;
+};
+
+}  // namespace
+
+Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
+  rocksdb::BlockBasedTableOptions table;
+  table.format_version = 5;
+  std::string filter_text = "none";
+  if (!config.filter.empty()) {
+    // The config checked the spec is plain fastlocal:bpk=B.
+    std::unique_ptr<FilterPolicy> policy;
+    Status s = NewFilterPolicy(config.filter, &policy);
+    if (!s.ok()) return s;
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(policy->bits_per_key(), /*use_block_based_builder=*/false));
+    table.whole_key_filtering = true;
+    filter_text = "NewBloomFilterPolicy(" + std::to_string(policy->bits_per_key()) + ") FastLocalBloom";
+  }
+  table.data_block_index_type = config.hash_index ? rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash
+                                                  : rocksdb::BlockBasedTableOptions::kDataBlockBinarySearch;
+  table.data_block_hash_table_util_ratio = config.util_ratio;
+  table.block_size = static_cast<size_t>(config.block_size);
+  if (config.cache_mb > 0) {
+    table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(config.cache_mb) << 20);
+    table.cache_index_and_filter_blocks = true;
+  } else {
+    table.no_block_cache = true;
+  }
+
+  rocksdb::Options options;
+  options.create_if_missing = !config.use_existing_db;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  options.compression = rocksdb::kNoCompression;
+  options.bottommost_compression = rocksdb::kNoCompression;
+  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
+  options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb) << 20;
+  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
+  options.disable_auto_compactions = config.disable_auto_compactions;
+  if (!config.memtable_filter.empty()) {
+    options.memtable_prefix_bloom_size_ratio = config.memtable_bloom_ratio;
+    options.memtable_whole_key_filtering = true;
+  }
+  std::shared_ptr<rocksdb::Statistics> statistics;
+  if (config.statistics) {
+    statistics = rocksdb::CreateDBStatistics();
+    options.statistics = statistics;
+  }
+
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status rs = rocksdb::DB::Open(options, path, &raw);
+  if (!rs.ok()) return Status::IOError("lsmbench: cannot open RocksDB at " + path + ": " + rs.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+
+  std::string options_text = "format_version=5; filter=" + filter_text +
+                             "; data_block_index_type=" + (config.hash_index ? "BinaryAndHash" : "BinarySearch") +
+                             " util_ratio=" + std::to_string(config.util_ratio) +
+                             "; block_size=" + std::to_string(config.block_size) +
+                             "; block_cache=LRU " + std::to_string(config.cache_mb) +
+                             " MiB (index and filter blocks cached); compression=none; write_buffer_size=" +
+                             std::to_string(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
+                             (config.memtable_filter.empty() ? "0" : std::to_string(config.memtable_bloom_ratio)) +
+                             " whole_key_filtering=" + (config.memtable_filter.empty() ? "false" : "true") +
+                             "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
+  *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), std::move(options_text));
+  return Status::OK();
+}
+
+}  // namespace filterlab::lsmbench

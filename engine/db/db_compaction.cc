@@ -1,0 +1,530 @@
+// DBImpl's background work: flushing immutable memtables to level-0 tables,
+// picking and running leveled compactions, installing each result as a new
+// version (manifest.h) and deleting the files no live version needs.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/db/db_impl.h"
+#include "engine/db/manifest.h"
+#include "engine/table/table_builder.h"
+
+namespace filterlab::engine {
+namespace {
+
+// fdatasyncs before closing: a table must be durable before a manifest names it.
+class SyncOnCloseFile final : public WritableFile {
+ public:
+  SyncOnCloseFile(std::unique_ptr<WritableFile> base, bool sync) : base_(std::move(base)), sync_(sync) {}
+  Status Append(const Slice& data) override { return base_->Append(data); }
+  Status Sync() override { return base_->Sync(); }
+  Status Close() override {
+    Status s = sync_ ? base_->Sync() : Status::OK();
+    Status c = base_->Close();
+    return s.ok() ? c : s;
+  }
+
+ private:
+  std::unique_ptr<WritableFile> base_;
+  const bool sync_;
+};
+
+// One table being written, with the metadata the manifest needs.
+class TableOutput {
+ public:
+  Status Open(const std::string& path, const TableOptions& options, uint64_t number, bool sync) {
+    path_ = path;
+    meta_.number = number;
+    std::unique_ptr<WritableFile> file;
+    Status s = NewPosixWritableFile(path, &file);
+    if (!s.ok()) return s;
+    file_ = std::make_unique<SyncOnCloseFile>(std::move(file), sync);
+    return TableBuilder::Open(options, file_.get(), &builder_);
+  }
+  Status Add(const Slice& key, const Slice& value) {
+    ParsedInternalKey p;
+    Status s = ParseInternalKey(key, &p);
+    if (!s.ok()) return s;
+    if (entries_ == 0) {
+      meta_.smallest = key.ToString();
+      meta_.smallest_seq = meta_.largest_seq = p.sequence;
+    }
+    meta_.largest.assign(key.data(), key.size());
+    meta_.smallest_seq = std::min(meta_.smallest_seq, p.sequence);
+    meta_.largest_seq = std::max(meta_.largest_seq, p.sequence);
+    ++entries_;
+    return builder_->Add(key, value);
+  }
+  uint64_t entries() const { return entries_; }
+  uint64_t FileSize() const { return builder_->FileSize(); }
+  Slice last_user_key() const { return ExtractUserKey(meta_.largest); }
+  // Finishes, syncs and closes the table; *out describes it.
+  Status Finish(std::shared_ptr<FileMetaData>* out) {
+    Status s = builder_->Finish();
+    if (!s.ok()) return s;
+    meta_.file_size = builder_->FileSize();
+    *out = std::make_shared<FileMetaData>(meta_);
+    return Status::OK();
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<WritableFile> file_;
+  std::unique_ptr<TableBuilder> builder_;
+  FileMetaData meta_;
+  uint64_t entries_ = 0;
+};
+
+}  // namespace
+
+Status DBImpl::WriteTable(InternalIterator* it, int level, uint64_t number, FileMetaData* meta) {
+  const std::string path = TableFileName(dir_, number);
+  TableOutput out;
+  Status s = out.Open(path, options_.TableOptionsForLevel(level), number, !options_.disable_data_sync);
+  for (; s.ok() && it->Valid(); it->Next()) s = out.Add(it->key(), it->value());
+  if (s.ok()) s = it->status();
+  std::shared_ptr<FileMetaData> result;
+  if (s.ok() && out.entries() > 0) s = out.Finish(&result);
+  if (!s.ok() || out.entries() == 0) {
+    RemoveFile(path);
+    *meta = FileMetaData();
+    return s;
+  }
+  *meta = *result;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Versions and obsolete files
+
+Status DBImpl::InstallVersion(const std::vector<const FileList*>& removed, int add_level, const FileList& added,
+                              bool flushed_imm) {
+  std::shared_ptr<Version> v;
+  ManifestState state;
+  uint64_t manifest_number = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    v = std::make_shared<Version>(*current_);
+    std::set<uint64_t> gone;
+    for (const FileList* list : removed) {
+      for (const auto& f : *list) gone.insert(f->number);
+    }
+    for (int level = 0; level < v->num_levels(); ++level) {
+      FileList& files = v->mutable_files(level);
+      files.erase(std::remove_if(files.begin(), files.end(), [&](const auto& f) { return gone.count(f->number) > 0; }),
+                  files.end());
+    }
+    for (const auto& f : added) v->mutable_files(add_level).push_back(f);
+    v->SortLevels();
+    const std::string problem = v->CheckInvariants();
+    if (!problem.empty()) return Status::Corruption("internal error, new version is invalid: " + problem);
+    state.log_number = log_number_;
+    if (flushed_imm) state.log_number = imm_.size() > 1 ? imm_[1].log_number : mem_log_number_;
+    manifest_number = NewFileNumber();
+    pending_outputs_.insert(manifest_number);  // DeleteObsoleteFiles must not take it for an old one
+    state.next_file_number = next_file_number_;
+    state.last_sequence = last_sequence_.load(std::memory_order_acquire);
+    state.version = v;
+  }
+  Status s = WriteManifest(dir_, manifest_number, state, !options_.disable_data_sync);
+  uint64_t old_manifest = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_outputs_.erase(manifest_number);
+    if (!s.ok()) {
+      if (bg_error_.ok()) bg_error_ = s;
+      return s;
+    }
+    current_ = v;
+    live_versions_.push_back(current_);
+    if (flushed_imm) imm_.pop_front();
+    log_number_ = state.log_number;
+    old_manifest = manifest_number_;
+    manifest_number_ = manifest_number;
+    cv_.notify_all();
+  }
+  RemoveFile(ManifestFileName(dir_, old_manifest));
+  return Status::OK();
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  std::lock_guard<std::mutex> d(delete_mu_);
+  std::set<uint64_t> live;
+  uint64_t min_log = 0, manifest = 0, max_number = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    // After a failed write of the manifest the on-disk state is uncertain: keep everything.
+    if (!bg_error_.ok()) return;
+    for (auto it = live_versions_.begin(); it != live_versions_.end();) {
+      if (auto v = it->lock()) {
+        for (int level = 0; level < v->num_levels(); ++level) {
+          for (const auto& f : v->files(level)) live.insert(f->number);
+        }
+        ++it;
+      } else {
+        it = live_versions_.erase(it);
+      }
+    }
+    live.insert(pending_outputs_.begin(), pending_outputs_.end());
+    min_log = log_number_;
+    manifest = manifest_number_;
+    max_number = next_file_number_;
+  }
+  std::vector<std::string> names;
+  if (!ListDir(dir_, &names).ok()) return;
+  for (const auto& name : names) {
+    uint64_t number = 0;
+    const DbFileType type = ParseDbFileName(name, &number);
+    bool remove = false;
+    if (type == DbFileType::kTable) {
+      remove = number < max_number && live.count(number) == 0;
+      if (remove) table_cache_->Evict(number);
+    } else if (type == DbFileType::kLog) {
+      remove = number < min_log;
+    } else if (type == DbFileType::kManifest) {
+      remove = number < max_number && number != manifest && live.count(number) == 0;
+    }
+    if (remove) RemoveFile(dir_ + "/" + name);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flush
+
+void DBImpl::FlushThread() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    cv_.wait(l, [this] { return shutting_down_ || (!imm_.empty() && bg_error_.ok()); });
+    if (shutting_down_) break;
+    flush_running_ = true;
+    l.unlock();
+    Status s = FlushOldestImm();
+    l.lock();
+    flush_running_ = false;
+    if (!s.ok() && !shutting_down_) {
+      if (bg_error_.ok()) bg_error_ = s;
+      l.unlock();
+      Log("flush failed, writes are stopped: " + s.ToString(), true);
+      l.lock();
+    }
+    cv_.notify_all();
+  }
+}
+
+Status DBImpl::FlushOldestImm() {
+  std::shared_ptr<MemTable> mem;
+  uint64_t number = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (imm_.empty()) return Status::OK();
+    mem = imm_.front().mem;
+    number = NewFileNumber();
+    pending_outputs_.insert(number);
+  }
+  auto meta = std::make_shared<FileMetaData>();
+  auto it = NewMemTableIterator(mem);
+  it->SeekToFirst();
+  Status s = WriteTable(it.get(), 0, number, meta.get());
+  if (s.ok()) {
+    std::lock_guard<std::mutex> m(manifest_mu_);
+    FileList added;
+    if (meta->file_size > 0) added.push_back(meta);
+    s = InstallVersion({}, 0, added, true);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_outputs_.erase(number);
+  }
+  if (s.ok()) {
+    counters_.flushes.fetch_add(1, std::memory_order_relaxed);
+    counters_.flush_bytes.fetch_add(meta->file_size, std::memory_order_relaxed);
+    Log("flushed memtable of " + std::to_string(mem->num_entries()) + " entries to table " + std::to_string(number) +
+            " (" + std::to_string(meta->file_size) + " bytes)",
+        false);
+    DeleteObsoleteFiles();
+  }
+  return s;
+}
+
+Status DBImpl::Flush(bool wait) {
+  {
+    std::lock_guard<std::mutex> w(write_mu_);
+    std::unique_lock<std::mutex> l(mu_);
+    if (!opened_ || closed_ || shutting_down_) return Status::InvalidArgument("the DB is closed");
+    Status s = MakeRoomForWrite(l, true);
+    if (!s.ok()) return s;
+  }
+  return wait ? WaitForFlushes() : Status::OK();
+}
+
+Status DBImpl::WaitForFlushes() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return imm_.empty() || !bg_error_.ok() || shutting_down_; });
+  if (!bg_error_.ok()) return bg_error_;
+  return shutting_down_ && !imm_.empty() ? Status::InvalidArgument("the DB is closing") : Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction
+
+uint64_t DBImpl::MaxBytesForLevel(int level) const {
+  double bytes = static_cast<double>(options_.max_bytes_for_level_base);
+  for (int l = 1; l < level; ++l) bytes *= options_.level_size_multiplier;
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+bool DBImpl::NeedsCompaction(const Version& v) const {
+  if (options_.disable_auto_compactions) return false;
+  if (static_cast<int>(v.files(0).size()) >= options_.level0_file_num_compaction_trigger) return true;
+  for (int level = 1; level + 1 < v.num_levels(); ++level) {
+    if (v.LevelBytes(level) >= MaxBytesForLevel(level)) return true;
+  }
+  return false;
+}
+
+void DBImpl::SetupOtherInputs(Compaction* c) {
+  const Version& v = *c->input_version;
+  std::string lo = c->inputs[0].front()->smallest_user_key().ToString();
+  std::string hi = c->inputs[0].front()->largest_user_key().ToString();
+  for (const auto& f : c->inputs[0]) {
+    if (f->smallest_user_key().compare(lo) < 0) lo = f->smallest_user_key().ToString();
+    if (f->largest_user_key().compare(hi) > 0) hi = f->largest_user_key().ToString();
+  }
+  const Slice lo_s(lo), hi_s(hi);
+  c->inputs[1] = v.OverlappingFiles(c->level + 1, &lo_s, &hi_s);
+  c->trivial_move = c->inputs[0].size() == 1 && c->inputs[1].empty() &&
+                    options_.FilterSpecForLevel(c->level) == options_.FilterSpecForLevel(c->level + 1);
+  compact_pointer_[c->level] = hi;
+}
+
+std::unique_ptr<DBImpl::Compaction> DBImpl::PickCompaction() {
+  const Version& v = *current_;
+  if (!NeedsCompaction(v)) return nullptr;
+  int best_level = -1;
+  double best_score = 0;
+  for (int level = 0; level + 1 < v.num_levels(); ++level) {
+    const double score = level == 0 ? static_cast<double>(v.files(0).size()) /
+                                          static_cast<double>(options_.level0_file_num_compaction_trigger)
+                                    : static_cast<double>(v.LevelBytes(level)) /
+                                          static_cast<double>(MaxBytesForLevel(level));
+    if (score >= 1 && score > best_score) {
+      best_score = score;
+      best_level = level;
+    }
+  }
+  if (best_level < 0) return nullptr;
+  auto c = std::make_unique<Compaction>();
+  c->level = best_level;
+  c->input_version = current_;
+  const FileList& files = v.files(best_level);
+  if (best_level == 0) {
+    c->inputs[0] = files;  // every L0 file: they may all overlap
+  } else {
+    // Round robin through the level's key space.
+    size_t pick = 0;
+    const std::string& pointer = compact_pointer_[best_level];
+    if (!pointer.empty()) {
+      while (pick < files.size() && files[pick]->largest_user_key().compare(pointer) <= 0) ++pick;
+      if (pick == files.size()) pick = 0;
+    }
+    c->inputs[0].push_back(files[pick]);
+  }
+  SetupOtherInputs(c.get());
+  return c;
+}
+
+std::unique_ptr<DBImpl::Compaction> DBImpl::ManualCompaction(int level, const Slice* begin, const Slice* end) {
+  auto c = std::make_unique<Compaction>();
+  c->level = level;
+  c->input_version = current_;
+  c->inputs[0] = current_->OverlappingFiles(level, begin, end);
+  if (c->inputs[0].empty()) return nullptr;
+  SetupOtherInputs(c.get());
+  return c;
+}
+
+Status DBImpl::RunCompaction(const Compaction& c) {
+  const int out_level = c.level + 1;
+  if (c.trivial_move) {
+    std::lock_guard<std::mutex> m(manifest_mu_);
+    Status s = InstallVersion({&c.inputs[0]}, out_level, c.inputs[0], false);
+    if (s.ok()) counters_.trivial_moves.fetch_add(1, std::memory_order_relaxed);
+    return s;
+  }
+  SequenceNumber smallest_snapshot;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    smallest_snapshot = snapshots_.empty() ? last_sequence_.load(std::memory_order_acquire) : *snapshots_.begin();
+  }
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  uint64_t bytes_read = 0;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs[which]) bytes_read += f->file_size;
+    if (c.inputs[which].empty()) continue;
+    if (which == 0 && c.level == 0) {
+      for (const auto& f : c.inputs[0]) children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}));
+    } else {
+      children.push_back(NewLevelIterator(table_cache_.get(), c.inputs[which]));
+    }
+  }
+  auto merged = NewMergingIterator(std::move(children));
+  const TableOptions table_options = options_.TableOptionsForLevel(out_level);
+  FileList outputs;
+  std::vector<uint64_t> numbers;
+  std::unique_ptr<TableOutput> out;
+  Status s;
+  auto finish_output = [&] {
+    std::shared_ptr<FileMetaData> meta;
+    Status fs = out->Finish(&meta);
+    if (fs.ok()) outputs.push_back(meta);
+    out.reset();
+    return fs;
+  };
+  std::string current_key;
+  bool has_current = false;
+  SequenceNumber last_seq_for_key = 0;
+  uint64_t dropped = 0;
+  for (merged->SeekToFirst(); merged->Valid(); merged->Next()) {
+    if (abort_compaction_.load(std::memory_order_relaxed)) {
+      s = Status::IOError("compaction stopped: the DB is closing");
+      break;
+    }
+    const Slice key = merged->key();
+    ParsedInternalKey p;
+    s = ParseInternalKey(key, &p);
+    if (!s.ok()) break;
+    if (!has_current || p.user_key != Slice(current_key)) {
+      current_key.assign(p.user_key.data(), p.user_key.size());
+      has_current = true;
+      last_seq_for_key = UINT64_MAX;  // no newer entry of this key yet
+    }
+    bool drop = false;
+    if (last_seq_for_key <= smallest_snapshot) {
+      drop = true;  // shadowed by a newer entry that every reader sees
+    } else if (p.type == kTypeDeletion && p.sequence <= smallest_snapshot &&
+               c.input_version->IsBottommostForKey(out_level, p.user_key)) {
+      drop = true;  // nothing older below to hide
+    }
+    last_seq_for_key = p.sequence;
+    if (drop) {
+      ++dropped;
+      continue;
+    }
+    // Cut only between user keys, so a key's versions stay in one file.
+    if (out && out->FileSize() >= options_.target_file_size && out->last_user_key() != p.user_key) {
+      s = finish_output();
+      if (!s.ok()) break;
+    }
+    if (!out) {
+      uint64_t number;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        number = NewFileNumber();
+        pending_outputs_.insert(number);
+      }
+      numbers.push_back(number);
+      out = std::make_unique<TableOutput>();
+      s = out->Open(TableFileName(dir_, number), table_options, number, !options_.disable_data_sync);
+      if (!s.ok()) break;
+    }
+    s = out->Add(key, merged->value());
+    if (!s.ok()) break;
+  }
+  if (s.ok()) s = merged->status();
+  if (s.ok() && out) s = finish_output();
+  merged.reset();
+  if (s.ok()) {
+    std::lock_guard<std::mutex> m(manifest_mu_);
+    s = InstallVersion({&c.inputs[0], &c.inputs[1]}, out_level, outputs, false);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (uint64_t n : numbers) pending_outputs_.erase(n);
+  }
+  if (!s.ok()) {
+    for (uint64_t n : numbers) RemoveFile(TableFileName(dir_, n));
+    return s;
+  }
+  uint64_t bytes_written = 0;
+  for (const auto& f : outputs) bytes_written += f->file_size;
+  counters_.compactions.fetch_add(1, std::memory_order_relaxed);
+  counters_.compaction_bytes_read.fetch_add(bytes_read, std::memory_order_relaxed);
+  counters_.compaction_bytes_written.fetch_add(bytes_written, std::memory_order_relaxed);
+  counters_.entries_dropped.fetch_add(dropped, std::memory_order_relaxed);
+  Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) +
+          " files of L" + std::to_string(c.level) + "+L" + std::to_string(out_level) + " into " +
+          std::to_string(outputs.size()) + " (" + std::to_string(bytes_read) + " -> " +
+          std::to_string(bytes_written) + " bytes, " + std::to_string(dropped) + " entries dropped)",
+      false);
+  DeleteObsoleteFiles();
+  return Status::OK();
+}
+
+void DBImpl::CompactionThread() {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return shutting_down_ || (bg_error_.ok() && NeedsCompaction(*current_)); });
+      if (shutting_down_) break;
+      compaction_running_ = true;
+    }
+    Status s;
+    {
+      std::lock_guard<std::mutex> c(compaction_mu_);
+      std::unique_ptr<Compaction> comp;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        comp = PickCompaction();
+      }
+      if (comp) s = RunCompaction(*comp);
+    }
+    std::unique_lock<std::mutex> l(mu_);
+    compaction_running_ = false;
+    if (!s.ok() && !shutting_down_) {
+      if (bg_error_.ok()) bg_error_ = s;
+      l.unlock();
+      Log("compaction failed, writes are stopped: " + s.ToString(), true);
+      l.lock();
+    }
+    cv_.notify_all();
+  }
+}
+
+Status DBImpl::CompactRange(const Slice* begin, const Slice* end) {
+  Status s = Flush(true);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> c(compaction_mu_);
+  int max_level_with_files = 1;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (int level = 1; level < current_->num_levels(); ++level) {
+      if (!current_->OverlappingFiles(level, begin, end).empty()) max_level_with_files = level;
+    }
+  }
+  for (int level = 0; level < max_level_with_files; ++level) {
+    std::unique_ptr<Compaction> comp;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (shutting_down_) return Status::InvalidArgument("the DB is closing");
+      if (!bg_error_.ok()) return bg_error_;
+      comp = ManualCompaction(level, begin, end);
+    }
+    if (comp) {
+      s = RunCompaction(*comp);
+      if (!s.ok()) return s;
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  cv_.notify_all();  // levels changed: the compaction thread may have work
+  return Status::OK();
+}
+
+Status DBImpl::WaitForCompaction() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] {
+    return !bg_error_.ok() || shutting_down_ ||
+           (imm_.empty() && !flush_running_ && !compaction_running_ && !NeedsCompaction(*current_));
+  });
+  return bg_error_;
+}
+
+}  // namespace filterlab::engine

@@ -1,0 +1,177 @@
+#include "engine/db/db_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "engine/util/file.h"
+
+namespace filterlab::engine {
+namespace {
+
+std::string NumberedName(const std::string& dir, uint64_t number, const char* suffix) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "/%06" PRIu64 "%s", number, suffix);
+  return dir + buf;
+}
+
+Status Errno(const std::string& what, const std::string& path) {
+  return Status::IOError(path + ": " + what + " failed: " + std::strerror(errno));
+}
+
+// Parses a non-empty all-digit prefix of `s` ending at `end`.
+bool ParseNumber(const std::string& s, size_t begin, size_t end, uint64_t* out) {
+  if (begin >= end || end - begin > 19) return false;
+  uint64_t v = 0;
+  for (size_t i = begin; i < end; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string LogFileName(const std::string& dir, uint64_t number) { return NumberedName(dir, number, ".log"); }
+std::string TableFileName(const std::string& dir, uint64_t number) { return NumberedName(dir, number, ".sst"); }
+std::string ManifestFileName(const std::string& dir, uint64_t number) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "/MANIFEST-%06" PRIu64, number);
+  return dir + buf;
+}
+std::string CurrentFileName(const std::string& dir) { return dir + "/CURRENT"; }
+std::string LockFileName(const std::string& dir) { return dir + "/LOCK"; }
+
+DbFileType ParseDbFileName(const std::string& name, uint64_t* number) {
+  if (name == "CURRENT") return DbFileType::kCurrent;
+  if (name == "LOCK") return DbFileType::kLock;
+  if (EndsWith(name, ".tmp")) return DbFileType::kTemp;
+  if (name.rfind("MANIFEST-", 0) == 0) {
+    return ParseNumber(name, 9, name.size(), number) ? DbFileType::kManifest : DbFileType::kOther;
+  }
+  if (EndsWith(name, ".log") && ParseNumber(name, 0, name.size() - 4, number)) return DbFileType::kLog;
+  if (EndsWith(name, ".sst") && ParseNumber(name, 0, name.size() - 4, number)) return DbFileType::kTable;
+  return DbFileType::kOther;
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Status CheckIsDirectoryOrMissing(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::OK();
+    return Errno("stat", path);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("DB path " + path + " exists but is not a directory (a DB is a directory)");
+  }
+  return Status::OK();
+}
+
+Status CreateDir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return Errno("mkdir", path);
+  return Status::OK();
+}
+
+Status ListDir(const std::string& dir, std::vector<std::string>* names) {
+  names->clear();
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Errno("opendir", dir);
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names->push_back(name);
+  }
+  ::closedir(d);
+  return Status::OK();
+}
+
+Status RemoveFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) return Errno("unlink", path);
+  return Status::OK();
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) return Errno("rename to " + to, from);
+  return Status::OK();
+}
+
+Status SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("open directory", dir);
+  const int r = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (r != 0) {
+    errno = err;
+    return Errno("fsync directory", dir);
+  }
+  return Status::OK();
+}
+
+Status ReadFileToString(const std::string& path, std::string* contents) {
+  std::unique_ptr<RandomAccessFile> file;
+  Status s = NewPosixRandomAccessFile(path, &file);
+  if (!s.ok()) return s;
+  Slice result;
+  s = file->Read(0, file->Size(), contents, &result);
+  if (!s.ok()) return s;
+  if (result.data() != contents->data()) contents->assign(result.data(), result.size());
+  contents->resize(result.size());
+  return Status::OK();
+}
+
+Status WriteFile(const std::string& path, const Slice& contents, bool sync) {
+  std::unique_ptr<WritableFile> file;
+  Status s = NewPosixWritableFile(path, &file);
+  if (s.ok()) s = file->Append(contents);
+  if (s.ok() && sync) s = file->Sync();
+  if (s.ok()) s = file->Close();
+  return s;
+}
+
+Status FileSize(const std::string& path, uint64_t* size) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Errno("stat", path);
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
+Status FileLock::Acquire(const std::string& path, FileLock** out) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open lock file", path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Busy(path + " is locked: the database is already open (in this or another process)");
+    }
+    errno = err;
+    return Errno("flock", path);
+  }
+  *out = new FileLock(fd);
+  return Status::OK();
+}
+
+void FileLock::Unlock() {
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
+  delete this;
+}
+
+}  // namespace filterlab::engine

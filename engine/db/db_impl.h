@@ -1,0 +1,188 @@
+// DBImpl: the implementation of DB (db.h). Threads and locks:
+//
+//   write_mu_       serialises writers: WAL append, memtable insert and the
+//                   switch to a new memtable/WAL happen under it, so the
+//                   memtable has one writer as it requires.
+//   compaction_mu_  one compaction at a time (background thread or
+//                   CompactRange).
+//   manifest_mu_    one version change at a time (flush or compaction
+//                   install): base version → new version → manifest → install.
+//   mu_             the shared state below; held only briefly (readers take
+//                   references to the memtables and the current version under
+//                   it and search without it).
+// Lock order: write_mu_ → mu_; compaction_mu_ → manifest_mu_ → mu_.
+//
+// Two background threads: the flush thread writes the oldest immutable
+// memtable to a level-0 table; the compaction thread runs leveled
+// compaction while a level is over its target (L0: file count ≥ trigger;
+// L1+: bytes ≥ max_bytes_for_level_base × multiplier^(L−1)).
+//
+// Visibility: a writer inserts its batch into the memtable and only then
+// publishes the batch's last sequence number (release store); readers read
+// it (acquire) as their snapshot and ignore newer entries, so a batch is seen
+// whole or not at all.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/db/db.h"
+#include "engine/db/db_files.h"
+#include "engine/db/internal_iterator.h"
+#include "engine/db/log_writer.h"
+#include "engine/db/table_cache.h"
+#include "engine/db/version.h"
+#include "engine/memtable/memtable.h"
+#include "engine/table/block_cache.h"
+
+namespace filterlab::engine {
+
+class DBImpl final : public DB {
+ public:
+  DBImpl(const Options& options, const std::string& path);
+  ~DBImpl() override;
+
+  // Everything Open does after construction: lock, recover, start threads.
+  Status OpenImpl();
+
+  Status Put(const WriteOptions& options, const Slice& key, const Slice& value) override;
+  Status Delete(const WriteOptions& options, const Slice& key) override;
+  Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;
+  void MultiGet(const ReadOptions& options, const std::vector<Slice>& keys, std::vector<std::string>* values,
+                std::vector<Status>* statuses) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  Status Flush(bool wait) override;
+  Status CompactRange(const Slice* begin, const Slice* end) override;
+  Status WaitForCompaction() override;
+  void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
+                                   uint64_t* bytes) override;
+  bool GetProperty(const std::string& name, std::string* value) override;
+  void ResetFilterStats() override;
+  Status Close() override;
+
+ private:
+  struct ImmMemTable {
+    std::shared_ptr<MemTable> mem;
+    uint64_t log_number;  // the WAL holding its writes
+  };
+  // What a read needs, captured under mu_ in one step.
+  struct ReadView {
+    std::shared_ptr<const MemTable> mem;
+    std::vector<std::shared_ptr<const MemTable>> imm;  // newest first
+    std::shared_ptr<const Version> version;
+    SequenceNumber sequence = 0;
+  };
+  struct Compaction {
+    int level = 0;  // inputs[0] from here, inputs[1] and outputs at level + 1
+    FileList inputs[2];
+    bool trivial_move = false;  // one file, nothing to merge with: just relink it one level down
+    std::shared_ptr<const Version> input_version;  // the version the inputs were picked from
+  };
+  struct LevelFilterStats {
+    std::atomic<uint64_t> checked{0}, negative{0}, positive{0}, true_positive{0};
+  };
+  struct Counters {
+    std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0};
+    std::atomic<uint64_t> stalls{0}, stall_micros{0}, slowdowns{0};
+    std::atomic<uint64_t> flushes{0}, flush_bytes{0};
+    std::atomic<uint64_t> compactions{0}, trivial_moves{0}, compaction_bytes_read{0}, compaction_bytes_written{0};
+    std::atomic<uint64_t> entries_dropped{0};
+    std::atomic<uint64_t> gets{0}, multigets{0}, multiget_keys{0}, table_lookups{0};
+  };
+
+  void Log(const std::string& message, bool warning);
+
+  // Open helpers.
+  Status Recover();
+  Status ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::shared_ptr<MemTable>>* recovered,
+                    SequenceNumber* last_sequence);
+  Status NewMemTable(std::shared_ptr<MemTable>* out) const;
+  Status NewLogFile(uint64_t number, std::unique_ptr<log::Writer>* out) const;
+
+  // Write path. MakeRoomForWrite requires write_mu_ and (through l) mu_.
+  Status MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force);
+
+  ReadView GetReadView(const ReadOptions& options);
+  // One table lookup with its filter statistics counted at `level`.
+  Status LookupInTable(int level, const FileMetaData& file, const Slice& internal_key, LookupResult* result);
+  void CountFilter(int level, const LookupResult& result);
+
+  // Background work.
+  void FlushThread();
+  void CompactionThread();
+  Status FlushOldestImm();
+  // Writes the entries of `it` (from its first) to table `number` built for
+  // `level`; *meta describes the result (file_size 0: no entries).
+  Status WriteTable(InternalIterator* it, int level, uint64_t number, FileMetaData* meta);
+  // Installs current + (files removed, files added at `add_level`) as the new
+  // current version and persists it (requires manifest_mu_, not mu_).
+  // With flushed_imm the oldest immutable memtable leaves imm_ in the same
+  // step and the manifest's log number moves past its WAL.
+  Status InstallVersion(const std::vector<const FileList*>& removed, int add_level, const FileList& added,
+                        bool flushed_imm);
+  bool NeedsCompaction(const Version& v) const;
+  // Requires mu_. Null when no level is over its target.
+  std::unique_ptr<Compaction> PickCompaction();
+  // Requires mu_. The compaction of the files of `level` overlapping [begin, end].
+  std::unique_ptr<Compaction> ManualCompaction(int level, const Slice* begin, const Slice* end);
+  void SetupOtherInputs(Compaction* c);
+  Status RunCompaction(const Compaction& c);
+  uint64_t MaxBytesForLevel(int level) const;
+  void DeleteObsoleteFiles();
+  Status WaitForFlushes();
+  uint64_t NewFileNumber();  // under mu_
+
+  const Options options_;
+  const std::string dir_;
+  FileLock* lock_ = nullptr;
+  std::unique_ptr<BlockCache> block_cache_;
+  std::unique_ptr<TableCache> table_cache_;
+
+  std::mutex write_mu_;
+  std::mutex compaction_mu_;
+  std::mutex manifest_mu_;
+  std::mutex delete_mu_;  // one DeleteObsoleteFiles pass at a time
+  std::mutex mu_;
+  std::condition_variable cv_;  // any state change background work or waiters care about
+
+  // Guarded by mu_ (writers also read mem_ / log_ under write_mu_ alone).
+  std::shared_ptr<MemTable> mem_;
+  uint64_t mem_log_number_ = 0;
+  std::unique_ptr<log::Writer> log_;
+  std::deque<ImmMemTable> imm_;  // oldest first
+  std::shared_ptr<const Version> current_;
+  std::list<std::weak_ptr<const Version>> live_versions_;
+  uint64_t next_file_number_ = 2;
+  uint64_t log_number_ = 0;  // oldest WAL still needed (persisted in the manifest)
+  uint64_t manifest_number_ = 0;
+  std::multiset<SequenceNumber> snapshots_;
+  std::set<uint64_t> pending_outputs_;
+  std::vector<std::string> compact_pointer_;  // per level: largest user key of the last compaction
+  Status bg_error_;
+  bool flush_running_ = false;
+  bool compaction_running_ = false;
+  bool shutting_down_ = false;
+  bool opened_ = false;
+  bool closed_ = false;
+  std::atomic<bool> abort_compaction_{false};
+  std::atomic<SequenceNumber> last_sequence_{0};
+
+  std::thread flush_thread_;
+  std::thread compaction_thread_;
+
+  std::vector<std::unique_ptr<LevelFilterStats>> filter_stats_;
+  Counters counters_;
+};
+
+}  // namespace filterlab::engine

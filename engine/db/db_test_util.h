@@ -1,0 +1,120 @@
+// Helpers shared by the DB tests: a scratch directory removed at the end,
+// deterministic keys and values, a std::map model of the database, and the
+// size scale for sanitized builds.
+#pragma once
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/db/db.h"
+#include "engine/db/db_files.h"
+
+namespace filterlab::engine::test {
+
+#ifdef FILTERLAB_SANITIZED
+inline constexpr int kScale = 10;  // sanitizers check memory safety; sizes shrink 10x
+#else
+inline constexpr int kScale = 1;
+#endif
+
+// A fresh empty directory under $TMPDIR (or /tmp), deleted with its files.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/filterlab_db_XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()) != nullptr) path_ = buf.data();
+  }
+  ~ScratchDir() { RemoveTree(path_); }
+  const std::string& path() const { return path_; }
+  // A DB directory inside (not yet created).
+  std::string db() const { return path_ + "/db"; }
+
+  static void RemoveTree(const std::string& path) {
+    if (path.empty()) return;
+    std::vector<std::string> names;
+    if (ListDir(path, &names).ok()) {
+      for (const auto& n : names) {
+        const std::string p = path + "/" + n;
+        struct stat st;
+        if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+          RemoveTree(p);
+        } else {
+          ::unlink(p.c_str());
+        }
+      }
+    }
+    ::rmdir(path.c_str());
+  }
+
+ private:
+  std::string path_;
+};
+
+// Options that make many flushes and compactions happen on little data.
+// Tests that care about the synced path set disable_data_sync back to false.
+inline Options SmallOptions() {
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = 16 << 10;
+  o.max_write_buffer_number = 4;
+  o.max_bytes_for_level_base = 64 << 10;
+  o.target_file_size = 16 << 10;
+  o.level0_file_num_compaction_trigger = 2;
+  o.level0_slowdown_writes_trigger = 8;
+  o.level0_stop_writes_trigger = 12;
+  o.block_size = 512;
+  o.block_cache_bytes = 256 << 10;
+  o.filter_spec = "fastlocal:bpk=10";
+  o.info_log = [](const std::string&) {};
+  // Process-crash safety is unaffected; the fsyncs would dominate test time.
+  o.disable_data_sync = true;
+  return o;
+}
+
+inline std::string Key(uint64_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%08llu", static_cast<unsigned long long>(i));
+  return buf;
+}
+
+// A value that encodes its key and version, of varying length.
+inline std::string Value(uint64_t key, uint64_t version, size_t min_len = 8) {
+  std::string v = "v" + std::to_string(key) + "." + std::to_string(version) + ":";
+  const size_t len = min_len + (key * 7 + version * 13) % 40;
+  while (v.size() < len) v.push_back(static_cast<char>('a' + (v.size() + key) % 26));
+  return v;
+}
+
+// Every (key, value) an iterator yields.
+inline std::vector<std::pair<std::string, std::string>> ScanAll(DB* db, const ReadOptions& ro = ReadOptions()) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto it = db->NewIterator(ro);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->key().ToString(), it->value().ToString());
+  if (!it->status().ok()) out.emplace_back("<error>", it->status().ToString());
+  return out;
+}
+
+// Names and contents of every file in a directory, to show nothing changed.
+inline std::map<std::string, std::string> DirContents(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::vector<std::string> names;
+  if (!ListDir(dir, &names).ok()) return out;
+  for (const auto& n : names) {
+    std::string c;
+    if (ReadFileToString(dir + "/" + n, &c).ok()) out[n] = c;
+  }
+  return out;
+}
+
+}  // namespace filterlab::engine::test

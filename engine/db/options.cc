@@ -1,0 +1,120 @@
+#include "engine/db/options.h"
+
+#include <cmath>
+
+#include "filters/filter.h"
+#include "filters/filter_spec.h"
+
+namespace filterlab::engine {
+namespace {
+
+Status Bad(const std::string& option, const std::string& value, const std::string& allowed) {
+  return Status::InvalidArgument("option " + option + " = " + value + " is not allowed: " + allowed);
+}
+
+std::string Num(double v) { return FormatNumber(v); }
+
+// A filter spec the table builder will accept: "" or a registry spec.
+Status CheckFilterSpec(const std::string& option, const std::string& spec) {
+  if (spec.empty() || spec == "none") return Status::OK();
+  std::unique_ptr<FilterPolicy> policy;
+  Status s = NewFilterPolicy(spec, &policy);
+  if (!s.ok()) return Status::InvalidArgument("option " + option + " = '" + spec + "': " + s.message());
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string Options::FilterSpecForLevel(int level) const {
+  std::string spec = filter_spec;
+  if (level >= 0 && static_cast<size_t>(level) < per_level_filter_spec.size() &&
+      !per_level_filter_spec[level].empty()) {
+    spec = per_level_filter_spec[level];
+  }
+  return spec == "none" ? std::string() : spec;
+}
+
+TableOptions Options::TableOptionsForLevel(int level) const {
+  TableOptions t;
+  t.block_size = block_size;
+  t.restart_interval = block_restart_interval;
+  t.use_hash_index = use_hash_index;
+  t.hash_util_ratio = hash_index_util_ratio;
+  t.filter_spec = FilterSpecForLevel(level);
+  t.checksum_type = checksum_type;
+  return t;
+}
+
+Status Options::Validate() const {
+  if (write_buffer_size < 4096) {
+    return Bad("write_buffer_size", std::to_string(write_buffer_size), "use at least 4096 bytes");
+  }
+  if (max_write_buffer_number < 2 || max_write_buffer_number > 64) {
+    return Bad("max_write_buffer_number", std::to_string(max_write_buffer_number),
+               "use 2..64 (the active memtable plus at least one being flushed)");
+  }
+  if (num_levels < 2 || num_levels > 20) return Bad("num_levels", std::to_string(num_levels), "use 2..20");
+  if (level0_file_num_compaction_trigger < 1) {
+    return Bad("level0_file_num_compaction_trigger", std::to_string(level0_file_num_compaction_trigger),
+               "use at least 1");
+  }
+  if (level0_slowdown_writes_trigger < level0_file_num_compaction_trigger) {
+    return Bad("level0_slowdown_writes_trigger", std::to_string(level0_slowdown_writes_trigger),
+               "use at least level0_file_num_compaction_trigger (" +
+                   std::to_string(level0_file_num_compaction_trigger) + ")");
+  }
+  if (level0_stop_writes_trigger < level0_slowdown_writes_trigger) {
+    return Bad("level0_stop_writes_trigger", std::to_string(level0_stop_writes_trigger),
+               "use at least level0_slowdown_writes_trigger (" + std::to_string(level0_slowdown_writes_trigger) +
+                   ")");
+  }
+  if (max_bytes_for_level_base < 4096) {
+    return Bad("max_bytes_for_level_base", std::to_string(max_bytes_for_level_base), "use at least 4096 bytes");
+  }
+  if (!(level_size_multiplier >= 2 && level_size_multiplier <= 1000)) {
+    return Bad("level_size_multiplier", Num(level_size_multiplier), "use a number in [2, 1000]");
+  }
+  if (target_file_size < 4096) {
+    return Bad("target_file_size", std::to_string(target_file_size), "use at least 4096 bytes");
+  }
+  if (block_size < 64 || block_size > (size_t{1} << 30)) {
+    return Bad("block_size", std::to_string(block_size), "use 64 bytes .. 1 GiB");
+  }
+  if (block_restart_interval < 1 || block_restart_interval > 65536) {
+    return Bad("block_restart_interval", std::to_string(block_restart_interval), "use 1..65536");
+  }
+  if (!(hash_index_util_ratio > 0 && hash_index_util_ratio <= 1)) {
+    return Bad("hash_index_util_ratio", Num(hash_index_util_ratio), "use a number in (0, 1]");
+  }
+  if (max_open_files < 10) return Bad("max_open_files", std::to_string(max_open_files), "use at least 10");
+  if (static_cast<int>(per_level_filter_spec.size()) > num_levels) {
+    return Bad("per_level_filter_spec", std::to_string(per_level_filter_spec.size()) + " entries",
+               "give at most num_levels (" + std::to_string(num_levels) + ") entries");
+  }
+  Status s = TableOptionsForLevel(0).Validate();
+  if (!s.ok()) return s;
+  s = CheckFilterSpec("filter_spec", filter_spec);
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < per_level_filter_spec.size(); ++i) {
+    s = CheckFilterSpec("per_level_filter_spec[" + std::to_string(i) + "]", per_level_filter_spec[i]);
+    if (!s.ok()) return s;
+  }
+  if (!memtable_filter_spec.empty()) {
+    if (!(memtable_filter_bits_ratio > 0 && memtable_filter_bits_ratio <= 0.25)) {
+      return Bad("memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),
+                 "use a number in (0, 0.25] when memtable_filter_spec is set (spec §4)");
+    }
+    // The memtable validates the spec (it must name a dynamic variant).
+    MemTableOptions mo;
+    mo.write_buffer_size = write_buffer_size;
+    mo.bloom_size_ratio = memtable_filter_bits_ratio;
+    mo.bloom_spec = memtable_filter_spec;
+    std::unique_ptr<MemTable> probe;
+    s = MemTable::Create(mo, &probe);
+    if (!s.ok()) return Status::InvalidArgument("option memtable_filter_spec = '" + memtable_filter_spec + "': " +
+                                                s.message());
+  }
+  return Status::OK();
+}
+
+}  // namespace filterlab::engine

@@ -1,0 +1,114 @@
+// Options of the LSM database (db.h): how big the memtable may grow, how the
+// levels are sized and compacted, how tables are built (block size, restart
+// interval, data-block hash index, filters per level), the memtable filter,
+// the block cache, and where warnings go. Names and defaults follow RocksDB
+// where it has the same knob (write_buffer_size 64 MiB, L0 triggers 4/20/36,
+// L1 target 256 MiB, fanout 10, 7 levels, 64 MiB files, 4 KiB blocks).
+//
+// Options::Validate() checks every field and returns InvalidArgument naming
+// the option, the value given and what is allowed; DB::Open calls it first.
+// ReadOptions / WriteOptions are the per-call options.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/memtable/memtable.h"
+#include "engine/table/format.h"
+#include "engine/table/table_builder.h"
+
+namespace filterlab::engine {
+
+class Snapshot;
+
+struct Options {
+  // --- opening ---
+  bool create_if_missing = false;
+  bool error_if_exists = false;
+  // Also verify the checksum of every data block of every live table on Open
+  // (the footer, metaindex, properties, index and filter of every table are
+  // always read and verified on Open). Costs one full read of the database.
+  bool paranoid_checks = false;
+
+  // Skip the fdatasync of tables, manifests and the directory before a new
+  // version names them (RocksDB's old disableDataSync). The DB then still
+  // survives a killed process (the OS keeps the written bytes), but not a
+  // machine crash. For tests and throwaway benchmark databases only.
+  bool disable_data_sync = false;
+
+  // --- memtables ---
+  // A memtable is switched to immutable (and flushed to L0 in the
+  // background) once its memory use reaches this many bytes.
+  size_t write_buffer_size = size_t{64} << 20;
+  // Memtables in memory at once, the active one included (>= 2): writes stall
+  // while max_write_buffer_number - 1 immutable memtables wait for flushes.
+  int max_write_buffer_number = 2;
+  // Memtable filter (spec §4): "" = none, else a dynamic registry spec such
+  // as "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom). Its size is
+  // write_buffer_size × memtable_filter_bits_ratio bytes; the ratio must be in
+  // (0, 0.25] when a spec is given (RocksDB memtable_prefix_bloom_size_ratio).
+  std::string memtable_filter_spec;
+  double memtable_filter_bits_ratio = 0.1;
+  // Range estimate used by GetApproximateMemTableStats (spec §2).
+  ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
+
+  // --- levels and compaction ---
+  int num_levels = 7;                             // 2..20
+  int level0_file_num_compaction_trigger = 4;     // >= 1
+  int level0_slowdown_writes_trigger = 20;        // >= compaction trigger
+  int level0_stop_writes_trigger = 36;            // >= slowdown trigger
+  uint64_t max_bytes_for_level_base = uint64_t{256} << 20;  // L1 target
+  double level_size_multiplier = 10;              // target(L+1) = target(L) × this; >= 2
+  uint64_t target_file_size = uint64_t{64} << 20;  // compaction output files are cut at this size
+  // No background compactions (flushes still run; CompactRange still
+  // works). Level-0 slowdowns and stops are then off too, since nothing
+  // would lower the L0 file count.
+  bool disable_auto_compactions = false;
+
+  // --- tables ---
+  size_t block_size = 4096;
+  int block_restart_interval = 16;
+  bool use_hash_index = false;        // data-block hash index (spec §1)
+  double hash_index_util_ratio = 0.75;  // (0, 1]
+  ChecksumType checksum_type = ChecksumType::kCRC32C;
+  // Full filter of every table: "" = none, else a registry spec such as
+  // "fastlocal:bpk=10". per_level_filter_spec[L] overrides it for level L
+  // when present and non-empty ("none" there means no filter at that level).
+  std::string filter_spec;
+  std::vector<std::string> per_level_filter_spec;
+
+  // --- caches ---
+  size_t block_cache_bytes = size_t{8} << 20;  // shared LRU block cache; 0 = none
+  int max_open_files = 1000;                   // table readers kept open (>= 10)
+
+  // Receives warnings (dropped WAL tails, background errors) and events
+  // (flushes, compactions, recovery), one line each. Null: warnings go to
+  // stderr, events are dropped. Called from background threads too.
+  std::function<void(const std::string&)> info_log;
+
+  // InvalidArgument naming the option, its value and what is allowed.
+  Status Validate() const;
+  // The filter spec tables of `level` are built with ("" = none).
+  std::string FilterSpecForLevel(int level) const;
+  // How tables written to `level` are built.
+  TableOptions TableOptionsForLevel(int level) const;
+};
+
+struct ReadOptions {
+  // Read as of this snapshot (DB::GetSnapshot); null = the latest data.
+  // Every table block read is checksum-verified and goes through the block
+  // cache regardless of options.
+  const Snapshot* snapshot = nullptr;
+};
+
+struct WriteOptions {
+  // fdatasync the write-ahead log before acknowledging the write, so the
+  // write survives a machine crash; without it it survives a process crash.
+  bool sync = false;
+};
+
+}  // namespace filterlab::engine

@@ -1,0 +1,55 @@
+#include "engine/db/table_cache.h"
+
+#include "engine/db/db_files.h"
+
+namespace filterlab::engine {
+
+Status TableCache::Get(uint64_t number, uint64_t file_size, std::shared_ptr<const TableReader>* out) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = map_.find(number);
+    if (it != map_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second);
+      *out = it->second->second;
+      return Status::OK();
+    }
+  }
+  const std::string name = TableFileName(dir_, number);
+  std::unique_ptr<RandomAccessFile> file;
+  Status s = NewPosixRandomAccessFile(name, &file);
+  if (!s.ok()) return Status::Corruption("table " + name + " listed in the manifest cannot be opened: " + s.message());
+  if (file->Size() != file_size) {
+    return Status::Corruption("table " + name + " has " + std::to_string(file->Size()) +
+                              " bytes but the manifest records " + std::to_string(file_size));
+  }
+  TableReaderOptions topt;
+  topt.block_cache = block_cache_;
+  std::unique_ptr<TableReader> reader;
+  s = TableReader::Open(topt, std::move(file), &reader);
+  if (!s.ok()) return s;
+  std::shared_ptr<const TableReader> shared(std::move(reader));
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = map_.find(number);
+  if (it != map_.end()) {  // another thread opened it meanwhile
+    *out = it->second->second;
+    return Status::OK();
+  }
+  lru_.emplace_front(number, shared);
+  map_[number] = lru_.begin();
+  while (lru_.size() > capacity_) {
+    map_.erase(lru_.back().first);
+    lru_.pop_back();
+  }
+  *out = std::move(shared);
+  return Status::OK();
+}
+
+void TableCache::Evict(uint64_t number) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = map_.find(number);
+  if (it == map_.end()) return;
+  lru_.erase(it->second);
+  map_.erase(it);
+}
+
+}  // namespace filterlab::engine
