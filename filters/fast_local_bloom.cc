@@ -50,24 +50,65 @@ uint32_t DataBytesForKeys(uint64_t num_keys, int millibits_per_key) {
   return static_cast<uint32_t>((raw + kLineBytes - 1) / kLineBytes * kLineBytes);
 }
 
-void AddAll(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_bytes, int num_probes, uint8_t* data) {
+namespace {
+
+bool IsLineAligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kLineBytes == 0; }
+
+// AddToLine with the line seen as eight little-endian u64 words: bit b of the
+// line (byte b / 8, bit b % 8) is bit b % 64 of word b / 64 on a
+// little-endian host (CMake checks), so a probe costs one OR into memory and
+// a shift instead of a byte read-modify-write with two masks: ~6 instructions
+// per probe instead of ~9. Same bits as AddToLine.
+template <int kFixedProbes>
+inline void AddToLineWords(uint32_t h2, int num_probes, uint8_t* line) {
+  const int probes = kFixedProbes > 0 ? kFixedProbes : num_probes;
+  uint32_t x = h2;
+  for (int i = 0; i < probes; ++i) {
+    const uint32_t bit = x >> 23;
+    uint8_t* word_at = line + (bit >> 6) * 8;
+    uint64_t word;
+    std::memcpy(&word, word_at, 8);
+    word |= uint64_t{1} << (bit & 63);
+    std::memcpy(word_at, &word, 8);
+    x *= kGoldenRatio32;
+  }
+}
+
+// kFixedProbes > 0: the probe loop is fully unrolled for that count (the
+// common ChooseNumProbes results); 0: any count.
+template <int kFixedProbes>
+void AddAllImpl(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_bytes, int num_probes, uint8_t* data) {
   // Software pipeline: the line of hash i+8 is located and prefetched while
   // hash i is added, so ~8 cache misses are in flight instead of one. The
-  // ring holds the prepared (probe hash, line offset) of the next 8 hashes.
+  // line is located again when its hash is added (a multiply and a shift):
+  // cheaper than keeping a ring of prepared offsets.
   constexpr size_t kDepth = 8;
-  uint32_t ring_probe_hash[kDepth];
-  uint32_t ring_offset[kDepth];
-  auto prepare = [&](size_t i) {
-    const SplitHash s = Split(hashes[i], width);
-    ring_probe_hash[i % kDepth] = s.probe_hash;
-    ring_offset[i % kDepth] = LineOffset(s.line_hash, len_bytes);
-    PrefetchLineForWrite(data + ring_offset[i % kDepth]);
+  const uint32_t lines = len_bytes >> 6;
+  const bool aligned = IsLineAligned(data);
+  auto line_of = [&](uint64_t hash) { return data + (size_t{FastRange32(Lower32(hash), lines)} << 6); };
+  auto prefetch = [&](size_t i) {
+    uint8_t* line = line_of(hashes[i]);
+    __builtin_prefetch(line, 1, 1);
+    if (!aligned) __builtin_prefetch(line + 63, 1, 1);  // an unaligned line spans two hardware lines
   };
-  for (size_t i = 0; i < std::min(n, kDepth); ++i) prepare(i);
+  for (size_t i = 0; i < std::min(n, kDepth); ++i) prefetch(i);
   for (size_t i = 0; i < n; ++i) {
-    const size_t slot = i % kDepth;
-    AddToLine(ring_probe_hash[slot], num_probes, data + ring_offset[slot]);
-    if (i + kDepth < n) prepare(i + kDepth);
+    if (i + kDepth < n) prefetch(i + kDepth);
+    const uint64_t hash = hashes[i];
+    AddToLineWords<kFixedProbes>(Split(hash, width).probe_hash, num_probes, line_of(hash));
+  }
+}
+
+}  // namespace
+
+void AddAll(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_bytes, int num_probes, uint8_t* data) {
+  switch (num_probes) {
+    case 4: return AddAllImpl<4>(hashes, n, width, len_bytes, num_probes, data);
+    case 5: return AddAllImpl<5>(hashes, n, width, len_bytes, num_probes, data);
+    case 6: return AddAllImpl<6>(hashes, n, width, len_bytes, num_probes, data);
+    case 7: return AddAllImpl<7>(hashes, n, width, len_bytes, num_probes, data);
+    case 8: return AddAllImpl<8>(hashes, n, width, len_bytes, num_probes, data);
+    default: return AddAllImpl<0>(hashes, n, width, len_bytes, num_probes, data);
   }
 }
 
@@ -101,6 +142,17 @@ class FastLocalBloomFilter final : public Filter {
     if (len_bytes_ == 0) return false;  // no keys
     const SplitHash s = Split(hash, width_);
     return MayMatchLine(s.probe_hash, num_probes_, data_ + LineOffset(s.line_hash, len_bytes_));
+  }
+
+  // The line MayContain(hash) will read (h1 = the low 32 bits in both widths).
+  void Prefetch(uint64_t hash) const override {
+    if (len_bytes_ == 0) return;
+    const uint8_t* line = data_ + LineOffset(Lower32(hash), len_bytes_);
+    if (lines_aligned_) {
+      PrefetchAlignedLineForRead(line);
+    } else {
+      PrefetchLineForRead(line);
+    }
   }
 
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
@@ -163,8 +215,6 @@ class FastLocalBloomFilter final : public Filter {
   HashWidth hash_width() const override { return width_; }
 
  private:
-  static bool IsLineAligned(const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % kLineBytes == 0; }
-
   CacheAlignedArray<uint8_t> owned_;
   const uint8_t* data_;
   uint32_t len_bytes_;

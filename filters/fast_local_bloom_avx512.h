@@ -65,8 +65,10 @@ inline bool MayMatchLineAvx512(uint32_t h2, int num_probes, const uint8_t* line)
   const __m512i words = _mm512_loadu_si512(line);
   const __m512i one = _mm512_set1_epi32(1);
   uint32_t h = h2;
-  int full_rounds = (num_probes - 1) / 16;  // rounds of 16 before the last
-  const auto last_round_lanes = static_cast<__mmask16>((1u << ((num_probes - 1) % 16 + 1)) - 1);
+  // Unsigned (num_probes >= 1): a shift and a mask, not a signed division.
+  const unsigned probes_minus_1 = static_cast<unsigned>(num_probes) - 1;
+  unsigned full_rounds = probes_minus_1 / 16;  // rounds of 16 before the last
+  const auto last_round_lanes = static_cast<__mmask16>((2u << (probes_minus_1 % 16)) - 1);
   while (true) {
     const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(h)), phi_powers);
     const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), words);
@@ -98,8 +100,9 @@ inline void MayMatchTwoLinesAvx512(uint32_t h2a, const uint8_t* line_a, uint32_t
   __m512i h = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(h2a)), 0xff00, static_cast<int>(h2b));
   // Rounds of 8 probes; every round but the last tests all 8 lanes of each
   // query. (Computed before the loop so a caller's loop hoists it.)
-  int full_rounds = (num_probes - 1) / 8;
-  const unsigned last_round_lanes = ((1u << ((num_probes - 1) % 8 + 1)) - 1) * 0x0101u;
+  const unsigned probes_minus_1 = static_cast<unsigned>(num_probes) - 1;
+  unsigned full_rounds = probes_minus_1 / 8;
+  const unsigned last_round_lanes = ((2u << (probes_minus_1 % 8)) - 1) * 0x0101u;
   unsigned missing = 0;  // bits 0..7: query a's lanes, 8..15: query b's
   while (true) {
     const __m512i x = _mm512_mullo_epi32(h, phi_powers_twice);

@@ -39,6 +39,13 @@ class Filter {
   // give exactly the answers of MayContain.
   virtual void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const;
 
+  // A hint that MayContain(hash) follows soon: starts loading the memory that
+  // query will read, without waiting for it. Lets a caller pipeline queries
+  // across filters (prefetch for query i + D while answering query i) where
+  // MayContainBatch cannot, because each query goes to a different filter.
+  // The default does nothing; cache-local variants prefetch their one line.
+  virtual void Prefetch(uint64_t /*hash*/) const {}
+
   // Dynamic variants (DynamicBloom) accept adds after construction; the others
   // are immutable once built and return false here.
   virtual bool SupportsAdd() const { return false; }

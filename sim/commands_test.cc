@@ -73,10 +73,11 @@ TEST(ProbesCommand, BadParametersGiveClearErrors) {
 // fields; random-filter records carry the memory floor and the ratio to it.
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "8", "--average-keys",
-                                            "2000", "--queries", "20000", "--modes", "build,single,random,batched",
+                                            "2000", "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",
                                             "--mixes", "mixed", "--batch-sizes", "16"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-  int build = 0, single = 0, random = 0, batched = 0;
+  int build = 0, single = 0, random = 0, pipelined = 0, batched = 0;
+  JsonRecord random_record, pipelined_record;
   for (const auto& r : run.records) {
     SCOPED_TRACE(r.dump());
     for (const char* field : {"filter", "mode", "working_set_bytes", "huge_pages", "filters", "keys", "bits_per_key"}) {
@@ -92,7 +93,8 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
       EXPECT_TRUE(r.contains(field)) << field;
     }
     EXPECT_EQ(r["mix"], "mixed");
-    const bool random_filter = mode == "random" || (mode == "batched" && r["pick"] == "random");
+    const bool random_filter =
+        mode == "random" || mode == "random_pipelined" || (mode == "batched" && r["pick"] == "random");
     if (random_filter) {
       EXPECT_GT(r["floor_ns_per_line"].get<double>(), 0.0);
       EXPECT_NEAR(r["x_floor"].get<double>(), r["net_ns_per_op"].get<double>() / r["floor_ns_per_line"].get<double>(),
@@ -100,11 +102,20 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
     }
     single += mode == "single";
     random += mode == "random";
+    pipelined += mode == "random_pipelined";
+    if (mode == "random") random_record = r;
+    if (mode == "random_pipelined") pipelined_record = r;
     batched += mode == "batched";
   }
   EXPECT_EQ(build, 1);
   EXPECT_GE(single, 1);
   EXPECT_GE(random, 1);
+  EXPECT_GE(pipelined, 1);
+  // The pipeline reorders memory traffic, not queries: same queries, same answers.
+  EXPECT_EQ(random_record["outside_queries"], pipelined_record["outside_queries"]);
+  EXPECT_EQ(random_record["fp"], pipelined_record["fp"]);
+  EXPECT_GT(pipelined_record["pipeline_depth"].get<int>(), 0);
+  EXPECT_EQ(random_record["pipeline_depth"], 0);
   EXPECT_EQ(batched, 4);  // prepared/unprepared x single/random filter
 }
 

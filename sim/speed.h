@@ -15,8 +15,11 @@
 // key, so net excludes hashing; with net_includes_hashing it only touches the
 // key's length and 4th byte, so net includes hashing.
 //
-// Modes: build (ns/key: key generation + HashKey + Build), single (always
-// filter 0: hot in cache), random (uniform over all filters), batched (one
+// Modes: build (ns/key: key generation + HashKey + Build; build_call_ns_per_key
+// is Build alone), single (always filter 0: hot in cache), random (uniform over
+// all filters, one query at a time: filter_bench's figure), random_pipelined
+// (the same queries, query i+16's line prefetched through Filter::Prefetch
+// while query i is answered), batched (one
 // random filter per batch; prepared = hash the batch, then one
 // MayContainBatch call that prefetches it; unprepared = the same hashes asked
 // one MayContain at a time), skewed (50% of queries to 1% of filters, 80% to
@@ -40,7 +43,7 @@ struct SpeedConfig {
   int key_size = 24;
   uint64_t queries = 10000000;  // per measurement
   std::vector<int> batch_sizes{8, 16, 32};
-  std::vector<std::string> modes;  // build, single, random, batched, skewed, huge
+  std::vector<std::string> modes;  // build, single, random, random_pipelined, batched, skewed, huge
   std::vector<std::string> mixes;  // inside, outside, mixed
   bool net_includes_hashing = false;
   std::string huge_pages = "auto";  // auto | on | off

@@ -16,7 +16,10 @@ Status SplitChoices(const std::string& flag, const std::string& text, std::initi
                     std::vector<std::string>* out) {
   out->clear();
   std::string allowed_text;
-  for (const char* a : allowed) allowed_text += (allowed_text.empty() ? "" : ",") + std::string(a);
+  for (const char* a : allowed) {
+    if (!allowed_text.empty()) allowed_text += ',';
+    allowed_text += a;
+  }
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
@@ -38,7 +41,8 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   FlagSet flags("speed",
                 "filter_bench-style timings (../shared/spec/rocksdb-filters.md §5): a working set of filters\n"
                 "of ~--average-keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
-                "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, batched\n"
+                "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, random_pipelined\n"
+                "(the same queries, the next ones' lines prefetched through Filter::Prefetch), batched\n"
                 "(prepared = MayContainBatch with prefetch, unprepared = MayContain one by one), skewed and\n"
                 "huge (one --huge-keys filter) modes; fp among outside queries; random-filter records carry\n"
                 "floor_ns_per_line (independent random line read, prefetch 32, 1 thread, same arena) and\n"
@@ -54,15 +58,18 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Double("vary-ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &vary);
   flags.Int("key-size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &key_size);
   flags.Int("queries", 10000000, 1000, 10000000000LL, "queries per measurement", &queries);
-  flags.String("modes", "build,single,random,batched,skewed,huge",
-               "comma-separated subset of build,single,random,batched,skewed,huge", &modes_text);
+  flags.String("modes", "build,single,random,random_pipelined,batched,skewed,huge",
+               "comma-separated subset of build,single,random,random_pipelined,batched,skewed,huge (random: one\n"
+               "query at a time as filter_bench; random_pipelined: the same queries, each filter's line prefetched\n"
+               "32 queries ahead through Filter::Prefetch)", &modes_text);
   flags.String("mixes", "inside,outside,mixed", "mixes for single/random: subset of inside,outside,mixed", &mixes_text);
   flags.String("batch-sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
   flags.Int("huge-keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
   flags.Choice("huge-pages", "auto", {"auto", "on", "off"},
                "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted", &huge_pages);
   flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
-  flags.Bool("quick", "build, single and random with the mixed mix only, 4M queries each (under a minute)", &quick);
+  flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
+             &quick);
   flags.Bool("no-floor", "skip the memory-floor measurement of random modes", &no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
   Status s = flags.Parse(argc, argv);
@@ -83,14 +90,15 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   cfg.net_includes_hashing = net_hashing;
   cfg.measure_floor = !no_floor;
   cfg.seed = static_cast<uint32_t>(seed);
-  if (!(s = SplitChoices("modes", modes_text, {"build", "single", "random", "batched", "skewed", "huge"}, &cfg.modes)).ok()) return s;
+  if (!(s = SplitChoices("modes", modes_text, {"build", "single", "random", "random_pipelined", "batched", "skewed", "huge"},
+                           &cfg.modes)).ok()) return s;
   if (!(s = SplitChoices("mixes", mixes_text, {"inside", "outside", "mixed"}, &cfg.mixes)).ok()) return s;
   std::vector<double> batches;
   if (!(s = ParseNumberList("batch-sizes", batches_text, 2, 64, &batches)).ok()) return s;
   cfg.batch_sizes.clear();
   for (double b : batches) cfg.batch_sizes.push_back(static_cast<int>(b));
   if (quick) {
-    cfg.modes = {"build", "single", "random"};
+    cfg.modes = {"build", "single", "random", "random_pipelined"};
     cfg.mixes = {"mixed"};
     if (!flags.WasSet("queries")) cfg.queries = 4000000;
   }
