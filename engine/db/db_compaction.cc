@@ -200,12 +200,7 @@ void DBImpl::FlushThread() {
     Status s = FlushOldestImm();
     l.lock();
     flush_running_ = false;
-    if (!s.ok() && !shutting_down_) {
-      if (bg_error_.ok()) bg_error_ = s;
-      l.unlock();
-      Log("flush failed, writes are stopped: " + s.ToString(), true);
-      l.lock();
-    }
+    RecordBackgroundError(s, "flush", &l);
     cv_.notify_all();
   }
 }
@@ -479,14 +474,17 @@ void DBImpl::CompactionThread() {
     }
     std::unique_lock<std::mutex> l(mu_);
     compaction_running_ = false;
-    if (!s.ok() && !shutting_down_) {
-      if (bg_error_.ok()) bg_error_ = s;
-      l.unlock();
-      Log("compaction failed, writes are stopped: " + s.ToString(), true);
-      l.lock();
-    }
+    RecordBackgroundError(s, "compaction", &l);
     cv_.notify_all();
   }
+}
+
+void DBImpl::RecordBackgroundError(const Status& s, const char* job, std::unique_lock<std::mutex>* l) {
+  if (s.ok() || shutting_down_) return;
+  if (bg_error_.ok()) bg_error_ = s;  // the first error stops writes; later ones only log
+  l->unlock();
+  Log(std::string(job) + " failed, writes are stopped: " + s.ToString(), true);
+  l->lock();
 }
 
 Status DBImpl::CompactRange(const Slice* begin, const Slice* end) {

@@ -102,6 +102,9 @@ class DBImpl final : public DB {
   };
 
   void Log(const std::string& message, bool warning);
+  // A failed background flush or compaction (`job`): keeps the first error in
+  // bg_error_, which stops writes, and logs it. Called with mu_ held via `l`.
+  void RecordBackgroundError(const Status& s, const char* job, std::unique_lock<std::mutex>* l);
 
   // Open helpers.
   Status Recover();
