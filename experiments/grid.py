@@ -57,17 +57,26 @@ class Run:
 
 def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build_id: str) -> list[Run]:
     """The product of filters × grid values × seeds, fixed values added to each.
-    Collapsed keys (passed whole to one run) stay lists."""
+    Collapsed keys (passed whole to one run) stay lists.
+
+    Speed sweeps (exclusive workers) come repeat-major: every configuration's
+    first repeat, then every second one, ... On a shared machine a burst of
+    other load then slows one repeat of many configurations, which the median
+    over repeats discards, instead of every repeat of one configuration, which
+    would turn into a false difference between configurations."""
     expand_keys = [k for k in sweep.grid if k not in sweep.worker.collapse]
     whole = {k: v for k, v in sweep.grid.items() if k in sweep.worker.collapse}
-    runs = []
+    by_repeat: list[list[Run]] = [[] for _ in sweep.seeds]
     for base in (filters if filters is not None else [None]):
         for combo in itertools.product(*(sweep.grid[k] for k in expand_keys)):
             params = {**sweep.fixed, **whole, **dict(zip(expand_keys, combo))}
-            for seed in sweep.seeds:
-                runs.append(Run(experiment, sweep.name, sweep.worker, base, params, seed, build_id,
-                                exclusive=sweep.worker.exclusive))
-    return runs
+            for i, seed in enumerate(sweep.seeds):
+                by_repeat[i].append(Run(experiment, sweep.name, sweep.worker, base, params, seed, build_id,
+                                        exclusive=sweep.worker.exclusive))
+    if sweep.worker.exclusive:
+        return [run for repeat in by_repeat for run in repeat]
+    # Other sweeps keep each configuration's repeats together.
+    return [by_repeat[i][j] for j in range(len(by_repeat[0]) if by_repeat else 0) for i in range(len(by_repeat))]
 
 
 def expand(config: Config, filters_by_sweep: dict[str, list[str] | None], build_id: str) -> list[Run]:

@@ -70,7 +70,10 @@ class Param:
         return None if ok else f"got {value!r} ({type(value).__name__}); allowed: {self.allowed()}"
 
     def render(self, value) -> str:
-        """The value as the worker's command line wants it."""
+        """The value as the worker's command line wants it; a list (a collapsed key's
+        values, see Worker.collapse) comma-joined, each value rendered alone."""
+        if isinstance(value, list) and self.kind != "csv":
+            return ",".join(self.render(v) for v in value)
         if self.kind == "int":
             return str(int(value))
         if self.kind == "csv":
@@ -108,7 +111,9 @@ class Worker:
     flags: dict
     # Speed measurements must not share the machine with each other.
     exclusive: bool = False
-    # Grid keys passed whole to one run (comma-joined) instead of expanded.
+    # Grid keys passed whole to one run (comma-joined) instead of expanded; in
+    # `fixed` too they may be lists (config.py checks each value with the
+    # key's Param, Param.render joins them).
     collapse: frozenset = frozenset()
     # Whether runs take a --threads flag the runner sets.
     threaded: bool = False
@@ -210,6 +215,11 @@ WORKERS = {
     # The engine's db_bench-style tool (engine/tools/lsmbench.cc; issue 6). One
     # run = one process on a fresh database: its --benchmarks in order, one JSON
     # record per benchmark (db_bench's text lines beside them are ignored).
+    # multiread_stride and multiread_batched are collapsed: lsmbench takes
+    # lists of them and runs multireadrandom once per (stride, batched) pair on
+    # the one database it filled, each pass a record whose stride and
+    # multiread_batched fields say which (store.py: record fields override the
+    # run's comma-joined columns), so the fill is paid once per run, not per pair.
     "lsmbench": Worker(
         "lsmbench",
         "engine/lsmbench",
@@ -226,8 +236,10 @@ WORKERS = {
             "hash_index": Param("bool", doc="data-block hash index"),
             "util_ratio": Param("float", 0.01, 1, doc="hash index utilisation (keys per bucket)"),
             "batch_size": _INT(1, 10**6, "multireadrandom keys per call; approximatememtablestats range width"),
-            "multiread_stride": _INT(0, 10**9, "0 = independent random keys"),
-            "multiread_batched": Param("bool", doc="false: a loop of Get over the same keys (the baseline)"),
+            "multiread_stride": _INT(0, 10**9, "0 = independent random keys; a list: one multireadrandom pass "
+                                     "per stride"),
+            "multiread_batched": Param("bool", doc="false: a loop of Get over the same keys (the baseline); "
+                                       "[true, false]: both passes"),
             "approx_algorithm": Param("choice", choices=("new", "old"), doc="memtable range estimate"),
             "seek_nexts": _INT(0, 10**6, "seekrandom: Next() calls after each Seek"),
             "histogram": Param("bool", doc="time each call: latency percentiles"),
@@ -240,6 +252,7 @@ WORKERS = {
             "statistics": Param("bool", doc="rocksdb only: its Statistics tickers"),
         },
         exclusive=True,
+        collapse=frozenset({"multiread_stride", "multiread_batched"}),
         seed_param=Param("int", 0, 2**31 - 1),
         gflags=True,
         text_output=True,

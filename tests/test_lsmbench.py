@@ -169,6 +169,10 @@ def test_fill_benchmarks_start_from_an_empty_database(lsmbench):
     (["--filter=nosuch:bpk=10"], ["--filter=nosuch:bpk=10"]),
     (["--engine=rocksdb", "--filter=standard:bpk=10"], ["rocksdb"]),
     (["--benchmarks=approximatememtablestats", "--num=10", "--batch_size=10"], ["below --num"]),
+    (["--multiread_batched=maybe"], ["--multiread_batched=maybe", "not a boolean", "true or false"]),
+    (["--multiread_stride=0,x"], ["--multiread_stride=0,x", "not an integer", "comma-separated list"]),
+    (["--benchmarks=multireadrandom", "--num=100", "--batch_size=10", "--multiread_stride=0,20"],
+     ["--multiread_stride=20", "batch_size x multiread_stride <= num"]),
 ])
 def test_bad_flags_get_clear_errors(lsmbench, args, expected):
     r = run(lsmbench, *args, check=False)
@@ -203,3 +207,29 @@ def test_multiread_loop_of_get_answers_like_the_batch(lsmbench):
         found[batched] = rec["found"]
     # fillrandom writes keys with repeats, so some lookups miss.
     assert 0 < found["true"] == found["false"] < NUM
+
+
+def test_multiread_lists_run_one_pass_per_pair_on_one_database(lsmbench):
+    # Two strides x both modes: four multireadrandom passes after one fill,
+    # stride-major, each with its own line and record; other benchmarks report
+    # the first value of each list.
+    r = run(lsmbench, "--benchmarks=fillrandom,flush,multireadrandom,readrandom", f"--num={NUM}", "--batch_size=16",
+            "--multiread_stride=7,64", "--multiread_batched=true,false")
+    recs = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+    assert [rec["benchmark"] for rec in recs] == ["fillrandom", "flush"] + ["multireadrandom"] * 4 + ["readrandom"]
+    passes = recs[2:6]
+    assert [(rec["stride"], rec["multiread_batched"]) for rec in passes] == [(7, True), (7, False), (64, True),
+                                                                              (64, False)]
+    for rec in passes:
+        assert rec["ops"] == NUM and rec["batch_size"] == 16 and rec["micros_per_op"] > 0
+        assert 0 < rec["found"] < NUM  # fillrandom writes keys with repeats
+    assert recs[-1]["stride"] == 7 and recs[-1]["multiread_batched"] is True
+    for label in ["[stride=7 batched=true]", "[stride=7 batched=false]", "[stride=64 batched=true]",
+                  "[stride=64 batched=false]"]:
+        assert r.stderr.count(label) == 1, (label, r.stderr)
+    # The first pass draws the stream a single-value run draws (same --seed, same
+    # place in the run), so it reads the same keys.
+    single = run(lsmbench, "--benchmarks=fillrandom,flush,multireadrandom", f"--num={NUM}", "--batch_size=16",
+                 "--multiread_stride=7", "--multiread_batched=true")
+    assert records(single)["multireadrandom"]["found"] == passes[0]["found"]
+    assert "[stride=" not in single.stderr  # one pass: the line is as it always was

@@ -72,6 +72,28 @@ def _lsm_rows(sweep: str, base, seed: int, params: dict, records: list[dict]) ->
     return rows
 
 
+def multiget_collapsed_frame() -> pd.DataFrame:
+    """engine_frame's MultiGet runs as the runner now stores them: strides and the
+    batched flag collapsed (one run per seed and batch size measures every pair, the
+    run's columns hold the comma-joined lists), each multireadrandom record carrying
+    its pair's stride and multiread_batched, the other records the first of each."""
+    rows = []
+    for seed in (0, 1):
+        for batch in (1, 4):
+            p = {"bpk": 10, "batch_size": batch, "multiread_stride": "0,16", "multiread_batched": "True,False"}
+            recs = [{"benchmark": "fillrandom", "micros_per_op": 5.0, "batch_size": batch, "stride": 0,
+                     "multiread_batched": True},
+                    {"benchmark": "readrandom", "micros_per_op": 3.3, "batch_size": batch, "stride": 0,
+                     "multiread_batched": True}]
+            for stride in (0, 16):
+                for batched in (True, False):
+                    us = 2.4 if batched and batch == 4 and stride == 16 else 3.0
+                    recs.append({"benchmark": "multireadrandom", "micros_per_op": us, "batch_size": batch,
+                                 "stride": stride, "multiread_batched": batched})
+            rows += _lsm_rows("multiget", "fastlocal", seed, p, recs)
+    return pd.DataFrame(rows)
+
+
 def _levels(fp_by_level: list[float], queries: int = 10000) -> list[dict]:
     """Per-level filter statistics of `queries` absent keys and 500 present ones at the given FP rates."""
     return [{"level": lv, "files": 1 + lv, "bytes": 50000 * (lv + 1), "filter_useful": round(queries * (1 - fp)),

@@ -58,6 +58,29 @@ def test_multiget_without_get_loop_compares_with_readrandom(df):
     plt.close(fig)
 
 
+def test_multiget_from_collapsed_runs_reads_the_records(tmp_path):
+    """One run per batch size measuring every (stride, batched) pair (the runner's
+    collapsed lists) gives the same summary and heat maps as one run per pair."""
+    import pandas as pd
+
+    from analysis.engine_data import multiget_summary
+    from experiments.store import tidy
+
+    from .conftest import engine_frame, multiget_collapsed_frame
+
+    path = tmp_path / "results.parquet"
+    tidy(multiget_collapsed_frame()).to_parquet(path, index=False)
+    collapsed = analysis.load(path)
+    per_pair = engine_frame()
+    per_pair = per_pair[per_pair["sweep"] == "multiget"]
+    got, want = multiget_summary(collapsed), multiget_summary(per_pair)
+    pd.testing.assert_frame_equal(got, want)
+    assert got["speedup"].round(2).tolist() == [1.0, 1.0, 1.0, 1.25] and (got["repeats"] == 2).all()
+    fig = engine_plots.multiget(collapsed)
+    assert texts(fig.axes[2]) == ["1.00x", "1.00x", "1.00x", "1.25x"]
+    plt.close(fig)
+
+
 def test_hash_index_throughput_and_space(df):
     fig = engine_plots.hash_index(df)
     assert [ax.get_title() for ax in fig.axes] == ["readrandom throughput", "readmissing throughput", "space"]

@@ -81,7 +81,48 @@ Status CheckRocksDbMemtableFilter(const std::string& canonical) {
   return Status::OK();
 }
 
+// The values of a flag that takes one value or a comma-separated list
+// (--multiread_stride, --multiread_batched). Each entry is parsed by a
+// one-flag FlagSet declared by `declare`, so an entry accepts exactly what the
+// single-value flag always did (1e3 forms, 1/0 for booleans) and a single
+// value fails with the same message as before. Entries must be distinct: a
+// repeated value would run the same pass twice and read as an extra repeat.
+template <typename T, typename Declare>
+Status ParseListFlag(const std::string& flag, const std::string& text, Declare declare, std::vector<T>* out) {
+  out->clear();
+  const std::vector<std::string> entries = Split(text, ',');
+  const bool is_list = entries.size() > 1;
+  // A list's errors say which entry of the whole value is wrong.
+  const std::string where = is_list ? "lsmbench: --" + flag + "=" + text + ": in the list" : "lsmbench";
+  const std::string list_note = is_list ? "; the flag takes one value or a comma-separated list of them" : "";
+  for (const std::string& entry : entries) {
+    T value{};
+    sim::FlagSet one(where, "", "");
+    declare(&one, &value);
+    std::string arg = "--" + flag + "=" + entry;
+    char* argv[] = {arg.data()};
+    Status s = one.Parse(1, argv);
+    if (!s.ok()) return Status::InvalidArgument(s.message() + list_note);
+    for (const T& seen : *out) {
+      if (seen == value) {
+        return Status::InvalidArgument("lsmbench: --" + flag + "=" + text + ": '" + entry +
+                                       "' is listed twice; allowed: each value once");
+      }
+    }
+    out->push_back(value);
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config) {
+  std::vector<MultiReadVariant> variants;
+  for (const int64_t stride : config.multiread_strides) {
+    for (const bool batched : config.multiread_batched) variants.push_back({stride, batched});
+  }
+  return variants;
+}
 
 Status CanonicalFilterSpec(const std::string& flag, const std::string& text, bool require_dynamic,
                            std::string* canonical) {
@@ -104,8 +145,8 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   help->clear();
   *config = BenchConfig();
   BenchConfig& c = *config;
-  std::string benchmarks, filter, filter_per_level, memtable_filter;
-  long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, stride = 0, seek_nexts = 0,
+  std::string benchmarks, filter, filter_per_level, memtable_filter, strides, batched;
+  long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0,
             threads = 0, seed = 0, block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0,
             level1_mb = 0;
 
@@ -128,12 +169,20 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   flags.Int("batch_size", 1, 1, 1000000,
             "entries per write batch and keys per MultiGet; the true range width of approximatememtablestats",
             &batch_size);
-  flags.Int("multiread_stride", 0, 0, 1000000000,
-            "multireadrandom: keys of a batch are k, k+S, k+2S, ... (0 = independent random keys)", &stride);
-  flags.Bool("multiread_batched",
-             "multireadrandom: one batched MultiGet per batch (true, default) or a loop of Get over the same keys "
-             "(false, the baseline)",
-             &c.multiread_batched, /*def=*/true);
+  // The two multireadrandom lists are String flags parsed entry by entry
+  // below (ParseListFlag); their help says what the records of other
+  // benchmarks report.
+  flags.String("multiread_stride", "0",
+               "multireadrandom: keys of a batch are k, k+S, k+2S, ... (0 = independent random keys); S in "
+               "0..1000000000, or a comma-separated list (0,16,256) to run multireadrandom once per stride on the "
+               "same database. Other benchmarks' records report the first stride",
+               &strides);
+  flags.String("multiread_batched", "true",
+               "multireadrandom: one batched MultiGet per batch (true; a bare --multiread_batched is true) or a "
+               "loop of Get over the same keys (false, the baseline); or the list true,false to run both. With "
+               "lists of both flags multireadrandom runs once per (stride, batched) pair, stride-major in list "
+               "order, each with its own line and record. Other benchmarks' records report the first value",
+               &batched);
   flags.Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &seek_nexts);
   flags.Int("threads", 1, 1, 1, "benchmark threads (only 1 is implemented)", &threads);
   flags.Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &seed);
@@ -165,7 +214,16 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
              &c.use_existing_db);
   flags.Bool("keep_db", "keep the temporary database directory (its path is printed)", &c.keep_db);
 
-  Status s = flags.Parse(argc - 1, argv + 1);
+  // --multiread_batched was a boolean flag, so its bare form means true; the
+  // String flag that now carries its list would take the next argument as
+  // its value instead, so the bare form is spelled out first.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::string& arg : args) {
+    if (arg == "--multiread_batched") arg += "=true";
+  }
+  std::vector<char*> arg_ptrs;
+  for (std::string& arg : args) arg_ptrs.push_back(arg.data());
+  Status s = flags.Parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   if (!s.ok()) return s;
   if (flags.help_requested()) {
     *help = flags.Help();
@@ -176,7 +234,16 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   c.key_size = key_size;
   c.value_size = value_size;
   c.batch_size = batch_size;
-  c.multiread_stride = stride;
+  std::vector<long long> stride_list;
+  s = ParseListFlag<long long>(
+      "multiread_stride", strides,
+      [](sim::FlagSet* one, long long* v) { one->Int("multiread_stride", 0, 0, 1000000000, "", v); }, &stride_list);
+  if (!s.ok()) return s;
+  c.multiread_strides.assign(stride_list.begin(), stride_list.end());
+  s = ParseListFlag<bool>(
+      "multiread_batched", batched, [](sim::FlagSet* one, bool* v) { one->Bool("multiread_batched", "", v); },
+      &c.multiread_batched);
+  if (!s.ok()) return s;
   c.seek_nexts = seek_nexts;
   c.threads = threads;
   c.seed = static_cast<uint64_t>(seed);
@@ -222,12 +289,16 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
                                    std::to_string(c.batch_size) + ") below --num (" + std::to_string(c.num) +
                                    ")");
   }
-  if (Contains(c.benchmarks, "multireadrandom") && c.multiread_stride > 0 &&
-      c.batch_size * c.multiread_stride > c.num) {
-    return Status::InvalidArgument("lsmbench: multireadrandom with --multiread_stride=" +
-                                   std::to_string(c.multiread_stride) + " and --batch_size=" +
-                                   std::to_string(c.batch_size) + " spans more than --num=" + std::to_string(c.num) +
-                                   " keys; allowed: batch_size x multiread_stride <= num");
+  if (Contains(c.benchmarks, "multireadrandom")) {
+    for (const int64_t stride : c.multiread_strides) {
+      if (stride > 0 && c.batch_size * stride > c.num) {
+        return Status::InvalidArgument("lsmbench: multireadrandom with --multiread_stride=" + std::to_string(stride) +
+                                       (c.multiread_strides.size() > 1 ? " (from --multiread_stride=" + strides + ")"
+                                                                       : std::string()) +
+                                       " and --batch_size=" + std::to_string(c.batch_size) + " spans more than --num=" +
+                                       std::to_string(c.num) + " keys; allowed: batch_size x multiread_stride <= num");
+      }
+    }
   }
   if (c.use_existing_db && c.db.empty()) {
     return Status::InvalidArgument("lsmbench: --use_existing_db needs --db=PATH (the database to open)");

@@ -26,8 +26,12 @@ struct BenchConfig {
   int64_t key_size = 16;
   int64_t value_size = 100;
   int64_t batch_size = 1;  // keys per write batch / MultiGet; range width of approximatememtablestats
-  int64_t multiread_stride = 0;
-  bool multiread_batched = true;  // false: multireadrandom runs a loop of Get (the baseline)
+  // multireadrandom runs once per (stride, batched) pair, stride-major in list
+  // order (MultiReadVariants), all on the same database; each list holds
+  // distinct values. Other benchmarks' records report the first of each.
+  std::vector<int64_t> multiread_strides = {0};
+  // false: multireadrandom runs a loop of Get over the same keys (the baseline)
+  std::vector<bool> multiread_batched = {true};
   int64_t seek_nexts = 10;
   int64_t threads = 1;
   uint64_t seed = 301;
@@ -56,6 +60,18 @@ struct BenchConfig {
   bool use_existing_db = false;
   bool keep_db = false;
 };
+
+// One multireadrandom pass: its stride and whether it calls MultiGet (true)
+// or a loop of Get (false).
+struct MultiReadVariant {
+  int64_t stride = 0;
+  bool batched = true;
+};
+
+// Every (stride, batched) pair of the config, stride-major in list order:
+// --multiread_stride=0,16 --multiread_batched=true,false gives (0,true),
+// (0,false), (16,true), (16,false).
+std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config);
 
 // Parses argv[1..argc) into *config. With --help, *help receives the usage
 // text and the result is OK; bad flags or values give InvalidArgument naming

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/bench/engine.h"
@@ -34,13 +36,50 @@ TEST(BenchConfigTest, DefaultsFollowDbBench) {
 }
 
 TEST(BenchConfigTest, MultiGetIsBatchedUnlessSwitchedOff) {
+  using Batched = std::vector<bool>;
   BenchConfig c;
   ASSERT_TRUE(Parse({}, &c).ok());
-  EXPECT_TRUE(c.multiread_batched);
+  EXPECT_EQ(c.multiread_batched, Batched{true});
+  EXPECT_EQ(c.multiread_strides, std::vector<int64_t>{0});
   ASSERT_TRUE(Parse({"--multiread_batched=false"}, &c).ok());
-  EXPECT_FALSE(c.multiread_batched);
+  EXPECT_EQ(c.multiread_batched, Batched{false});
+  ASSERT_TRUE(Parse({"--multiread_batched=0"}, &c).ok());
+  EXPECT_EQ(c.multiread_batched, Batched{false});
+  // The bare flag still means true, also when another flag follows it (the
+  // list flag must not take the next argument as its value).
   ASSERT_TRUE(Parse({"--multiread_batched"}, &c).ok());
-  EXPECT_TRUE(c.multiread_batched);
+  EXPECT_EQ(c.multiread_batched, Batched{true});
+  ASSERT_TRUE(Parse({"--multiread_batched", "--num=5000"}, &c).ok());
+  EXPECT_EQ(c.multiread_batched, Batched{true});
+  EXPECT_EQ(c.num, 5000);
+  // A single stride, also in the space-separated and 1e3 forms.
+  ASSERT_TRUE(Parse({"--multiread_stride", "16"}, &c).ok());
+  EXPECT_EQ(c.multiread_strides, std::vector<int64_t>{16});
+  ASSERT_TRUE(Parse({"--multiread_stride=1e3"}, &c).ok());
+  EXPECT_EQ(c.multiread_strides, std::vector<int64_t>{1000});
+}
+
+TEST(BenchConfigTest, MultiReadListsExpandStrideMajorInListOrder) {
+  BenchConfig c;
+  ASSERT_TRUE(Parse({"--benchmarks=multireadrandom", "--num=100000", "--batch_size=16",
+                     "--multiread_stride=256,0,16", "--multiread_batched=false,true"},
+                    &c)
+                  .ok());
+  EXPECT_EQ(c.multiread_strides, (std::vector<int64_t>{256, 0, 16}));
+  EXPECT_EQ(c.multiread_batched, (std::vector<bool>{false, true}));
+  const std::vector<MultiReadVariant> v = MultiReadVariants(c);
+  const std::vector<std::pair<int64_t, bool>> want = {{256, false}, {256, true}, {0, false},
+                                                      {0, true},    {16, false}, {16, true}};
+  ASSERT_EQ(v.size(), want.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(v[i].stride, want[i].first) << i;
+    EXPECT_EQ(v[i].batched, want[i].second) << i;
+  }
+  // Single values give one variant, the defaults (0, true).
+  ASSERT_TRUE(Parse({}, &c).ok());
+  ASSERT_EQ(MultiReadVariants(c).size(), 1u);
+  EXPECT_EQ(MultiReadVariants(c)[0].stride, 0);
+  EXPECT_TRUE(MultiReadVariants(c)[0].batched);
 }
 
 TEST(BenchConfigTest, TheIssueCommandParses) {
@@ -75,6 +114,9 @@ TEST(BenchConfigTest, HelpListsFlagsAndBenchmarks) {
   EXPECT_NE(help.find("usage: lsmbench [FLAGS]"), std::string::npos) << help;
   for (const auto& name : KnownBenchmarks()) EXPECT_NE(help.find(name), std::string::npos) << name;
   EXPECT_NE(help.find("--multiread_stride"), std::string::npos);
+  // What the records of other benchmarks report when the lists hold several values.
+  EXPECT_NE(help.find("Other benchmarks' records report the first stride"), std::string::npos) << help;
+  EXPECT_NE(help.find("Other benchmarks' records report the first value"), std::string::npos) << help;
 }
 
 // Each bad command line and words its error must contain.
@@ -102,6 +144,24 @@ TEST(BenchConfigTest, BadInputNamesTheProblemAndWhatIsAllowed) {
       {{"--benchmarks=approximatememtablestats", "--num=100", "--batch_size=100"}, {"below --num"}},
       {{"--benchmarks=multireadrandom", "--num=100", "--batch_size=10", "--multiread_stride=11"},
        {"batch_size x multiread_stride <= num"}},
+      // Every stride of a list is checked against batch_size x stride <= num.
+      {{"--benchmarks=multireadrandom", "--num=100", "--batch_size=10", "--multiread_stride=0,10,11"},
+       {"--multiread_stride=11 (from --multiread_stride=0,10,11)", "batch_size x multiread_stride <= num"}},
+      // Single values fail as the one-value flags always did.
+      {{"--multiread_stride=abc"}, {"--multiread_stride=abc", "not an integer", "0..1000000000"}},
+      {{"--multiread_stride=-1"}, {"--multiread_stride=-1", "out of range", "0..1000000000"}},
+      {{"--multiread_batched=maybe"}, {"--multiread_batched=maybe", "not a boolean", "true or false"}},
+      {{"--multiread_batched", "true"}, {"unexpected argument 'true'"}},
+      // Lists name the whole value, the bad entry and what is allowed.
+      {{"--multiread_stride=0,16,x"},
+       {"--multiread_stride=0,16,x", "--multiread_stride=x", "not an integer", "0..1000000000",
+        "comma-separated list"}},
+      {{"--multiread_stride=0,,16"}, {"--multiread_stride=0,,16", "empty value", "comma-separated list"}},
+      {{"--multiread_stride=16,0,16"}, {"--multiread_stride=16,0,16", "'16' is listed twice", "each value once"}},
+      {{"--multiread_batched=true,maybe"},
+       {"--multiread_batched=true,maybe", "--multiread_batched=maybe", "true or false", "comma-separated list"}},
+      {{"--multiread_batched=false,0"}, {"'0' is listed twice"}},
+      {{"--multiread_batched="}, {"--multiread_batched=", "not a boolean"}},
       {{"--use_existing_db"}, {"--use_existing_db needs --db"}},
       {{"--engine=memtable", "--db=/tmp/x"}, {"--engine=memtable keeps nothing on disk"}},
       {{"--engine=rocksdb", "--filter=standard:bpk=10"}, {"FastLocalBloom", "fastlocal:bpk=B"}},

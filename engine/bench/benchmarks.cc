@@ -92,7 +92,7 @@ Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r)
   if (name == "readmissing") return ReadRandom(engine, true, r);
   if (name == "readseq") return ReadSeq(engine, r);
   if (name == "seekrandom") return SeekRandom(engine, r);
-  if (name == "multireadrandom") return MultiReadRandom(engine, r);
+  if (name == "multireadrandom") return RunMultiRead(engine, MultiReadVariants(config_).front(), r);
   if (name == "readwhilewriting") return ReadWhileWriting(engine, r);
   if (name == "approximatememtablestats") return ApproximateMemTableStats(engine, r);
   if (name == "flush" || name == "compact" || name == "waitforcompaction") return TimeOnce(engine, name, r);
@@ -221,12 +221,15 @@ Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
   return Status::OK();
 }
 
-Status BenchRunner::MultiReadRandom(Engine* engine, BenchResult* r) {
+Status BenchRunner::RunMultiRead(Engine* engine, const MultiReadVariant& variant, BenchResult* r) {
+  r->name = "multireadrandom";
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t batch = static_cast<uint64_t>(config_.batch_size);
-  const uint64_t stride = static_cast<uint64_t>(config_.multiread_stride);
+  const uint64_t stride = static_cast<uint64_t>(variant.stride);
   // Whole batches covering --reads keys (at least one batch).
   const uint64_t batches = std::max<uint64_t>(1, (static_cast<uint64_t>(config_.reads) + batch - 1) / batch);
+  // Each pass draws its own stream (as two readrandom in one run do), so a
+  // pass's keys depend on --seed and its place in the run.
   KeyRandom rng(StreamSeed(5));
   const size_t key_size = static_cast<size_t>(config_.key_size);
   std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
@@ -250,7 +253,7 @@ Status BenchRunner::MultiReadRandom(Engine* engine, BenchResult* r) {
     uint64_t hits = 0;
     Status s;
     timer.Begin();
-    if (config_.multiread_batched) {
+    if (variant.batched) {
       s = engine->MultiGet(keys, &values, &hits);
     } else {
       values.resize(keys.size());
@@ -269,6 +272,12 @@ Status BenchRunner::MultiReadRandom(Engine* engine, BenchResult* r) {
   r->reports_found = true;
   r->found = found;
   r->fields["batches"] = batches;
+  // These override the config's first values, which MakeRecord writes.
+  r->fields["stride"] = variant.stride;
+  r->fields["multiread_batched"] = variant.batched;
+  if (config_.multiread_strides.size() * config_.multiread_batched.size() > 1) {
+    r->variant = "[stride=" + std::to_string(variant.stride) + " batched=" + (variant.batched ? "true" : "false") + "]";
+  }
   return Status::OK();
 }
 

@@ -4,7 +4,8 @@
 //              batches of --batch_size (whole batches only, as db_bench: W=30000
 //              writes 990000 of 10^6)
 //   reads      readrandom, readmissing, readseq, seekrandom (+ --seek_nexts),
-//              multireadrandom (--batch_size keys per MultiGet, --multiread_stride),
+//              multireadrandom (--batch_size keys per MultiGet, once per
+//              --multiread_stride x --multiread_batched pair),
 //              readwhilewriting (readrandom beside a writer thread)
 //   estimates  approximatememtablestats: random ranges of true width --batch_size
 //   upkeep     flush, compact, waitforcompaction, stats
@@ -32,6 +33,9 @@ struct BenchResult {
   bool reports_found = false;
   uint64_t found = 0;
   Distribution latency;  // micros per call, with --histogram
+  // Appended to the db_bench line to tell passes of one benchmark apart
+  // (multireadrandom's "[stride=16 batched=false]" when it runs several).
+  std::string variant;
   // Printed after the db_bench line (e.g. approximatememtablestats' distribution).
   std::string extra_text;
   // Benchmark-specific JSON fields.
@@ -47,7 +51,12 @@ class BenchRunner {
  public:
   explicit BenchRunner(const BenchConfig& config) : config_(config) {}
 
+  // Runs benchmark `name`; multireadrandom runs its first variant only (the
+  // driver calls RunMultiRead once per MultiReadVariants entry instead).
   Status Run(const std::string& name, Engine* engine, BenchResult* result);
+  // One multireadrandom pass; its record's stride and multiread_batched
+  // fields are the variant's.
+  Status RunMultiRead(Engine* engine, const MultiReadVariant& variant, BenchResult* result);
 
  private:
   enum class Order { kSequential, kRandom, kUniqueRandom };
@@ -55,7 +64,6 @@ class BenchRunner {
   Status ReadRandom(Engine* engine, bool missing, BenchResult* r);
   Status ReadSeq(Engine* engine, BenchResult* r);
   Status SeekRandom(Engine* engine, BenchResult* r);
-  Status MultiReadRandom(Engine* engine, BenchResult* r);
   Status ReadWhileWriting(Engine* engine, BenchResult* r);
   Status ApproximateMemTableStats(Engine* engine, BenchResult* r);
   Status TimeOnce(Engine* engine, const std::string& name, BenchResult* r);

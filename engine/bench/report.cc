@@ -25,6 +25,7 @@ std::string FormatTextLine(const BenchResult& r) {
                   static_cast<unsigned long long>(r.ops));
     extra += buf;
   }
+  if (!r.variant.empty()) extra += " " + r.variant;
   std::snprintf(buf, sizeof buf, "%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %llu operations;%s\n",
                 r.name.c_str(), MicrosPerOp(r), OpsPerSec(r), r.seconds, static_cast<unsigned long long>(r.ops),
                 extra.c_str());
@@ -50,8 +51,10 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   if (r.bytes > 0 && r.seconds > 0) rec["mb_per_sec"] = static_cast<double>(r.bytes) / 1048576.0 / r.seconds;
   rec["found"] = r.reports_found ? JsonRecord(r.found) : JsonRecord();
   rec["batch_size"] = c.batch_size;
-  rec["stride"] = c.multiread_stride;
-  rec["multiread_batched"] = c.multiread_batched;
+  // multireadrandom's passes overwrite these two from r.fields below; every
+  // other benchmark reports the first value of each list (see --help).
+  rec["stride"] = c.multiread_strides.front();
+  rec["multiread_batched"] = static_cast<bool>(c.multiread_batched.front());
   rec["key_size"] = c.key_size;
   rec["value_size"] = c.value_size;
   rec["filter"] = c.filter.empty() ? "none" : c.filter;

@@ -82,7 +82,7 @@ struct Options {
   std::vector<std::string> per_level_filter_spec;
 
   // --- caches ---
-  size_t block_cache_bytes = size_t{8} << 20;  // shared LRU block cache; 0 = none
+  size_t block_cache_bytes = size_t{8} << 20;  // shared block cache (CLOCK eviction); 0 = none
   int max_open_files = 1000;                   // table readers kept open (>= 10)
 
   // Receives warnings (dropped WAL tails, background errors) and events

@@ -2,8 +2,12 @@
 the engine: it takes the db_bench-style flags the runner sends (--key=value,
 anything else is an error as with gflags), needs a fresh --db directory, and
 prints for each of --benchmarks a db_bench line and a JSON record of the shape
-experiments/README.md ("lsmbench records") asks of the real tool. Numbers are
-synthetic, a deterministic function of the flags and --seed.
+experiments/README.md ("lsmbench records") asks of the real tool. Like the real
+tool, --multiread_stride and --multiread_batched take comma-separated lists and
+multireadrandom then prints one line and record per (stride, batched) pair,
+stride-major, each record's stride and multiread_batched being its pair's
+(other records carry the first of each list). Numbers are synthetic, a
+deterministic function of the flags and --seed.
 
 Environment: FAKE_LSMBENCH_LOG (append one JSON line per call: argv, and
 "OVERLAP" if another speed-like run held the lock), FAKE_LSMBENCH_LOCK (a
@@ -69,13 +73,25 @@ def run(args: dict) -> int:
     seed = int(args.get("seed", 0))
     rng = random.Random(seed)
     num, reads = int(args.get("num", 1000000)), int(args.get("reads", args.get("num", 1000000)))
-    batch, stride = int(args.get("batch_size", 1)), int(args.get("multiread_stride", 0))
+    batch = int(args.get("batch_size", 1))
+    strides = [int(v) for v in args.get("multiread_stride", "0").split(",")]
+    batched_values = args.get("multiread_batched", "true").split(",")
+    if any(v not in ("true", "false") for v in batched_values):
+        print(f"lsmbench: --multiread_batched={args['multiread_batched']}: not a boolean; allowed: true or false",
+              file=sys.stderr)
+        return 2
     hash_index = args.get("hash_index", "false") == "true"
     memtable = args.get("memtable_filter", "none")
     spec = args.get("filter", "fastlocal:bpk=10")
     print(f"Keys:       {args.get('key_size', 16)} bytes each\nEntries:    {num}\n" + "-" * 48)  # (stdout: the
     # real tool prints its text to stderr; the runner must cope with either)
+    passes = []  # (benchmark, stride, batched) in the order the real tool runs them
     for bench in args.get("benchmarks", "fillrandom,readrandom").split(","):
+        if bench == "multireadrandom":
+            passes += [(bench, stride, batched == "true") for stride in strides for batched in batched_values]
+        else:
+            passes.append((bench, strides[0], batched_values[0] == "true"))
+    for bench, stride, batched in passes:
         us = 3.0 * (1 + 0.01 * seed)
         if bench.startswith("fill"):
             us = 5.0 * (1.015 if memtable != "none" else 1.0)
@@ -83,12 +99,12 @@ def run(args: dict) -> int:
             us *= 0.9 if hash_index else 1.0
         elif bench == "readmissing":
             us *= 0.75 if memtable != "none" else 1.0
-        elif bench == "multireadrandom" and args.get("multiread_batched", "true") == "true":
+        elif bench == "multireadrandom" and batched:
             us *= 1 - 0.2 * (stride > 0) * min(batch, 32) / 32
         record = {"engine": engine, "benchmark": bench, "num": num, "reads": reads, "micros_per_op": us,
                   "ops_per_sec": 1e6 / us, "found": reads if bench != "readmissing" else 0, "batch_size": batch,
-                  "stride": stride, "filter": spec, "hash_index": hash_index, "memtable_filter": memtable,
-                  "sst_bytes": int(num * (120 + (1.33 if hash_index else 0)))}
+                  "stride": stride, "multiread_batched": batched, "filter": spec, "hash_index": hash_index,
+                  "memtable_filter": memtable, "sst_bytes": int(num * (120 + (1.33 if hash_index else 0)))}
         if bench.startswith("read") or bench == "multireadrandom":
             record["levels"] = [{"level": lv, "files": 2 ** lv, "bytes": num * 12 * 10 ** lv // 111, "filter": spec,
                                  "filter_checked": 1000 * 10 ** lv + 50 * lv, "filter_useful": 990 * 10 ** lv,

@@ -81,3 +81,13 @@ def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
     argv = worker_argv(runs[0].worker, Path("/B"), runs[0].base_filter, runs[0].params, 0, threads=None)
     assert argv == ["/B/sim/filterlab-sim", "probes", "--variant", "fastlocal", "--bpk", "4,5,6", "--keys", "1000",
                     "--no-boundaries", "--seed", "0"]
+
+
+def test_speed_sweeps_run_repeat_major_and_fp_sweeps_keep_repeats_together(write_config):
+    speed = expand(cfg(write_config, "bpk = [8, 10]", worker="sim speed", extra="repeats = 3"), {}, "b")
+    configs = [r.spec for r in speed if r.seed == 0]
+    assert len(configs) == len(speed) // 3 >= 2
+    # Every configuration's first repeat, then every second, then every third.
+    assert [(r.seed, r.spec) for r in speed] == [(s, c) for s in (0, 1, 2) for c in configs]
+    fp = expand(cfg(write_config, "bpk = [8, 10]", extra="repeats = 3"), {}, "b")
+    assert [(r.seed, r.spec) for r in fp] == [(s, c) for c in configs for s in (0, 1, 2)]

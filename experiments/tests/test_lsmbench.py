@@ -46,7 +46,8 @@ def test_argv_is_db_bench_style(write_config):
         "num = 1000", 'num = 1000\nmemtable_filter = "dynamic:bpk=8"\nutil_ratio = 0.75')
     runs = expand(load_config(write_config(text.replace("repeats = 1", "repeats = 2"))), {}, "b")
     assert len(runs) == 2 * 2 * 2 * 2
-    first, none = runs[0], runs[8]
+    first = runs[0]
+    none = next(r for r in runs if r.base_filter == "none")
     assert worker_argv(first.worker, Path("/B"), first.base_filter, first.params, first.seed, threads=None) == [
         "/B/engine/lsmbench", "--filter=fastlocal:bpk=10", "--benchmarks=fillrandom,readrandom,readmissing",
         "--num=1000",
@@ -55,6 +56,86 @@ def test_argv_is_db_bench_style(write_config):
     # "none" is passed as it is: no spec parameters appended.
     assert none.spec == "none"
     assert worker_argv(none.worker, Path("/B"), none.base_filter, none.params, 1, None)[1] == "--filter=none"
+
+
+MULTIGET = """\
+description = "multiget test"
+claim = "none"
+plots = ["multiget"]
+tables = ["multiget"]
+
+[[sweep]]
+name = "multiget"
+worker = "lsmbench"
+filter = ["fastlocal"]
+repeats = 2
+[sweep.fixed]
+bpk = 10
+benchmarks = "fillrandom,readrandom,multireadrandom"
+num = 1000
+[sweep.grid]
+batch_size = [1, 16]
+multiread_stride = [0, 16]
+multiread_batched = [true, false]
+"""
+
+
+def test_multiread_lists_are_passed_whole_to_one_run(write_config):
+    runs = expand(load_config(write_config(MULTIGET)), {}, "b")
+    assert len(runs) == 2 * 2  # batch sizes x repeats; strides and batched are collapsed
+    first = runs[0]
+    assert first.params["multiread_stride"] == [0, 16] and first.params["multiread_batched"] == [True, False]
+    assert worker_argv(first.worker, Path("/B"), first.base_filter, first.params, first.seed, None) == [
+        "/B/engine/lsmbench", "--filter=fastlocal:bpk=10", "--benchmarks=fillrandom,readrandom,multireadrandom",
+        "--num=1000", "--multiread_stride=0,16", "--multiread_batched=true,false", "--batch_size=1", "--seed=0"]
+    # In fixed, a list is passed whole too, and a single value stays a single value.
+    text = MULTIGET.replace("multiread_stride = [0, 16]\n", "").replace(
+        "num = 1000", "num = 1000\nmultiread_stride = [256, 4096]").replace(
+        "multiread_batched = [true, false]", "multiread_batched = [false]")
+    run = expand(load_config(write_config(text)), {}, "b")[0]
+    argv = worker_argv(run.worker, Path("/B"), run.base_filter, run.params, run.seed, None)
+    assert "--multiread_stride=256,4096" in argv and "--multiread_batched=false" in argv
+    text = MULTIGET.replace("multiread_stride = [0, 16]\n", "").replace("num = 1000", "num = 1000\nmultiread_stride = 7")
+    run = expand(load_config(write_config(text)), {}, "b")[0]
+    assert "--multiread_stride=7" in worker_argv(run.worker, Path("/B"), run.base_filter, run.params, run.seed, None)
+
+
+def test_multiread_list_entries_are_checked(write_config):
+    msg = only(problems_of(write_config(MULTIGET.replace("[true, false]", '[true, "maybe"]'))))
+    assert "sweep[0] ('multiget').grid.multiread_batched: got 'maybe' (str); allowed: true or false" in msg
+    msg = only(problems_of(write_config(MULTIGET.replace("[0, 16]", "[0, -16]"))))
+    assert "grid.multiread_stride: got -16 (int); allowed: an integer in 0..1000000000" in msg
+    msg = only(problems_of(write_config(MULTIGET.replace("[0, 16]", "[16, 16]"))))
+    assert "grid.multiread_stride: lists 16 twice; each value once" in msg
+    # Keys that are not collapsed still take one value in fixed.
+    msg = only(problems_of(write_config(MULTIGET.replace("num = 1000", "num = [1000, 2000]"))))
+    assert "fixed.num: got [1000, 2000] (list); allowed: an integer" in msg
+
+
+def test_multiread_passes_of_one_run_become_rows_of_their_own(write_config, tmp_path, lsmbench_build):
+    """Through the runner with the fake lsmbench: each run stores one multireadrandom
+    record per (stride, batched) pair, whose fields (not the run's comma-joined
+    parameters) the MultiGet summary reads."""
+    from analysis.engine_data import multiget_summary
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {"FILTERLAB_BUILD": str(lsmbench_build), "FILTERLAB_SCRATCH": str(scratch)}
+    out = run_cli("run", write_config(MULTIGET), "--no-plot", "--results", tmp_path / "r", env=env)
+    assert out.returncode == 0, out.stderr
+    assert "4 runs" in out.stderr
+    table = pd.read_parquet(tmp_path / "r" / "exp" / "results.parquet")
+    mg = table[table["benchmark"] == "multireadrandom"].drop_duplicates(["run_key", "record_index"])
+    assert len(mg) == 4 * 4  # runs x (stride, batched) pairs
+    first = mg[mg["run_key"] == mg["run_key"].iloc[0]]
+    assert list(zip(first["stride"], first["multiread_batched"])) == [(0, True), (0, False), (16, True),
+                                                                       (16, False)]
+    assert set(first["multiread_stride"]) == {"0,16"}  # the run's column: the list as passed
+    s = multiget_summary(table)
+    assert list(zip(s["batch_size"], s["stride"])) == [(1, 0), (1, 16), (16, 0), (16, 16)]
+    assert (s["baseline"] == "Get loop").all() and (s["repeats"] == 2).all()
+    # The fake's batched MultiGet is 20% x min(batch, 32)/32 faster with a stride: 1/(1 - 0.1) at batch 16.
+    assert s["speedup"].round(4).tolist() == [1.0, round(1 / (1 - 0.2 / 32), 4), 1.0, round(1 / 0.9, 4)]
 
 
 def test_binary_in_engine_subdirectory_or_at_the_top(tmp_path):
@@ -230,7 +311,8 @@ def expected_runs(name: str, build: Path) -> int:
         bases = {join_spec(n, {k: v for k, v in p.items() if k != "bpk"}) for n, p in map(split_spec,
                                                                                           example_specs(build))}
         return 3 * (len(bases) + 1 + 2)
-    return 3 * {"engine_multiget": 2 * 4 * 4 * 2,  # engines x batch sizes x strides x batched/Get loop
+    # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
+    return 3 * {"engine_multiget": 2 * 4,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
                 "engine_memtable_filter": 2 * 2,  # engines x off/on
                 "engine_range_estimates": 5 * 2 + 5}[name]  # widths x new/old, RocksDB's (old) per width
