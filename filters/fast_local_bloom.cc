@@ -120,6 +120,65 @@ constexpr uint8_t kSubImplFastLocal = 0;
 
 std::string HashWidthText(HashWidth w) { return std::to_string(static_cast<int>(w)); }
 
+// The FilterView of a FastLocalBloom filter: data = the bit array, param =
+// lines | lanes << 32 | num_probes << 48 (ProbePlan). Its ops are chosen per
+// hash width, probe kernel and line alignment, and an empty filter gets ops
+// that answer false, so a query through the view branches on nothing: it
+// locates the line (h1 = the low 32 bits in both widths) and runs the kernel.
+constexpr uint64_t ViewParam(uint32_t lines, int num_probes, uint16_t lanes) {
+  return uint64_t{lines} | uint64_t{lanes} << 32 | uint64_t(static_cast<uint8_t>(num_probes)) << 48;
+}
+inline const uint8_t* ViewLine(const FilterView& view, uint64_t hash) {
+  const auto lines = static_cast<uint32_t>(view.param);
+  return static_cast<const uint8_t*>(view.data) + (size_t{FastRange32(Lower32(hash), lines)} << 6);
+}
+
+template <HashWidth kWidth, ProbeKernel kKernel>
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  return MayMatchLinePlanned<kKernel>(Split(hash, kWidth).probe_hash, static_cast<int>(view.param >> 48),
+                                      static_cast<uint16_t>(view.param >> 32), ViewLine(view, hash));
+}
+
+template <bool kAligned>
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  if constexpr (kAligned) {
+    PrefetchAlignedLineForRead(ViewLine(view, hash));
+  } else {
+    PrefetchLineForRead(ViewLine(view, hash));
+  }
+}
+
+bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
+void EmptyPrefetch(const FilterView&, uint64_t) {}
+constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch};
+
+template <HashWidth kWidth, ProbeKernel kKernel, bool kAligned>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, kKernel>, &ViewPrefetch<kAligned>};
+
+template <HashWidth kWidth, ProbeKernel kKernel>
+const FilterView::Ops* ViewOpsFor(bool aligned) {
+  return aligned ? &kViewOps<kWidth, kKernel, true> : &kViewOps<kWidth, kKernel, false>;
+}
+
+template <HashWidth kWidth>
+const FilterView::Ops* ViewOpsFor(ProbeKernel kernel, bool aligned) {
+  switch (kernel) {
+    case ProbeKernel::kUpto8: return ViewOpsFor<kWidth, ProbeKernel::kUpto8>(aligned);
+    case ProbeKernel::kUpto16: return ViewOpsFor<kWidth, ProbeKernel::kUpto16>(aligned);
+    case ProbeKernel::kGeneral: break;
+  }
+  return ViewOpsFor<kWidth, ProbeKernel::kGeneral>(aligned);
+}
+
+FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, HashWidth width) {
+  if (len_bytes == 0) return FilterView{&kEmptyViewOps, data, 0};
+  const ProbePlan plan = PlanProbes(num_probes);
+  const bool aligned = IsLineAligned(data);
+  const FilterView::Ops* ops = width == HashWidth::k64 ? ViewOpsFor<HashWidth::k64>(plan.kernel, aligned)
+                                                       : ViewOpsFor<HashWidth::k32>(plan.kernel, aligned);
+  return FilterView{ops, data, ViewParam(len_bytes >> 6, num_probes, plan.lanes)};
+}
+
 class FastLocalBloomFilter final : public Filter {
  public:
   // A built filter owns its 64-byte-aligned bits.
@@ -129,31 +188,25 @@ class FastLocalBloomFilter final : public Filter {
         len_bytes_(static_cast<uint32_t>(owned_.size())),
         num_probes_(num_probes),
         width_(width),
-        lines_aligned_(IsLineAligned(data_)) {}
+        lines_aligned_(IsLineAligned(data_)),
+        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
   // An opened filter views bytes its caller keeps alive.
   FastLocalBloomFilter(Slice view, int num_probes, HashWidth width)
       : data_(view.udata()),
         len_bytes_(static_cast<uint32_t>(view.size())),
         num_probes_(num_probes),
         width_(width),
-        lines_aligned_(IsLineAligned(data_)) {}
+        lines_aligned_(IsLineAligned(data_)),
+        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
 
-  bool MayContain(uint64_t hash) const override {
-    if (len_bytes_ == 0) return false;  // no keys
-    const SplitHash s = Split(hash, width_);
-    return MayMatchLine(s.probe_hash, num_probes_, data_ + LineOffset(s.line_hash, len_bytes_));
-  }
+  // Through the view's ops (a tail call): one query code path for the object
+  // and the view, specialised for this filter's width and probe count.
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
 
-  // The line MayContain(hash) will read (h1 = the low 32 bits in both widths).
-  void Prefetch(uint64_t hash) const override {
-    if (len_bytes_ == 0) return;
-    const uint8_t* line = data_ + LineOffset(Lower32(hash), len_bytes_);
-    if (lines_aligned_) {
-      PrefetchAlignedLineForRead(line);
-    } else {
-      PrefetchLineForRead(line);
-    }
-  }
+  // The line MayContain(hash) will read.
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
+
+  FilterView View() const override { return view_; }
 
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
     if (len_bytes_ == 0) {
@@ -222,6 +275,7 @@ class FastLocalBloomFilter final : public Filter {
   HashWidth width_;
   // Every line starts a hardware cache line: one prefetch per line suffices.
   bool lines_aligned_;
+  FilterView view_;
 };
 
 class FastLocalBloomPolicy final : public FilterPolicy {

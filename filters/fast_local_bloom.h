@@ -127,6 +127,35 @@ inline bool MayMatchLine(uint32_t h2, int num_probes, const uint8_t* line) {
 #endif
 }
 
+// The query with its per-filter constants worked out once, for callers that
+// query one filter many times (the filter's FilterView): the kernel for the
+// probe count and the AVX-512 lanes it tests, so a query spends no
+// instructions on num_probes. kUpto8 / kUpto16 exist only with AVX-512.
+enum class ProbeKernel : int { kGeneral = 0, kUpto8 = 1, kUpto16 = 2 };
+struct ProbePlan {
+  ProbeKernel kernel;
+  uint16_t lanes;  // kUpto8: EvenLanesAvx512(k); kUpto16: LanesAvx512(k); else 0
+};
+inline ProbePlan PlanProbes(int num_probes) {
+#if defined(FILTERLAB_FASTLOCAL_AVX512)
+  if (num_probes <= 8) return ProbePlan{ProbeKernel::kUpto8, EvenLanesAvx512(num_probes)};
+  if (num_probes <= 16) return ProbePlan{ProbeKernel::kUpto16, LanesAvx512(num_probes)};
+#endif
+  (void)num_probes;
+  return ProbePlan{ProbeKernel::kGeneral, 0};
+}
+// Same answer as MayMatchLine(h2, num_probes, line) when
+// plan = PlanProbes(num_probes) (kKernel = plan.kernel).
+template <ProbeKernel kKernel>
+inline bool MayMatchLinePlanned(uint32_t h2, int num_probes, uint16_t lanes, const uint8_t* line) {
+#if defined(FILTERLAB_FASTLOCAL_AVX512)
+  if constexpr (kKernel == ProbeKernel::kUpto8) return MayMatchLineAvx512Upto8(h2, lanes, line);
+  if constexpr (kKernel == ProbeKernel::kUpto16) return MayMatchLineAvx512Upto16(h2, lanes, line);
+#endif
+  (void)lanes;
+  return MayMatchLine(h2, num_probes, line);
+}
+
 // Adds n hashes into `data` (len_bytes > 0, a multiple of 64) through an
 // 8-deep prefetch pipeline. Same bits as adding one by one in any order.
 void AddAll(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_bytes, int num_probes, uint8_t* data);

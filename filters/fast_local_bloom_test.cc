@@ -204,6 +204,12 @@ TEST(FastLocalBloomTest, Avx512AgreesWithScalar) {
           const bool scalar_a = fastlocal::MayMatchLineScalar(h2a, probes, line_a);
           const bool scalar_b = fastlocal::MayMatchLineScalar(h2b, probes, line_b);
           differ += scalar_a != fastlocal::MayMatchLineAvx512(h2a, probes, line_a);
+          if (probes <= 8) {
+            differ += scalar_a != fastlocal::MayMatchLineAvx512Upto8(h2a, fastlocal::EvenLanesAvx512(probes), line_a);
+          }
+          if (probes <= 16) {
+            differ += scalar_a != fastlocal::MayMatchLineAvx512Upto16(h2a, fastlocal::LanesAvx512(probes), line_a);
+          }
           bool pair_a = !scalar_a, pair_b = !scalar_b;
           fastlocal::MayMatchTwoLinesAvx512(h2a, line_a, h2b, line_b, probes, &pair_a, &pair_b);
           differ += (pair_a != scalar_a) + (pair_b != scalar_b);
@@ -218,6 +224,81 @@ TEST(FastLocalBloomTest, Avx512AgreesWithScalar) {
   EXPECT_GT(falses, 10000u);
   EXPECT_GT(mixed_pairs, 10000u);
 #endif
+}
+
+// The kernel PlanProbes picks (what a filter's view runs) on the same kind of
+// input as above, in every build (AVX-512: the vpmuludq kernel up to 8 probes,
+// one 16-lane round up to 16; otherwise the general one).
+TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
+  std::mt19937_64 rng(777);
+  std::vector<uint8_t> buf(64 + 8);
+  size_t trues = 0, falses = 0, differ = 0;
+  for (double density : {0.5, 0.9, 0.995}) {
+    for (int line_no = 0; line_no < 100; ++line_no) {
+      std::bernoulli_distribution bit(density);
+      for (auto& b : buf) {
+        b = 0;
+        for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
+      }
+      const uint8_t* line = buf.data() + line_no % 8;
+      for (int probes = 1; probes <= 30; ++probes) {
+        const fastlocal::ProbePlan plan = fastlocal::PlanProbes(probes);
+        for (int q = 0; q < 40; ++q) {
+          const auto h2 = static_cast<uint32_t>(rng());
+          const bool scalar = fastlocal::MayMatchLineScalar(h2, probes, line);
+          bool planned = false;
+          switch (plan.kernel) {
+            case fastlocal::ProbeKernel::kUpto8:
+              planned = fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kUpto8>(h2, probes, plan.lanes, line);
+              break;
+            case fastlocal::ProbeKernel::kUpto16:
+              planned = fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kUpto16>(h2, probes, plan.lanes, line);
+              break;
+            case fastlocal::ProbeKernel::kGeneral:
+              planned = fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kGeneral>(h2, probes, plan.lanes, line);
+              break;
+          }
+          differ += scalar != planned;
+          (scalar ? trues : falses)++;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(trues, 5000u);
+  EXPECT_GT(falses, 5000u);
+}
+
+// A filter's view (the specialised query the speed harness uses) answers as
+// MayContain for the probe counts of every kernel, both widths, built
+// (aligned) and opened at an unaligned address.
+TEST(FastLocalBloomTest, ViewAnswersAsMayContain) {
+  for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
+                           "fastlocal:bpk=50", "fastlocal:bpk=10,probes=16", "fastlocal:bpk=10,probes=17"}) {
+    SCOPED_TRACE(spec);
+    const auto added = Hashes(31, 3000);
+    auto built = Build(*Policy(spec), added);
+    const std::string bytes = built->Serialize();
+    std::vector<char> unaligned(bytes.size() + 8);
+    std::memcpy(unaligned.data() + 3, bytes.data(), bytes.size());
+    std::unique_ptr<Filter> opened;
+    ASSERT_TRUE(OpenFilter(Slice(unaligned.data() + 3, bytes.size()), &opened).ok());
+    std::vector<uint64_t> queries = Hashes(32, 20000);
+    queries.insert(queries.end(), added.begin(), added.end());
+    for (const Filter* f : {built.get(), opened.get()}) {
+      const FilterView view = f->View();
+      EXPECT_NE(view.data, static_cast<const void*>(f)) << "fastlocal's own view, not the object-calling default";
+      size_t differ = 0, positives = 0;
+      for (uint64_t h : queries) {
+        view.Prefetch(h);
+        const bool got = view.MayContain(h);
+        differ += got != f->MayContain(h);
+        positives += got;
+      }
+      EXPECT_EQ(differ, 0u);
+      EXPECT_GE(positives, added.size());
+    }
+  }
 }
 
 TEST(FastLocalBloomTest, PipelinedBuildEqualsOneByOne) {

@@ -9,6 +9,16 @@ void Filter::MayContainBatch(const uint64_t* hashes, size_t n, bool* results) co
   for (size_t i = 0; i < n; ++i) results[i] = MayContain(hashes[i]);
 }
 
+namespace {
+bool ObjectMayContain(const FilterView& view, uint64_t hash) {
+  return static_cast<const Filter*>(view.data)->MayContain(hash);
+}
+void ObjectPrefetch(const FilterView& view, uint64_t hash) { static_cast<const Filter*>(view.data)->Prefetch(hash); }
+constexpr FilterView::Ops kObjectOps{&ObjectMayContain, &ObjectPrefetch};
+}  // namespace
+
+FilterView Filter::View() const { return FilterView{&kObjectOps, this, 0}; }
+
 void Filter::Add(uint64_t) { std::abort(); }  // precondition SupportsAdd() violated
 
 void Filter::AddConcurrently(uint64_t) { std::abort(); }  // precondition SupportsAdd() violated

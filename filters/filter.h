@@ -27,6 +27,30 @@ namespace filterlab {
 
 enum class HashWidth : int { k32 = 32, k64 = 64 };
 
+// A query handle copied out of a Filter (Filter::View): what MayContain and
+// Prefetch read, held by value, so a caller with many filters keeps the
+// handles in its own compact array and queries without reading the Filter
+// object. Over many cold filters that removes one dependent cache miss per
+// query (handle -> line instead of pointer -> object -> line), and a caller
+// pipelining queries across filters can prefetch a line from the handle
+// alone. Valid as long as the filter (and any bytes it views) lives. The
+// meaning of `data` and `param` is the variant's; the default view of a
+// variant that does not provide one points at the object and calls its
+// virtual MayContain / Prefetch, so every filter has one.
+struct FilterView {
+  struct Ops {
+    bool (*may_contain)(const FilterView& view, uint64_t hash);
+    void (*prefetch)(const FilterView& view, uint64_t hash);
+  };
+  const Ops* ops;
+  const void* data;
+  uint64_t param;
+
+  // Exactly Filter::MayContain / Filter::Prefetch of the filter viewed.
+  bool MayContain(uint64_t hash) const { return ops->may_contain(*this, hash); }
+  void Prefetch(uint64_t hash) const { ops->prefetch(*this, hash); }
+};
+
 class Filter {
  public:
   virtual ~Filter() = default;
@@ -45,6 +69,11 @@ class Filter {
   // MayContainBatch cannot, because each query goes to a different filter.
   // The default does nothing; cache-local variants prefetch their one line.
   virtual void Prefetch(uint64_t /*hash*/) const {}
+
+  // A handle answering exactly as MayContain and Prefetch (see FilterView).
+  // The default calls this object's virtual methods; variants whose query
+  // state fits the handle override it so queries skip the object.
+  virtual FilterView View() const;
 
   // Dynamic variants (DynamicBloom) accept adds after construction; the others
   // are immutable once built and return false here.

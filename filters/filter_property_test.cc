@@ -298,6 +298,36 @@ TEST_P(FilterProperty, BatchAgreesWithSingle) {
   f->MayContainBatch(queries.data(), 0, nullptr);
 }
 
+// Filter::View answers exactly as MayContain, the variant's own view and the
+// default (object-calling) one, on built and opened filters (an opened filter
+// views bytes at an arbitrary alignment), and Prefetch through it is harmless.
+TEST_P(FilterProperty, ViewAgreesWithMayContain) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{10'000}}) {
+    SCOPED_TRACE(std::to_string(n) + " keys");
+    const std::vector<uint64_t> added = Hashes(0x71E3 + n, n);
+    auto f = Build(added);
+    ASSERT_NE(f, nullptr);
+    const std::string bytes = f->Serialize();
+    ExactBuffer buffer(bytes);
+    std::unique_ptr<Filter> opened;
+    Status s = OpenFilter(buffer.slice(), &opened);
+    ASSERT_TRUE(s.ok()) << GetParam() << ": " << s.ToString();
+    const std::vector<uint64_t> queries = MixedQueries(added, 0x71E4 + n, 20'000);
+    for (const Filter* filter : {f.get(), opened.get()}) {
+      const std::vector<bool> want = Answers(*filter, queries);
+      for (const FilterView& view : {filter->View(), filter->Filter::View()}) {
+        std::vector<bool> got(queries.size());
+        for (size_t i = 0; i < queries.size(); ++i) {
+          view.Prefetch(queries[i]);
+          got[i] = view.MayContain(queries[i]);
+        }
+        EXPECT_EQ(got, want) << GetParam() << (filter == f.get() ? " built" : " opened")
+                             << (view.data == filter ? ", default view" : ", variant's view");
+      }
+    }
+  }
+}
+
 TEST_P(FilterProperty, SerializeOpenRoundTrip) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{10'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");

@@ -13,7 +13,8 @@
 // about 9.3 GiB for 10^9 keys at 10 bits/key. Runs that exceed MemAvailable are
 // refused before they start. Many small filters are processed one per thread
 // at a time; a few large ones one after another with all threads generating
-// hashes and querying.
+// hashes and querying; such a filter is queried from a copy on 2 MiB pages
+// (fp.cc MoveToHugePages), which changes no answer.
 #pragma once
 
 #include <cstdint>

@@ -44,7 +44,9 @@ Status ParseNumberList(const std::string& flag, const std::string& text, double 
       size_t comma = text.find(',', pos);
       if (comma == std::string::npos) comma = text.size();
       double v;
-      if (!ParseOne(text.substr(pos, comma - pos), &v)) return bad("'" + text.substr(pos, comma - pos) + "' is not a number");
+      const std::string item = text.substr(pos, comma - pos);
+      // (Appending to a named string: GCC 12 gives a false -Wrestrict for "'" + a temporary.)
+      if (!ParseOne(item, &v)) return bad(std::string("'").append(item).append("' is not a number"));
       out->push_back(v);
       pos = comma + 1;
     }

@@ -4,36 +4,43 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
-#include <random>
+#include <new>
 
 #include "filters/filter.h"
 #include "sim/floor.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
+#include "sim/mt19937.h"
 #include "sim/timer.h"
 
 namespace filterlab::sim {
 namespace {
 
 
-// filter_bench's generator: mt19937 and a multiply-shift range reduction.
+// filter_bench's generator: mt19937 (the same outputs as std::mt19937, made
+// 624 at a time; see mt19937.h) and a multiply-shift range reduction.
 class Random32 {
  public:
   explicit Random32(uint32_t seed) : gen_(seed) {}
-  uint32_t Next() { return static_cast<uint32_t>(gen_()); }
+  uint32_t Next() { return gen_.Next(); }
   uint32_t Uniformish(uint32_t n) { return static_cast<uint32_t>((uint64_t{Next()} * n) >> 32); }
 
  private:
-  std::mt19937 gen_;
+  Mt19937 gen_;
 };
 
-// What a query needs to know of its filter, 16 bytes per filter in one array,
-// so picking a filter and making its key reads one line of harness data.
-struct FilterRef {
-  const Filter* filter;
+// What a query needs to know of its filter, 32 bytes per filter in one array,
+// so picking a filter, making its key and querying it read one line of
+// harness data and then only the filter's own data: the filter's FilterView
+// (by default the variant's own, which does not touch the Filter object; with
+// --query-path object, Filter::View's default, which calls the object's
+// virtual MayContain as filter_bench calls its reader object).
+struct alignas(32) FilterRef {
+  FilterView view;
   uint32_t id;    // filter_bench's filter id (part of every key)
   uint32_t keys;  // keys added: vals 0..keys-1
 };
+static_assert(sizeof(FilterRef) == 32, "FilterRef: two per 64-byte line");
 
 // Filters built, serialized into one (huge-page) arena and reopened there.
 struct FilterSet {
@@ -41,9 +48,9 @@ struct FilterSet {
   std::vector<std::unique_ptr<Filter>> filters;
   std::vector<uint32_t> ids;
   std::vector<uint32_t> keys;
-  std::vector<FilterRef> refs;  // filters[i], ids[i], keys[i]
-  // The queries read refs from here: a copy on 2 MiB pages when granted (a
-  // random pick then costs no TLB miss; 1.4 MB for 1 GiB of 10k-key filters).
+  size_t num_refs = 0;
+  // The queries read refs from here: on 2 MiB pages when granted (a random
+  // pick then costs no TLB miss; 2.75 MB for 1 GiB of 10k-key filters).
   std::unique_ptr<PageArena> refs_arena;
   const FilterRef* query_refs = nullptr;
   double build_call_seconds = 0;  // within build_seconds: FilterPolicy::Build alone
@@ -78,7 +85,7 @@ Status BuildOne(const FilterPolicy& policy, uint32_t id, uint32_t n, int key_siz
   return Status::OK();
 }
 
-Status Materialise(std::vector<std::string>& blobs, bool want_huge, FilterSet* set) {
+Status Materialise(std::vector<std::string>& blobs, bool want_huge, bool via_object, FilterSet* set) {
   uint64_t total = 0;
   for (const auto& b : blobs) total += (b.size() + 63) / 64 * 64;
   Status s = CheckMemory(total, "speed working set");
@@ -101,13 +108,15 @@ Status Materialise(std::vector<std::string>& blobs, bool want_huge, FilterSet* s
   // Opened first, the objects sit side by side.
   for (auto& b : blobs) std::string().swap(b);
   set->serialized_bytes = total;
-  for (size_t i = 0; i < set->filters.size(); ++i) {
-    set->refs.push_back(FilterRef{set->filters[i].get(), set->ids[i], set->keys[i]});
-  }
-  s = PageArena::Allocate(set->refs.size() * sizeof(FilterRef), want_huge, &set->refs_arena);
+  set->num_refs = set->filters.size();
+  s = PageArena::Allocate(set->num_refs * sizeof(FilterRef), want_huge, &set->refs_arena);
   if (!s.ok()) return s;
-  std::memcpy(set->refs_arena->data(), set->refs.data(), set->refs.size() * sizeof(FilterRef));
-  set->query_refs = reinterpret_cast<const FilterRef*>(set->refs_arena->data());
+  auto* refs = reinterpret_cast<FilterRef*>(set->refs_arena->data());
+  for (size_t i = 0; i < set->num_refs; ++i) {
+    const Filter& f = *set->filters[i];
+    new (&refs[i]) FilterRef{via_object ? f.Filter::View() : f.View(), set->ids[i], set->keys[i]};
+  }
+  set->query_refs = refs;
   return Status::OK();
 }
 
@@ -128,7 +137,7 @@ Status BuildWorkingSet(const FilterPolicy& policy, const SpeedConfig& cfg, bool 
     set->keys.push_back(n);
     set->total_keys += n;
   }
-  return Materialise(blobs, want_huge, set);
+  return Materialise(blobs, want_huge, cfg.query_path == "object", set);
 }
 
 enum class Pick { kSingle, kRandom, kSkewed };
@@ -144,14 +153,14 @@ struct Plan {
   bool pipelined = false;          // batch 1 only: Prefetch kPipelineDepth queries ahead
 };
 
-// Query i+kPipelineDepth's line is prefetched (Filter::Prefetch) while query
-// i is answered, and the Filter object of query i+2*kPipelineDepth is
-// prefetched so that the Prefetch call itself does not wait for it. At ~20-50
-// ns of key making and hashing per query, 32 queries put a line's prefetch
-// ~0.6-1.6 us ahead of its use, several DRAM latencies (~150-200 ns here);
-// measured over 1 GiB of 10k-key filters, depth 64 gained ~15% over 16 and 32
-// sits between (the objects, not the lines, are what is left; see README).
-constexpr int kPipelineDepth = 32;
+// Query i+kPipelineDepth's line is prefetched (FilterView::Prefetch) while
+// query i is answered. At ~35-45 ns per query (key making, hashing, the
+// query), 8 queries put the prefetch ~300 ns ahead of its use, over one DRAM
+// latency (~150-230 ns here). Deeper was not better: over 1 GiB of 10k-key
+// filters (2026-11-23, load 0.7-1.0, one run each) net 18.6 / 20.3 / 27.3 /
+// 59.9 ns at depth 8 / 16 / 32 / 64, and 39 / 53 at 8 / 16 in a noisier
+// pair; medians of 3 later gave 21.6 (depth 8) and 21.1 (depth 32).
+constexpr int kPipelineDepth = 8;
 
 struct Tally {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
@@ -194,7 +203,8 @@ class QuerySource {
               bool cheap_hash)
       : rng_(seed),
         refs_(set.query_refs),
-        num_filters_(static_cast<uint32_t>(set.refs.size())),
+        objects_(set.filters),
+        num_filters_(static_cast<uint32_t>(set.num_refs)),
         policy_(policy),
         pick_(plan.pick),
         primary_threshold_(plan.primary_threshold),
@@ -204,12 +214,21 @@ class QuerySource {
         cheap_hash_(cheap_hash) {
     key_makers_.reserve(kKeySlots);
     for (size_t i = 0; i < kKeySlots; ++i) key_makers_.emplace_back(key_size, /*vary_alignment=*/true);
+    if (plan.batch == 1) {
+      for (Drawn& d : drawn_) d = Draw();
+    }
   }
 
-  // One query to its own filter.
+  // One query to its own filter (single-query loops only: the generator
+  // has been drawn kDrawAhead queries ahead, see Drawn).
   PreparedQuery Prepare() {
-    const FilterRef* f = NextFilter();
-    return PrepareKey(f);
+    const size_t n = next_slot_++;
+    Drawn& slot = drawn_[n % kDrawAhead];
+    const Drawn d = slot;
+    slot = Draw();
+    const uint32_t val = static_cast<uint32_t>((uint64_t{d.val_draw} * d.filter->keys) >> 32);  // Uniformish
+    KeyMaker& km = key_makers_[n % kKeySlots];
+    return PreparedQuery{d.filter, km.AddedOrOutside(d.filter->id, val, d.inside), d.inside};
   }
 
   // n (<= 64) queries to one filter.
@@ -217,6 +236,10 @@ class QuerySource {
     const FilterRef* f = NextFilter();
     for (size_t i = 0; i < n; ++i) out[i] = PrepareKey(f);
   }
+
+  // The Filter object of a query's filter (batched modes call
+  // MayContainBatch on it).
+  const Filter& ObjectOf(const FilterRef* f) const { return *objects_[static_cast<size_t>(f - refs_)]; }
 
   // The hash the filter is asked about. cheap_hash (a dry run with
   // net_includes_hashing) only touches the key's length and 4th byte.
@@ -237,6 +260,29 @@ class QuerySource {
     return &refs_[fi];
   }
 
+  // A single query's generator draws, made kDrawAhead queries before its key
+  // (every draw of a query, so the generator is called in filter_bench's
+  // order: filter, inside?, value), with its FilterRef prefetched: over 86k
+  // filters the 2.75 MB FilterRef array does not stay in L2, and a FilterRef
+  // read at once cost a miss per query in both runs, which the out-of-order
+  // window overlapped differently in the timed run (more instructions per
+  // query) than in the dry one, inflating net. The value's draw is kept raw
+  // until the FilterRef (its key count) is in cache.
+  struct Drawn {
+    const FilterRef* filter;
+    uint32_t val_draw;
+    bool inside;
+  };
+  static constexpr size_t kDrawAhead = 16;
+  static_assert(kKeySlots % kDrawAhead == 0, "one counter indexes both rings");
+
+  Drawn Draw() {
+    const FilterRef* f = NextFilter();
+    __builtin_prefetch(f, 0, 3);
+    const bool inside = !never_inside_ && rng_.Next() <= inside_threshold_;
+    return Drawn{f, rng_.Next(), inside};
+  }
+
   PreparedQuery PrepareKey(const FilterRef* f) {
     const bool inside = !never_inside_ && rng_.Next() <= inside_threshold_;
     const uint32_t val = rng_.Uniformish(f->keys);
@@ -245,9 +291,11 @@ class QuerySource {
   }
 
   Random32 rng_;
+  Drawn drawn_[kDrawAhead];  // query n's draws in drawn_[n % kDrawAhead]
   std::vector<KeyMaker> key_makers_;
   size_t next_slot_ = 0;
   const FilterRef* refs_;
+  const std::vector<std::unique_ptr<Filter>>& objects_;
   uint32_t num_filters_;
   const FilterPolicy& policy_;
   Pick pick_;
@@ -292,65 +340,52 @@ __attribute__((noinline)) Tally RunOneByOne(QuerySource& source, uint64_t querie
   for (uint64_t j = 0; j < std::min(queries, kAhead); ++j) ahead[j] = source.Prepare();
   for (uint64_t q = 0; q < queries; ++q) {
     PreparedQuery& slot = ahead[q % kAhead];
-    const FilterRef& f = *slot.filter;
+    const FilterView& view = slot.filter->view;
     const bool inside = slot.inside;
     const uint64_t hash = source.Hash(slot.key);
     if (q + kAhead < queries) slot = source.Prepare();
-    const bool result = kDry ? (hash & 1) != 0 : f.filter->MayContain(hash);
+    const bool result = kDry ? (hash & 1) != 0 : view.MayContain(hash);
     c.Add(inside, result, hash);
   }
   return c.ToTally(timer);
 }
 
 // The same queries in the same order, software-pipelined across queries:
-// query q+2D's Filter object and query q+D's line (Filter::Prefetch) are
-// fetched while query q is answered. The dry run keeps the rings and the
-// order and leaves out the two prefetches and the query.
+// query q+D's key is hashed and its line prefetched (FilterView::Prefetch,
+// from the FilterRef alone) while query q is answered. The dry run keeps the
+// ring and the order and leaves out the prefetch and the query.
 template <bool kDry>
 __attribute__((noinline)) Tally RunPipelined(QuerySource& source, uint64_t queries) {
   constexpr uint64_t kDepth = kPipelineDepth;
-  constexpr uint64_t kRing = 4 * kDepth;  // > 2 * kDepth: slot q+2D never overwrites slot q
+  constexpr uint64_t kRing = 2 * kDepth;  // > kDepth: slot q+D never overwrites slot q
   static_assert((kRing & (kRing - 1)) == 0, "ring size is a power of two");
   constexpr uint64_t kAhead = kKeysAhead;
   struct Pending {
-    const Filter* filter;
+    const FilterView* view;
     uint64_t hash;
     bool inside;
   };
   Pending ring[kRing];
   PreparedQuery ahead[kAhead];
-  // Query j: prepared at step j - 2D - kAhead, hashed at j - 2D, line
-  // prefetched at j - D, answered at j.
-  auto hash = [&](uint64_t j) {
+  // Query j: prepared at step j - D - kAhead, hashed and its line prefetched
+  // at j - D, answered at j.
+  auto start = [&](uint64_t j) {
     PreparedQuery& slot = ahead[j % kAhead];
     Pending& p = ring[j & (kRing - 1)];
-    p.filter = slot.filter->filter;
+    p.view = &slot.filter->view;
     p.inside = slot.inside;
     p.hash = source.Hash(slot.key);
     if (j + kAhead < queries) slot = source.Prepare();
-    if (!kDry) {
-      // The object's vtable pointer and fields: its first 64 bytes (two
-      // hardware lines when the allocation is not line-aligned).
-      __builtin_prefetch(p.filter, 0, 3);
-      __builtin_prefetch(reinterpret_cast<const char*>(p.filter) + 63, 0, 3);
-    }
-  };
-  auto prefetch_line = [&](uint64_t j) {
-    if (!kDry) {
-      const Pending& p = ring[j & (kRing - 1)];
-      p.filter->Prefetch(p.hash);
-    }
+    if (!kDry) p.view->Prefetch(p.hash);
   };
   Counts c;
   const LoopTimer timer;
   for (uint64_t j = 0; j < std::min(queries, kAhead); ++j) ahead[j] = source.Prepare();
-  for (uint64_t j = 0; j < std::min(queries, 2 * kDepth); ++j) hash(j);
-  for (uint64_t j = 0; j < std::min(queries, kDepth); ++j) prefetch_line(j);
+  for (uint64_t j = 0; j < std::min(queries, kDepth); ++j) start(j);
   for (uint64_t q = 0; q < queries; ++q) {
-    if (q + 2 * kDepth < queries) hash(q + 2 * kDepth);
-    if (q + kDepth < queries) prefetch_line(q + kDepth);
+    if (q + kDepth < queries) start(q + kDepth);
     const Pending& p = ring[q & (kRing - 1)];
-    const bool result = kDry ? (p.hash & 1) != 0 : p.filter->MayContain(p.hash);
+    const bool result = kDry ? (p.hash & 1) != 0 : p.view->MayContain(p.hash);
     c.Add(p.inside, result, p.hash);
   }
   return c.ToTally(timer);
@@ -374,7 +409,7 @@ __attribute__((noinline)) Tally RunBatches(QuerySource& source, uint64_t queries
     const PreparedQuery* cur = made[b & 1];
     for (size_t i = 0; i < n; ++i) hashes[i] = source.Hash(cur[i].key);
     if (q + n < queries) source.PrepareBatch(n, made[(b + 1) & 1]);
-    const Filter& filter = *cur[0].filter->filter;
+    const Filter& filter = source.ObjectOf(cur[0].filter);
     if (kDry) {
       for (size_t i = 0; i < n; ++i) results[i] = (hashes[i] & 1) != 0;
     } else if (prepared) {
@@ -413,6 +448,7 @@ class SpeedRun {
     j["keys"] = set.total_keys;
     j["bits_per_key"] = 8.0 * static_cast<double>(set.serialized_bytes) / static_cast<double>(set.total_keys);
     j["huge_pages"] = huge;
+    j["query_path"] = cfg_.query_path;
     j["key_size"] = cfg_.key_size;
     j["seed"] = cfg_.seed;
     return j;
@@ -544,7 +580,7 @@ class SpeedRun {
       set.ids.push_back(id);
       set.keys.push_back(static_cast<uint32_t>(cfg_.huge_keys));
       set.total_keys = cfg_.huge_keys;
-      s = Materialise(blobs, want_huge, &set);
+      s = Materialise(blobs, want_huge, cfg_.query_path == "object", &set);
       if (!s.ok()) return s;
       const double floor_ns = Floor(set);
       Plan p{"huge", "mixed", Pick::kSingle};

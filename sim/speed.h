@@ -8,6 +8,9 @@
 // cache). Each built filter is serialized into one 2 MiB-aligned arena that
 // asks for 2 MiB pages (madvise), and queried through OpenFilter() over those
 // bytes, so the random-filter modes run on huge pages whatever the variant.
+// Queries go through each filter's FilterView (filters/filter.h), kept in the
+// harness's per-filter array, or with query_path "object" through the Filter
+// object's virtual MayContain.
 //
 // Every query measurement runs twice with identically seeded generators: the
 // real run ("gross") and a dry run that does everything but the filter call.
@@ -18,7 +21,7 @@
 // Modes: build (ns/key: key generation + HashKey + Build; build_call_ns_per_key
 // is Build alone), single (always filter 0: hot in cache), random (uniform over
 // all filters, one query at a time: filter_bench's figure), random_pipelined
-// (the same queries, query i+16's line prefetched through Filter::Prefetch
+// (the same queries, query i+8's line prefetched through FilterView::Prefetch
 // while query i is answered), batched (one
 // random filter per batch; prepared = hash the batch, then one
 // MayContainBatch call that prefetches it; unprepared = the same hashes asked
@@ -47,6 +50,10 @@ struct SpeedConfig {
   std::vector<std::string> mixes;  // inside, outside, mixed
   bool net_includes_hashing = false;
   std::string huge_pages = "auto";  // auto | on | off
+  // view: queries go through each filter's FilterView (Filter::View), kept in
+  // the harness's per-filter array; object: through the Filter object's
+  // virtual MayContain, as filter_bench calls its reader objects.
+  std::string query_path = "view";
   uint64_t huge_keys = 100000000;
   bool measure_floor = true;
   uint32_t seed = 0;

@@ -42,7 +42,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "filter_bench-style timings (../shared/spec/rocksdb-filters.md §5): a working set of filters\n"
                 "of ~--average-keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
                 "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, random_pipelined\n"
-                "(the same queries, the next ones' lines prefetched through Filter::Prefetch), batched\n"
+                "(the same queries, the next ones' lines prefetched through FilterView::Prefetch), batched\n"
                 "(prepared = MayContainBatch with prefetch, unprepared = MayContain one by one), skewed and\n"
                 "huge (one --huge-keys filter) modes; fp among outside queries; random-filter records carry\n"
                 "floor_ns_per_line (independent random line read, prefetch 32, 1 thread, same arena) and\n"
@@ -50,7 +50,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   std::vector<std::string> specs;
   long long ws_mb = 0, avg_keys = 0, key_size = 0, queries = 0, huge_keys = 0, seed = 0;
   double vary = 0;
-  std::string modes_text, mixes_text, batches_text, huge_pages;
+  std::string modes_text, mixes_text, batches_text, huge_pages, query_path;
   bool quick = false, net_hashing = false, no_floor = false;
   flags.List("filter", "filter spec (repeatable), e.g. fastlocal:bpk=10", &specs);
   flags.Int("working-set-mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &ws_mb);
@@ -61,12 +61,16 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.String("modes", "build,single,random,random_pipelined,batched,skewed,huge",
                "comma-separated subset of build,single,random,random_pipelined,batched,skewed,huge (random: one\n"
                "query at a time as filter_bench; random_pipelined: the same queries, each filter's line prefetched\n"
-               "32 queries ahead through Filter::Prefetch)", &modes_text);
+               "8 queries ahead through FilterView::Prefetch)", &modes_text);
   flags.String("mixes", "inside,outside,mixed", "mixes for single/random: subset of inside,outside,mixed", &mixes_text);
   flags.String("batch-sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
   flags.Int("huge-keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
   flags.Choice("huge-pages", "auto", {"auto", "on", "off"},
                "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted", &huge_pages);
+  flags.Choice("query-path", "view", {"view", "object"},
+               "view: query each filter through its FilterView kept in the harness's per-filter array (no\n"
+               "read of the Filter object); object: through the object's virtual MayContain, as filter_bench\n"
+               "calls its reader objects (every query also reads the object)", &query_path);
   flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
   flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
              &quick);
@@ -87,6 +91,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   cfg.queries = static_cast<uint64_t>(queries);
   cfg.huge_keys = static_cast<uint64_t>(huge_keys);
   cfg.huge_pages = huge_pages;
+  cfg.query_path = query_path;
   cfg.net_includes_hashing = net_hashing;
   cfg.measure_floor = !no_floor;
   cfg.seed = static_cast<uint32_t>(seed);
