@@ -51,6 +51,17 @@ constexpr uint32_t PhiPower(int i) {
 }
 static_assert(PhiPower(8) == kPhiPow8 && PhiPower(7) == kPhiPow[7], "phi power table");
 
+// phi^0..phi^15, lane j holding phi^j: one round of 16 probes.
+inline __m512i PhiPowers0To15() {
+  return _mm512_setr_epi32(static_cast<int>(PhiPower(0)), static_cast<int>(PhiPower(1)), static_cast<int>(PhiPower(2)),
+                           static_cast<int>(PhiPower(3)), static_cast<int>(PhiPower(4)), static_cast<int>(PhiPower(5)),
+                           static_cast<int>(PhiPower(6)), static_cast<int>(PhiPower(7)), static_cast<int>(PhiPower(8)),
+                           static_cast<int>(PhiPower(9)), static_cast<int>(PhiPower(10)),
+                           static_cast<int>(PhiPower(11)), static_cast<int>(PhiPower(12)),
+                           static_cast<int>(PhiPower(13)), static_cast<int>(PhiPower(14)),
+                           static_cast<int>(PhiPower(15)));
+}
+
 }  // namespace avx512_detail
 
 // Up to 8 probes with one vpmuludq instead of a vpmulld. vpmulld (16 low
@@ -81,13 +92,7 @@ inline __mmask16 LanesAvx512(int num_probes) {  // 1 <= num_probes <= 16
 }
 inline bool MayMatchLineAvx512Upto16(uint32_t h2, __mmask16 lanes, const uint8_t* line) {
   using namespace avx512_detail;
-  const __m512i phi_powers = _mm512_setr_epi32(
-      static_cast<int>(PhiPower(0)), static_cast<int>(PhiPower(1)), static_cast<int>(PhiPower(2)),
-      static_cast<int>(PhiPower(3)), static_cast<int>(PhiPower(4)), static_cast<int>(PhiPower(5)),
-      static_cast<int>(PhiPower(6)), static_cast<int>(PhiPower(7)), static_cast<int>(PhiPower(8)),
-      static_cast<int>(PhiPower(9)), static_cast<int>(PhiPower(10)), static_cast<int>(PhiPower(11)),
-      static_cast<int>(PhiPower(12)), static_cast<int>(PhiPower(13)), static_cast<int>(PhiPower(14)),
-      static_cast<int>(PhiPower(15)));
+  const __m512i phi_powers = PhiPowers0To15();
   const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(h2)), phi_powers);
   const __m512i words = _mm512_loadu_si512(line);
   const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), words);
@@ -99,14 +104,7 @@ inline bool MayMatchLineAvx512Upto16(uint32_t h2, __mmask16 lanes, const uint8_t
 inline bool MayMatchLineAvx512(uint32_t h2, int num_probes, const uint8_t* line) {
   using namespace avx512_detail;
   if (num_probes <= 8) return MayMatchLineAvx512Upto8(h2, EvenLanesAvx512(num_probes), line);
-  // phi^0..phi^15.
-  const __m512i phi_powers = _mm512_setr_epi32(
-      static_cast<int>(PhiPower(0)), static_cast<int>(PhiPower(1)), static_cast<int>(PhiPower(2)),
-      static_cast<int>(PhiPower(3)), static_cast<int>(PhiPower(4)), static_cast<int>(PhiPower(5)),
-      static_cast<int>(PhiPower(6)), static_cast<int>(PhiPower(7)), static_cast<int>(PhiPower(8)),
-      static_cast<int>(PhiPower(9)), static_cast<int>(PhiPower(10)), static_cast<int>(PhiPower(11)),
-      static_cast<int>(PhiPower(12)), static_cast<int>(PhiPower(13)), static_cast<int>(PhiPower(14)),
-      static_cast<int>(PhiPower(15)));
+  const __m512i phi_powers = PhiPowers0To15();
   const __m512i words = _mm512_loadu_si512(line);
   const __m512i one = _mm512_set1_epi32(1);
   uint32_t h = h2;

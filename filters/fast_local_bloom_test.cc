@@ -31,6 +31,16 @@ std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>
   return testing_util::MustBuild(p, hashes);
 }
 
+// Every bit of *buf set independently with probability `density`: a line as
+// full as a filter at that load, for comparing query kernels.
+void FillWithBitDensity(std::mt19937_64& rng, double density, std::vector<uint8_t>* buf) {
+  std::bernoulli_distribution bit(density);
+  for (auto& b : *buf) {
+    b = 0;
+    for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
+  }
+}
+
 TEST(FastLocalBloomTest, DataBytesRoundUpToWholeLines) {
   // ceil(n * millibits / 8000) rounded up to 64 (RocksDB's CalculateSpace).
   EXPECT_EQ(fastlocal::DataBytesForKeys(1, 10000), 64u);       // 2 bytes -> one line
@@ -151,11 +161,7 @@ TEST(FastLocalBloomTest, Avx2AgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
     for (int line_no = 0; line_no < 200; ++line_no) {
-      std::bernoulli_distribution bit(density);
-      for (auto& b : buf) {
-        b = 0;
-        for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
-      }
+      FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         for (int q = 0; q < 40; ++q) {
@@ -184,13 +190,7 @@ TEST(FastLocalBloomTest, Avx512AgreesWithScalar) {
   std::mt19937_64 rng(54321);
   std::vector<uint8_t> buf_a(64 + 8), buf_b(64 + 8);
   size_t trues = 0, falses = 0, differ = 0, mixed_pairs = 0;
-  auto fill = [&](std::vector<uint8_t>& buf, double density) {
-    std::bernoulli_distribution bit(density);
-    for (auto& b : buf) {
-      b = 0;
-      for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
-    }
-  };
+  auto fill = [&](std::vector<uint8_t>& buf, double density) { FillWithBitDensity(rng, density, &buf); };
   for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
     for (int line_no = 0; line_no < 200; ++line_no) {
       fill(buf_a, density);
@@ -235,11 +235,7 @@ TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.9, 0.995}) {
     for (int line_no = 0; line_no < 100; ++line_no) {
-      std::bernoulli_distribution bit(density);
-      for (auto& b : buf) {
-        b = 0;
-        for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
-      }
+      FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         const fastlocal::ProbePlan plan = fastlocal::PlanProbes(probes);
