@@ -148,12 +148,45 @@ void ViewPrefetch(const FilterView& view, uint64_t hash) {
   }
 }
 
+// Locates and prefetches every line of a chunk, then probes: the misses
+// overlap. Chunks of 64 cover any MultiGet batch (RocksDB's is <= 32); more
+// prefetches in flight than the core has fill buffers gain nothing. Uses the
+// view's planned kernel, so a batch costs no more per query than MayContain
+// on a hot filter (the AVX-512 two-lines-at-once kernel, which re-derives
+// its lanes from num_probes every call, measured slower than this).
+template <HashWidth kWidth, ProbeKernel kKernel, bool kAligned>
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  constexpr size_t kChunk = 64;
+  const uint8_t* lines[kChunk];
+  const int num_probes = static_cast<int>(view.param >> 48);
+  const auto lanes = static_cast<uint16_t>(view.param >> 32);
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t m = std::min(kChunk, n - start);
+    for (size_t i = 0; i < m; ++i) {
+      lines[i] = ViewLine(view, hashes[start + i]);
+      if constexpr (kAligned) {
+        PrefetchAlignedLineForRead(lines[i]);
+      } else {
+        PrefetchLineForRead(lines[i]);
+      }
+    }
+    for (size_t i = 0; i < m; ++i) {
+      results[start + i] =
+          MayMatchLinePlanned<kKernel>(Split(hashes[start + i], kWidth).probe_hash, num_probes, lanes, lines[i]);
+    }
+  }
+}
+
 bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
 void EmptyPrefetch(const FilterView&, uint64_t) {}
-constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch};
+void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
+  std::fill(results, results + n, false);
+}
+constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
 
 template <HashWidth kWidth, ProbeKernel kKernel, bool kAligned>
-constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, kKernel>, &ViewPrefetch<kAligned>};
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, kKernel>, &ViewPrefetch<kAligned>,
+                                   &ViewMayContainBatch<kWidth, kKernel, kAligned>};
 
 template <HashWidth kWidth, ProbeKernel kKernel>
 const FilterView::Ops* ViewOpsFor(bool aligned) {
@@ -188,7 +221,6 @@ class FastLocalBloomFilter final : public Filter {
         len_bytes_(static_cast<uint32_t>(owned_.size())),
         num_probes_(num_probes),
         width_(width),
-        lines_aligned_(IsLineAligned(data_)),
         view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
   // An opened filter views bytes its caller keeps alive.
   FastLocalBloomFilter(Slice view, int num_probes, HashWidth width)
@@ -196,7 +228,6 @@ class FastLocalBloomFilter final : public Filter {
         len_bytes_(static_cast<uint32_t>(view.size())),
         num_probes_(num_probes),
         width_(width),
-        lines_aligned_(IsLineAligned(data_)),
         view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
 
   // Through the view's ops (a tail call): one query code path for the object
@@ -209,40 +240,7 @@ class FastLocalBloomFilter final : public Filter {
   FilterView View() const override { return view_; }
 
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
-    if (len_bytes_ == 0) {
-      std::fill(results, results + n, false);
-      return;
-    }
-    // Locate and prefetch every line of a chunk, then probe: the misses
-    // overlap. Chunks of 64 cover any MultiGet batch (RocksDB's is <= 32);
-    // more prefetches in flight than the core has fill buffers gain nothing.
-    constexpr size_t kChunk = 64;
-    uint32_t probe_hash[kChunk];
-    uint32_t offset[kChunk];
-    for (size_t start = 0; start < n; start += kChunk) {
-      const size_t m = std::min(kChunk, n - start);
-      for (size_t i = 0; i < m; ++i) {
-        const SplitHash s = Split(hashes[start + i], width_);
-        probe_hash[i] = s.probe_hash;
-        offset[i] = LineOffset(s.line_hash, len_bytes_);
-        if (lines_aligned_) {
-          PrefetchAlignedLineForRead(data_ + offset[i]);
-        } else {
-          PrefetchLineForRead(data_ + offset[i]);
-        }
-      }
-      size_t i = 0;
-#ifdef FILTERLAB_FASTLOCAL_AVX512
-      // Two queries per round (fast_local_bloom_avx512.h).
-      for (; i + 1 < m; i += 2) {
-        MayMatchTwoLinesAvx512(probe_hash[i], data_ + offset[i], probe_hash[i + 1], data_ + offset[i + 1],
-                               num_probes_, &results[start + i], &results[start + i + 1]);
-      }
-#endif
-      for (; i < m; ++i) {
-        results[start + i] = MayMatchLine(probe_hash[i], num_probes_, data_ + offset[i]);
-      }
-    }
+    view_.MayContainBatch(hashes, n, results);
   }
 
   size_t DataBytes() const override { return len_bytes_; }
@@ -273,8 +271,6 @@ class FastLocalBloomFilter final : public Filter {
   uint32_t len_bytes_;
   int num_probes_;
   HashWidth width_;
-  // Every line starts a hardware cache line: one prefetch per line suffices.
-  bool lines_aligned_;
   FilterView view_;
 };
 

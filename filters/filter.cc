@@ -14,7 +14,10 @@ bool ObjectMayContain(const FilterView& view, uint64_t hash) {
   return static_cast<const Filter*>(view.data)->MayContain(hash);
 }
 void ObjectPrefetch(const FilterView& view, uint64_t hash) { static_cast<const Filter*>(view.data)->Prefetch(hash); }
-constexpr FilterView::Ops kObjectOps{&ObjectMayContain, &ObjectPrefetch};
+void ObjectMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  static_cast<const Filter*>(view.data)->MayContainBatch(hashes, n, results);
+}
+constexpr FilterView::Ops kObjectOps{&ObjectMayContain, &ObjectPrefetch, &ObjectMayContainBatch};
 }  // namespace
 
 FilterView Filter::View() const { return FilterView{&kObjectOps, this, 0}; }

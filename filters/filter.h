@@ -41,14 +41,19 @@ struct FilterView {
   struct Ops {
     bool (*may_contain)(const FilterView& view, uint64_t hash);
     void (*prefetch)(const FilterView& view, uint64_t hash);
+    void (*may_contain_batch)(const FilterView& view, const uint64_t* hashes, size_t n, bool* results);
   };
   const Ops* ops;
   const void* data;
   uint64_t param;
 
-  // Exactly Filter::MayContain / Filter::Prefetch of the filter viewed.
+  // Exactly Filter::MayContain / Filter::Prefetch / Filter::MayContainBatch
+  // of the filter viewed.
   bool MayContain(uint64_t hash) const { return ops->may_contain(*this, hash); }
   void Prefetch(uint64_t hash) const { ops->prefetch(*this, hash); }
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const {
+    ops->may_contain_batch(*this, hashes, n, results);
+  }
 };
 
 class Filter {
@@ -70,7 +75,8 @@ class Filter {
   // The default does nothing; cache-local variants prefetch their one line.
   virtual void Prefetch(uint64_t /*hash*/) const {}
 
-  // A handle answering exactly as MayContain and Prefetch (see FilterView).
+  // A handle answering exactly as MayContain, Prefetch and MayContainBatch
+  // (see FilterView).
   // The default calls this object's virtual methods; variants whose query
   // state fits the handle override it so queries skip the object.
   virtual FilterView View() const;

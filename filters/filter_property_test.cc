@@ -300,7 +300,8 @@ TEST_P(FilterProperty, BatchAgreesWithSingle) {
 
 // Filter::View answers exactly as MayContain, the variant's own view and the
 // default (object-calling) one, on built and opened filters (an opened filter
-// views bytes at an arbitrary alignment), and Prefetch through it is harmless.
+// views bytes at an arbitrary alignment), one query at a time and in batches,
+// and Prefetch through it is harmless.
 TEST_P(FilterProperty, ViewAgreesWithMayContain) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{10'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");
@@ -323,6 +324,20 @@ TEST_P(FilterProperty, ViewAgreesWithMayContain) {
         }
         EXPECT_EQ(got, want) << GetParam() << (filter == f.get() ? " built" : " opened")
                              << (view.data == filter ? ", default view" : ", variant's view");
+        // The view's batch path, at sizes below, at and above its chunking.
+        for (size_t batch : {size_t{1}, size_t{16}, size_t{64}, size_t{100}}) {
+          std::vector<bool> batched;
+          bool results[100];
+          for (size_t start = 0; start < queries.size(); start += batch) {
+            const size_t m = std::min(batch, queries.size() - start);
+            view.MayContainBatch(queries.data() + start, m, results);
+            batched.insert(batched.end(), results, results + m);
+          }
+          EXPECT_EQ(batched, want) << GetParam() << (filter == f.get() ? " built" : " opened")
+                                   << (view.data == filter ? ", default view" : ", variant's view") << ", batch "
+                                   << batch;
+        }
+        view.MayContainBatch(queries.data(), 0, nullptr);  // an empty batch is harmless
       }
     }
   }

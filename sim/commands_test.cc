@@ -47,6 +47,8 @@ TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--batch-sizes", "1"}, {"--batch-sizes", "2..64"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "single,fastest"}, {"fastest", "allowed"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--average-keys", "0"}, {"--average-keys=0"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline-depth", "12"}, {"--pipeline-depth", "4, 8, 16, 32, 64"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline-depth", "128"}, {"--pipeline-depth", "4..64"});
   // 2^20 MiB = 1 TiB of filters: more than this machine has, refused up front.
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "1048576"},
               {"--working-set-mb", "MemAvailable"});
@@ -74,7 +76,7 @@ TEST(ProbesCommand, BadParametersGiveClearErrors) {
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "8", "--average-keys",
                                             "2000", "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",
-                                            "--mixes", "mixed", "--batch-sizes", "16"});
+                                            "--mixes", "mixed", "--batch-sizes", "16", "--pipeline-depth", "4,32"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   int build = 0, single = 0, random = 0, pipelined = 0, batched = 0;
   JsonRecord random_record, pipelined_record;
@@ -110,11 +112,11 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   EXPECT_EQ(build, 1);
   EXPECT_GE(single, 1);
   EXPECT_GE(random, 1);
-  EXPECT_GE(pipelined, 1);
+  EXPECT_EQ(pipelined, 2);  // one per --pipeline-depth
   // The pipeline reorders memory traffic, not queries: same queries, same answers.
   EXPECT_EQ(random_record["outside_queries"], pipelined_record["outside_queries"]);
   EXPECT_EQ(random_record["fp"], pipelined_record["fp"]);
-  EXPECT_GT(pipelined_record["pipeline_depth"].get<int>(), 0);
+  EXPECT_EQ(pipelined_record["pipeline_depth"].get<int>(), 32);
   EXPECT_EQ(random_record["pipeline_depth"], 0);
   EXPECT_EQ(batched, 4);  // prepared/unprepared x single/random filter
 }

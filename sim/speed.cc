@@ -150,17 +150,22 @@ struct Plan {
   uint32_t num_primary = 1;
   int batch = 1;                   // 1 = one MayContain per query
   bool prepared = true;
-  bool pipelined = false;          // batch 1 only: Prefetch kPipelineDepth queries ahead
+  bool pipelined = false;          // batch 1 only: Prefetch pipeline_depth queries ahead
+  int pipeline_depth = 16;
 };
 
-// Query i+kPipelineDepth's line is prefetched (FilterView::Prefetch) while
-// query i is answered. At ~35-45 ns per query (key making, hashing, the
-// query), 8 queries put the prefetch ~300 ns ahead of its use, over one DRAM
-// latency (~150-230 ns here). Deeper was not better: over 1 GiB of 10k-key
-// filters (2026-11-23, load 0.7-1.0, one run each) net 18.6 / 20.3 / 27.3 /
-// 59.9 ns at depth 8 / 16 / 32 / 64, and 39 / 53 at 8 / 16 in a noisier
-// pair; medians of 3 later gave 21.6 (depth 8) and 21.1 (depth 32).
-constexpr int kPipelineDepth = 8;
+// random_pipelined: query i+D's line is prefetched (FilterView::Prefetch)
+// while query i is answered; D is SpeedConfig::pipeline_depths (one record
+// per depth). The depth has to cover the memory latency under load with the
+// misses of D queries in flight (Little's law): at ~28 ns per query and
+// ~250-300 ns per DRAM miss over 1 GiB, 8 queries in flight cap a query at
+// ~30 ns gross. Over 1 GiB of 10k-key filters (2026-11-24, 2-core VM, one
+// process, depths interleaved, 3 each) net 18.7-19.5 / 12.8-13.4 /
+// 13.7-14.2 / 15.1-17.8 ns at depth 8 / 16 / 32 / 64: 16 is the default.
+// Deeper than that gains nothing: the loop is then bound by the misses
+// themselves (a stand-alone loop with the same per-query work and a
+// 32-byte table entry read per line gives the same ~12-13 ns net), and
+// lines prefetched far ahead begin to compete with the harness's own data.
 
 struct Tally {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
@@ -203,7 +208,6 @@ class QuerySource {
               bool cheap_hash)
       : rng_(seed),
         refs_(set.query_refs),
-        objects_(set.filters),
         num_filters_(static_cast<uint32_t>(set.num_refs)),
         policy_(policy),
         pick_(plan.pick),
@@ -236,10 +240,6 @@ class QuerySource {
     const FilterRef* f = NextFilter();
     for (size_t i = 0; i < n; ++i) out[i] = PrepareKey(f);
   }
-
-  // The Filter object of a query's filter (batched modes call
-  // MayContainBatch on it).
-  const Filter& ObjectOf(const FilterRef* f) const { return *objects_[static_cast<size_t>(f - refs_)]; }
 
   // The hash the filter is asked about. cheap_hash (a dry run with
   // net_includes_hashing) only touches the key's length and 4th byte.
@@ -295,7 +295,6 @@ class QuerySource {
   std::vector<KeyMaker> key_makers_;
   size_t next_slot_ = 0;
   const FilterRef* refs_;
-  const std::vector<std::unique_ptr<Filter>>& objects_;
   uint32_t num_filters_;
   const FilterPolicy& policy_;
   Pick pick_;
@@ -354,9 +353,8 @@ __attribute__((noinline)) Tally RunOneByOne(QuerySource& source, uint64_t querie
 // query q+D's key is hashed and its line prefetched (FilterView::Prefetch,
 // from the FilterRef alone) while query q is answered. The dry run keeps the
 // ring and the order and leaves out the prefetch and the query.
-template <bool kDry>
+template <bool kDry, uint64_t kDepth>
 __attribute__((noinline)) Tally RunPipelined(QuerySource& source, uint64_t queries) {
-  constexpr uint64_t kDepth = kPipelineDepth;
   constexpr uint64_t kRing = 2 * kDepth;  // > kDepth: slot q+D never overwrites slot q
   static_assert((kRing & (kRing - 1)) == 0, "ring size is a power of two");
   constexpr uint64_t kAhead = kKeysAhead;
@@ -391,8 +389,9 @@ __attribute__((noinline)) Tally RunPipelined(QuerySource& source, uint64_t queri
   return c.ToTally(timer);
 }
 
-// Batches of plan.batch keys of one filter: prepared = one MayContainBatch
-// (which prefetches the batch), unprepared = MayContain one by one. The next
+// Batches of plan.batch keys of one filter, through its view: prepared = one
+// MayContainBatch (which prefetches the batch), unprepared = MayContain one
+// by one. The next
 // batch's keys are made before this batch is hashed (see QuerySource).
 template <bool kDry>
 __attribute__((noinline)) Tally RunBatches(QuerySource& source, uint64_t queries, int batch, bool prepared) {
@@ -409,13 +408,13 @@ __attribute__((noinline)) Tally RunBatches(QuerySource& source, uint64_t queries
     const PreparedQuery* cur = made[b & 1];
     for (size_t i = 0; i < n; ++i) hashes[i] = source.Hash(cur[i].key);
     if (q + n < queries) source.PrepareBatch(n, made[(b + 1) & 1]);
-    const Filter& filter = source.ObjectOf(cur[0].filter);
+    const FilterView& view = cur[0].filter->view;
     if (kDry) {
       for (size_t i = 0; i < n; ++i) results[i] = (hashes[i] & 1) != 0;
     } else if (prepared) {
-      filter.MayContainBatch(hashes, n, results);
+      view.MayContainBatch(hashes, n, results);
     } else {
-      for (size_t i = 0; i < n; ++i) results[i] = filter.MayContain(hashes[i]);
+      for (size_t i = 0; i < n; ++i) results[i] = view.MayContain(hashes[i]);
     }
     for (size_t i = 0; i < n; ++i) c.Add(cur[i].inside, results[i], hashes[i]);
   }
@@ -427,7 +426,15 @@ Tally RunQueries(const FilterSet& set, const FilterPolicy& policy, const Plan& p
                  uint32_t seed, int key_size, bool net_includes_hashing) {
   QuerySource source(set, policy, plan, seed, key_size, kDry && net_includes_hashing);
   if (plan.batch > 1) return RunBatches<kDry>(source, queries, plan.batch, plan.prepared);
-  if (plan.pipelined) return RunPipelined<kDry>(source, queries);
+  if (plan.pipelined) {
+    switch (plan.pipeline_depth) {
+      case 4: return RunPipelined<kDry, 4>(source, queries);
+      case 8: return RunPipelined<kDry, 8>(source, queries);
+      case 16: return RunPipelined<kDry, 16>(source, queries);
+      case 32: return RunPipelined<kDry, 32>(source, queries);
+      default: return RunPipelined<kDry, 64>(source, queries);
+    }
+  }
   return RunOneByOne<kDry>(source, queries);
 }
 
@@ -469,7 +476,7 @@ class SpeedRun {
     j["pick"] = plan.pick == Pick::kSingle ? "single" : plan.pick == Pick::kRandom ? "random" : "skewed";
     j["batch"] = plan.batch;
     if (plan.batch > 1) j["prepared"] = plan.prepared;
-    j["pipeline_depth"] = plan.pipelined ? kPipelineDepth : 0;
+    j["pipeline_depth"] = plan.pipelined ? plan.pipeline_depth : 0;
     if (plan.pick == Pick::kSkewed) {
       j["skew"] = std::to_string(static_cast<int>(std::lround(plan.primary_threshold / 42949672.96))) + "% in " +
                   std::to_string(plan.num_primary) + " filters";
@@ -500,6 +507,9 @@ class SpeedRun {
     return Status::OK();
   }
 
+  // Measured again right before each random-filter measurement: the host's
+  // speed drifts between phases, and a floor taken minutes earlier would put
+  // that drift into x_floor.
   double Floor(const FilterSet& set) const {
     if (!cfg_.measure_floor) return 0;
     return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 20000000, 32, 1, cfg_.seed + 7);
@@ -527,8 +537,6 @@ class SpeedRun {
         j["vary_ratio"] = cfg_.vary_ratio;
         emit_(j);
       }
-      const double floor_ns = (random_modes || Has(cfg_.modes, "batched") || Has(cfg_.modes, "skewed"))
-                                  ? Floor(set) : 0;
       for (const auto& mix : cfg_.mixes) {
         if (Has(cfg_.modes, "single")) {
           Plan p{"single", mix, Pick::kSingle};
@@ -536,12 +544,15 @@ class SpeedRun {
         }
         if (Has(cfg_.modes, "random")) {
           Plan p{"random", mix, Pick::kRandom};
-          if (Status s2 = Measure(set, p, cfg_.queries, floor_ns); !s2.ok()) return s2;
+          if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
         }
         if (Has(cfg_.modes, "random_pipelined")) {
-          Plan p{"random_pipelined", mix, Pick::kRandom};
-          p.pipelined = true;
-          if (Status s2 = Measure(set, p, cfg_.queries, floor_ns); !s2.ok()) return s2;
+          for (int depth : cfg_.pipeline_depths) {
+            Plan p{"random_pipelined", mix, Pick::kRandom};
+            p.pipelined = true;
+            p.pipeline_depth = depth;
+            if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
+          }
         }
       }
       if (Has(cfg_.modes, "batched")) {
@@ -551,7 +562,7 @@ class SpeedRun {
               Plan p{"batched", "mixed", pick};
               p.batch = b;
               p.prepared = prepared;
-              if (Status s2 = Measure(set, p, cfg_.queries, pick == Pick::kRandom ? floor_ns : 0); !s2.ok()) return s2;
+              if (Status s2 = Measure(set, p, cfg_.queries, pick == Pick::kRandom ? Floor(set) : 0); !s2.ok()) return s2;
             }
           }
         }
@@ -562,7 +573,7 @@ class SpeedRun {
           p.primary_threshold = static_cast<uint32_t>(share * 4294967295.0);
           p.num_primary = std::max<uint32_t>(1, static_cast<uint32_t>(part * set.filters.size()));
           if (p.num_primary >= set.filters.size()) p.num_primary = static_cast<uint32_t>(set.filters.size()) - 1;
-          if (Status s2 = Measure(set, p, cfg_.queries, floor_ns); !s2.ok()) return s2;
+          if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
         }
       }
     }

@@ -21,7 +21,7 @@
 // Modes: build (ns/key: key generation + HashKey + Build; build_call_ns_per_key
 // is Build alone), single (always filter 0: hot in cache), random (uniform over
 // all filters, one query at a time: filter_bench's figure), random_pipelined
-// (the same queries, query i+8's line prefetched through FilterView::Prefetch
+// (the same queries, query i+D's line prefetched (D = pipeline depth, default 16) through FilterView::Prefetch
 // while query i is answered), batched (one
 // random filter per batch; prepared = hash the batch, then one
 // MayContainBatch call that prefetches it; unprepared = the same hashes asked
@@ -55,6 +55,7 @@ struct SpeedConfig {
   // virtual MayContain, as filter_bench calls its reader objects.
   std::string query_path = "view";
   uint64_t huge_keys = 100000000;
+  std::vector<int> pipeline_depths{16};  // random_pipelined: each of 4, 8, 16, 32, 64
   bool measure_floor = true;
   uint32_t seed = 0;
 };

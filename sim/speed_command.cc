@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "filters/filter_spec.h"
 #include "sim/commands.h"
 #include "sim/flags.h"
 #include "sim/floor.h"
@@ -50,7 +51,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   std::vector<std::string> specs;
   long long ws_mb = 0, avg_keys = 0, key_size = 0, queries = 0, huge_keys = 0, seed = 0;
   double vary = 0;
-  std::string modes_text, mixes_text, batches_text, huge_pages, query_path;
+  std::string modes_text, mixes_text, batches_text, depth_text, huge_pages, query_path;
   bool quick = false, net_hashing = false, no_floor = false;
   flags.List("filter", "filter spec (repeatable), e.g. fastlocal:bpk=10", &specs);
   flags.Int("working-set-mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &ws_mb);
@@ -74,6 +75,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
   flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
              &quick);
+  flags.String("pipeline-depth", "16", "random_pipelined: queries between a line's prefetch and its query; a list of 4, 8, 16, 32, 64 (one record each)", &depth_text);
   flags.Bool("no-floor", "skip the memory-floor measurement of random modes", &no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
   Status s = flags.Parse(argc, argv);
@@ -94,6 +96,16 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   cfg.query_path = query_path;
   cfg.net_includes_hashing = net_hashing;
   cfg.measure_floor = !no_floor;
+  std::vector<double> depths;
+  if (!(s = ParseNumberList("pipeline-depth", depth_text, 4, 64, &depths)).ok()) return s;
+  cfg.pipeline_depths.clear();
+  for (double d : depths) {
+    const int depth = static_cast<int>(d);
+    if (depth != d || (depth & (depth - 1)) != 0) {
+      return Status::InvalidArgument("--pipeline-depth: " + FormatNumber(d) + " is not allowed; depths are 4, 8, 16, 32, 64");
+    }
+    cfg.pipeline_depths.push_back(depth);
+  }
   cfg.seed = static_cast<uint32_t>(seed);
   if (!(s = SplitChoices("modes", modes_text, {"build", "single", "random", "random_pipelined", "batched", "skewed", "huge"},
                            &cfg.modes)).ok()) return s;
