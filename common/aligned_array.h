@@ -3,6 +3,12 @@
 // block that the layout puts inside one cache line really is inside one
 // cache line (an unaligned 64-byte block would straddle two and cost two
 // misses). Works for plain words and for std::atomic words alike.
+//
+// Arrays of 2 MiB and more start on a 2 MiB boundary and ask the kernel for
+// transparent huge pages (madvise; in THP "madvise" mode nothing else gets
+// them): a filter of 1.25 GB spans 305k 4 KiB pages, so without them nearly
+// every random probe also misses the TLB. Building a 10^9-key FastLocal
+// filter took 100 s on 4 KiB pages (2026-11-24, 2-core VM).
 #pragma once
 
 #include <cstddef>
@@ -11,9 +17,14 @@
 #include <type_traits>
 #include <utility>
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace filterlab {
 
 inline constexpr size_t kCacheLineBytes = 64;
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 template <typename T>
 class CacheAlignedArray {
@@ -23,7 +34,12 @@ class CacheAlignedArray {
   CacheAlignedArray() = default;
   explicit CacheAlignedArray(size_t n) : size_(n) {
     if (n == 0) return;
-    data_ = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kCacheLineBytes}));
+    data_ = static_cast<T*>(::operator new(n * sizeof(T), Alignment(n)));
+#ifdef __linux__
+    if (Alignment(n) == std::align_val_t{kHugePageBytes}) {
+      madvise(data_, n * sizeof(T) / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a hint: failure is harmless
+    }
+#endif
     // Value-initialisation zeroes plain integers and (since C++20) std::atomic.
     std::uninitialized_value_construct_n(data_, n);
   }
@@ -49,8 +65,11 @@ class CacheAlignedArray {
   const T& operator[](size_t i) const { return data_[i]; }
 
  private:
+  static std::align_val_t Alignment(size_t n) {
+    return std::align_val_t{n * sizeof(T) >= kHugePageBytes ? kHugePageBytes : kCacheLineBytes};
+  }
   void Free() {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{kCacheLineBytes});
+    if (data_ != nullptr) ::operator delete(data_, Alignment(size_));
     data_ = nullptr;
   }
 

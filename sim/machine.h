@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "common/aligned_array.h"  // kHugePageBytes
 #include "common/status.h"
 
 namespace filterlab::sim {
@@ -31,8 +32,6 @@ uint64_t LastLevelCacheBytes();
 // "always", "madvise" or "never" from /sys/kernel/mm/transparent_hugepage/enabled
 // ("unknown" if absent).
 std::string TransparentHugePageMode();
-
-inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 class PageArena {
  public:
