@@ -331,9 +331,12 @@ def _range_values(r: dict, param: Param, key: str, bad) -> list | None:
         count = int(math.floor((hi - lo) / n + 1e-9)) + 1
         vals = [lo + i * n for i in range(count)]
     elif how == "per_decade":
+        # A `from` written rounded (3162278 for 10^6.5) leaves the last step a
+        # hair short of `to`: points within a relative 1e-6 of `to` are `to`.
         decades = math.log10(hi / lo)
-        count = int(math.floor(decades * n + 1e-9)) + 1
+        count = int(math.floor(decades * n + 1e-6)) + 1
         vals = [lo * 10 ** (i / n) for i in range(count)]
+        vals = [hi if abs(v - hi) <= 1e-6 * hi else v for v in vals]
     else:
         n = int(n)
         if n == 1:

@@ -34,6 +34,12 @@ def test_log_range_three_per_decade_rounds_to_integers(write_config):
     assert c.sweeps[0].grid["keys"] == [1000, 2154, 4642, 10000]
 
 
+def test_log_range_from_a_rounded_half_decade_reaches_to(write_config):
+    # 3162278 is 10^6.5 rounded; the range must still end at exactly 10^9.
+    c = cfg(write_config, "keys = {from = 3162278, to = 1e9, per_decade = 2}")
+    assert c.sweeps[0].grid["keys"] == [3162278, 10000001, 31622780, 100000011, 316227800, 10**9]
+
+
 def test_count_range_log_and_linear(write_config):
     c = cfg(write_config, "keys = {from = 100, to = 10000, count = 3, log = true}\n"
                           "bpk = {from = 4, to = 5, count = 3}")
