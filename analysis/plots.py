@@ -10,6 +10,7 @@ from .style import BPK_LABEL, FP_LABEL  # first: selects the Agg backend before 
 from .style import legend as _legend
 from .style import palette as _palette
 
+import matplotlib.lines  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -18,6 +19,7 @@ import seaborn as sns  # noqa: E402
 
 from . import engine_plots  # noqa: E402
 from .load import pooled_fp, probe_grid_rows, with_labels  # noqa: E402
+from .speed_data import MIX_ORDER, panel_title, speed_cells, speed_rows  # noqa: E402
 
 
 def _labeled(df):
@@ -95,12 +97,26 @@ def bytes_vs_fp(df: pd.DataFrame):
         return None
     agg["bytes_per_key"] = agg["bits_per_key"] / 8
     labels = list(agg["label"].unique())
-    colors = _palette(labels)
+    points = agg.groupby("label", sort=False).size()
+    # Many variants measured at one bits/key beside a few swept over bits/key (the quickstart):
+    # the single points sit in one cluster that 20 colours and legend entries cannot tell apart,
+    # so they are drawn as one grey series (the FP table lists them); the curves keep their colours.
+    singles = [lab for lab in labels if points[lab] == 1]
+    group_singles = len(singles) > 4 and len(singles) < len(labels)
+    shown = [lab for lab in labels if not (group_singles and lab in singles)]
+    colors = _palette(shown)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     markers = "osD^vP*Xph"
-    for i, lab in enumerate(labels):
+    for i, lab in enumerate(shown):
         g = agg[agg["label"] == lab].sort_values("fp")
-        ax.plot(g["fp"], g["bytes_per_key"], marker=markers[i % len(markers)], ms=4, lw=1 if len(g) > 1 else 0, color=colors[lab], label=lab)
+        ax.plot(g["fp"], g["bytes_per_key"], marker=markers[i % len(markers)], ms=4, lw=1 if len(g) > 1 else 0,
+                color=colors[lab], label=lab)
+    if group_singles:
+        g = agg[agg["label"].isin(singles)]
+        bpk = sorted({f"{b:g}" for b in g["bpk"]}) if "bpk" in g else []
+        at = f" at {', '.join(bpk)} bits/key" if bpk else ""
+        ax.plot(g["fp"], g["bytes_per_key"], ls="", marker="o", ms=3, mfc="none", color="0.45",
+                label=f"{len(singles)} other variants{at} (see the FP table)")
     lo, hi = agg["fp"].min() / 2, min(agg["fp"].max() * 2, 1)
     grid = np.logspace(np.log10(lo), np.log10(hi), 100)
     ax.plot(grid, np.log2(1 / grid) / 8, color="black", lw=1.5, label="bound log2(1/FP) bits")
@@ -108,57 +124,119 @@ def bytes_vs_fp(df: pd.DataFrame):
     ax.set_xlabel(FP_LABEL)
     ax.set_ylabel("bytes per key")
     ax.set_title("Space against accuracy (black: information-theoretic bound)")
-    _legend(ax, len(labels) + 1)
+    _legend(ax, len(shown) + 1 + group_singles)
     fig.tight_layout()
     return fig
 
 
-def _speed_rows(df):
-    df = _labeled(df)
-    if "command" not in df:
-        return df.iloc[0:0]
-    sp = df[(df["command"] == "speed") & df["mode"].isin(["single", "random"]) & df["mix"].notna()]
-    return sp
+def _min_max(values):
+    """seaborn errorbar: whiskers from the min to the max over the repeats."""
+    return float(np.min(values)), float(np.max(values))
 
 
 def speed_bars(df: pd.DataFrame):
-    """Net ns/op per filter for inside, outside and mixed queries, single-filter
-    (hot) and random-filter (working set beyond the cache) side by side."""
-    sp = _speed_rows(df)
+    """Net ns/op per filter for inside, outside and mixed queries: single-filter (hot),
+    random-filter one query at a time (each query to a random filter of the working
+    set, filter_bench's figure) and random-filter pipelined (the next queries' lines prefetched; with several
+    depths, mixed queries with one bar per depth). Bars are medians over the repeats,
+    whiskers min..max; the two random-filter panels share their y scale."""
+    sp = speed_rows(df, modes=("single", "random", "random_pipelined"))
+    sp = sp[(sp["batch"] == 1) & (sp["mix"] != "")] if not sp.empty else sp
     if sp.empty:
         return None
-    agg = sp.groupby(["mode", "label", "mix"], sort=False)["net_ns_per_op"].median().reset_index()
-    modes = [m for m in ("single", "random") if m in set(agg["mode"])]
-    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4.5), squeeze=False)
-    mixes = [m for m in ("inside", "outside", "mixed") if m in set(agg["mix"])]
-    for ax, mode in zip(axes[0], modes):
-        g = agg[agg["mode"] == mode]
-        sns.barplot(data=g, x="label", y="net_ns_per_op", hue="mix", hue_order=mixes, ax=ax)
+    labels = list(dict.fromkeys(sp["label"]))
+    mixes = [m for m in MIX_ORDER if m in set(sp["mix"])]
+    depths = sorted(set(sp.loc[sp["mode"] == "random_pipelined", "pipeline_depth"]))
+    panels = [(m, sp[sp["mode"] == m]) for m in ("single", "random") if (sp["mode"] == m).any()]
+    if len(depths) == 1:
+        panels.append((panel_title("random_pipelined", depths[0]), sp[sp["mode"] == "random_pipelined"]))
+    elif depths:
+        mix = "mixed" if "mixed" in mixes else mixes[0]
+        g = sp[(sp["mode"] == "random_pipelined") & (sp["mix"] == mix)].copy()
+        g["depth"] = g["pipeline_depth"].map(lambda d: f"{d} ahead")
+        panels.append((f"random-filter queries, pipelined ({mix})", g))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.5), squeeze=False)
+    random_axes = []
+    for ax, (name, g) in zip(axes[0], panels):
+        by_depth = "depth" in g
+        hue = "depth" if by_depth else "mix"
+        order = [f"{d} ahead" for d in depths] if by_depth else mixes
+        sns.barplot(data=g, x="label", y="value", hue=hue, order=labels, hue_order=order, estimator="median",
+                    errorbar=_min_max, capsize=0.15, err_kws={"linewidth": 0.8, "color": "0.2"}, ax=ax)
         ax.set_xlabel("filter")
         ax.set_ylabel("net ns per query")
-        ax.set_title(f"{mode}-filter queries")
+        ax.set_title(name if name.startswith("random-filter queries,") else panel_title(name))
         ax.tick_params(axis="x", rotation=30, labelsize=7)
+        ax.legend(fontsize=7, title=None)
+        if name != "single":
+            random_axes.append(ax)
+    if len(random_axes) > 1:
+        top = max(ax.get_ylim()[1] for ax in random_axes)
+        for ax in random_axes:
+            ax.set_ylim(0, top)
+    fig.suptitle("Query speed (bars: median over repeats; whiskers: min to max)", fontsize=9)
+    if any(name.startswith("random-filter queries,") for name, _ in panels):
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
+        fig.text(0.5, 0.01, "pipelined: the lines of the queries ahead are prefetched through the variant's "
+                 "Prefetch hook; a variant without one answers the same queries without prefetching.",
+                 ha="center", fontsize=7)
+        return fig
     fig.tight_layout()
     return fig
 
 
 def speed_vs_fp(df: pd.DataFrame):
-    """Random-filter net ns/op against the FP rate measured among its outside queries."""
-    sp = _speed_rows(df)
-    sp = sp[(sp["mode"] == "random")]
-    if sp.empty:
+    """Random-filter net ns/op (median over repeats, whiskers min..max) against the FP rate
+    measured among its outside queries (pooled over the repeats): one query at a time
+    (filled) and, where measured, pipelined (hollow, the same colour, joined by a line)."""
+    cells = speed_cells(df, modes=("random", "random_pipelined"))
+    if cells is None:
         return None
-    mix = "mixed" if (sp["mix"] == "mixed").any() else sp["mix"].iloc[0]
-    sp = sp[sp["mix"] == mix].groupby("label").agg(ns=("net_ns_per_op", "median"), fp=("fp", "mean")).reset_index()
+    cells = cells[cells["batch"] == 1]
+    if cells.empty:
+        return None
+    mix = "mixed" if (cells["mix"] == "mixed").any() else cells["mix"].iloc[0]
+    cells = cells[cells["mix"] == mix]
+    depths = sorted(set(cells.loc[cells["mode"] == "random_pipelined", "pipeline_depth"]))
+    depth = 16 if 16 in depths else (depths[0] if depths else None)
+    one = cells[cells["mode"] == "random"].set_index("label")
+    pipe = cells[(cells["mode"] == "random_pipelined") & (cells["pipeline_depth"] == depth)].set_index("label")
+    labels = list(dict.fromkeys(cells["label"]))
+    colors = _palette(labels)
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    colors = _palette(list(sp["label"]))
-    for _, r in sp.iterrows():
-        ax.scatter(r["fp"], r["ns"], color=colors[r["label"]], label=r["label"])
-        ax.annotate(r["label"], (r["fp"], r["ns"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
-    ax.set_xscale("log")
+    for lab in labels:
+        fp = one.loc[lab, "fp"] if lab in one.index else pipe.loc[lab, "fp"]
+        if not (fp > 0):
+            continue
+        pts = []
+        for table, filled in ((one, True), (pipe, False)):
+            if lab not in table.index:
+                continue
+            r = table.loc[lab]
+            yerr = [[r["median"] - r["lo"]], [r["hi"] - r["median"]]]
+            ax.errorbar([fp], [r["median"]], yerr=yerr, fmt="o", ms=6, capsize=3, lw=0.8, color=colors[lab],
+                        mfc=colors[lab] if filled else "white", mec=colors[lab])
+            pts.append(r["median"])
+        if len(pts) == 2:
+            ax.plot([fp, fp], pts, ls=":", lw=0.8, color=colors[lab])
+        ax.annotate(lab, (fp, pts[0]), fontsize=7, xytext=(5, 3), textcoords="offset points")
+    fps = [x for x in pd.concat([one["fp"], pipe["fp"]]) if x > 0]
+    if fps and max(fps) / min(fps) >= 10:
+        ax.set_xscale("log")
+    else:  # less than a decade: a linear axis in percent reads better than log ticks like 1.05x10^-2
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(xmax=1, decimals=2))
+        ax.margins(x=0.2)
     ax.set_xlabel(FP_LABEL)
     ax.set_ylabel("net ns per query (random filter)")
-    ax.set_title(f"Speed against accuracy ({mix} queries)")
+    ax.set_ylim(bottom=0)
+    handles = []
+    if not one.empty:
+        handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", color="0.3", label="one query at a time"))
+    if depth is not None and not pipe.empty:
+        handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", color="0.3", mfc="white",
+                                               label=f"pipelined ({depth} ahead)"))
+    ax.legend(handles=handles, fontsize=7)
+    ax.set_title(f"Speed against accuracy ({mix} queries; median, whiskers min to max)")
     fig.tight_layout()
     return fig
 

@@ -4,10 +4,12 @@ tables (lsmbench results) are in engine_tables.py."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
+from .speed_data import MIX_ORDER, SPREAD_FLAG, describe, speed_cells
 
 
 def fp_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -29,21 +31,108 @@ def fp_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return out.rename(columns={"label": "filter"})
 
 
+def _decimals(v: float) -> int:
+    a = abs(v)
+    return 0 if a >= 99.95 else 2 if 0 < a < 0.995 else 1
+
+
+def _num(v: float, median: float | None = None) -> str:
+    """0 decimals from 100 up, 2 below 1, else 1 ('2.7', '20.0', '108'); a min or max never
+    shows more decimals than its median ('100 (90–120)')."""
+    d = _decimals(v) if median is None else min(_decimals(v), _decimals(median))
+    return f"{v:.{d}f}"
+
+
+def _cell(r) -> str:
+    """'2.7 (2.5–3.4, n=3)', or '2.7 (n=1)'; a trailing '*' when the repeats disagree."""
+    med = r["median"]
+    if r["n"] <= 1:
+        text = f"{_num(med)} (n=1)"
+    else:
+        text = f"{_num(med)} ({_num(r['lo'], med)}–{_num(r['hi'], med)}, n={int(r['n'])})"
+    return text + ("*" if r["flagged"] else "")
+
+
 def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
-    """filter_bench-style: build ns/key and net ns/op per mode and mix, one row per filter."""
-    df = df if "label" in df else with_labels(df)
-    if "command" not in df or not (df["command"] == "speed").any():
+    """filter_bench-style speed table, aggregated over repeats (seeds): one row per filter and
+    kind of query (hot filter, random filter one query at a time, random filter pipelined with
+    its depth, batched with batch size and prepared/unprepared, ...), one column per mix of
+    inside/outside keys. Each cell: median net ns/op (min–max over the repeats, n); build
+    ns/key likewise on the filter's first row; "× floor" = median net / the machine's
+    independent-random-line read for random-filter rows (where measured). Cells whose
+    repeats disagree by more than SPREAD_FLAG (max/min) end in "*". Notes for the reader
+    (what the columns mean, what "*" means) are in .attrs["notes"]; to_markdown and
+    to_latex print them under the table."""
+    cells = speed_cells(df)
+    if cells is None:
         return None
-    sp = df[df["command"] == "speed"]
-    rows = {}
-    for _, r in sp.iterrows():
-        row = rows.setdefault(r["label"], {"filter": r["label"]})
-        if r["mode"] == "build":
-            row["build ns/key"] = f"{r['ns_per_key']:.1f}"
-        elif pd.notna(r.get("mix")):
-            col = f"{r['mode']} {r['mix']}" + (f" b{int(r['batch'])}" if r.get("batch", 1) not in (1, None) else "")
-            row[f"{col} ns/op"] = f"{r['net_ns_per_op']:.1f}"
-    return pd.DataFrame(list(rows.values()))
+    mixes = [m for m in MIX_ORDER if m in set(cells["mix"])]
+    query_cells = cells[cells["mode"] != "build"]
+    build = cells[cells["mode"] == "build"].set_index("label")
+    has_floor = query_cells["x_floor"].notna().any()
+    floor_mix = "mixed" if "mixed" in mixes else (mixes[0] if mixes else "")
+    rows = []
+    for label in dict.fromkeys(cells["label"]):
+        first = True
+        mine = query_cells[query_cells["label"] == label]
+        kinds = mine.drop_duplicates(["mode", "batch", "prepared", "pick", "pipeline_depth", "skew"])
+        if kinds.empty:
+            kinds = pd.DataFrame([{"mode": "build", "batch": 1, "prepared": "", "pick": "", "pipeline_depth": 0,
+                                   "skew": ""}])
+        for _, k in kinds.iterrows():
+            row = {"filter": label}
+            if "build" in set(cells["mode"]):
+                row["build ns/key"] = _cell(build.loc[label]) if first and label in build.index else ""
+            row["queries"] = describe(k["mode"], int(k["batch"]), k["prepared"], k["pick"], int(k["pipeline_depth"]),
+                                      k["skew"])
+            kind = ["mode", "batch", "prepared", "pick", "pipeline_depth", "skew"]
+            same = mine[(mine[kind] == k[kind]).all(axis=1)].set_index("mix")
+            for mix in mixes:
+                row[f"{mix}: net ns/op"] = _cell(same.loc[mix]) if mix in same.index else ""
+            if has_floor:
+                xf = same.loc[floor_mix, "x_floor"] if floor_mix in same.index else np.nan
+                row[f"{floor_mix}: × floor"] = (f"{xf:.2f}" if xf < 10 else f"{xf:.1f}") if pd.notna(xf) else ""
+            rows.append(row)
+            first = False
+    out = pd.DataFrame(rows)
+    ws_mib = query_cells.loc[query_cells["mode"].isin(["random", "random_pipelined"]), "working_set_mib"].dropna()
+    ws = f" ({ws_mib.median():.0f} MiB of filters)" if not ws_mib.empty else ""
+    modes = set(query_cells["mode"])
+    notes = ["net ns/op: (time of the timed loop - time of a dry run over the same queries without the filter) / "
+             "queries, single-threaded; median over repeats (seeds), in brackets min–max and the number of "
+             "repeats n.",
+             "inside: queries for keys in the filter; outside: keys not in it; mixed: half each. "
+             "hot filter: every query to one filter (it stays in cache); random filter, one at a time: each "
+             f"query to a random filter of the working set{ws}, filter_bench's \"random filter\" figure."]
+    if "random_pipelined" in modes:
+        notes.append("pipelined N ahead (random_pipelined): the same queries as random, the line of the query N "
+                     "ahead prefetched through the variant's Prefetch hook; a variant without one (the default is "
+                     "a no-op) answers them without prefetching.")
+    if "batched" in modes or "huge" in modes:
+        notes.append("batches: prepared = one MayContainBatch call per batch (it prefetches the batch), "
+                     "unprepared = MayContain key by key; measured on mixed queries.")
+    if has_floor:
+        notes.append(f"× floor ({floor_mix} queries): median net ns/op divided by the time of one independent "
+                     "random cache-line read of the same working set (prefetched 32 ahead, 1 thread), measured right "
+                     "before each measurement; about 1 = the query costs one such line read.")
+    flagged = cells[cells["flagged"]]
+    if not flagged.empty:
+        note = (f"*: the repeats of a cell so marked differ by more than {SPREAD_FLAG:g}x (max/min); the median is "
+                "shown. The timing host alternates between a fast and a slow phase, which moves single measurements by "
+                "2-3x.")
+        if flagged["dry_spread"].notna().any():
+            both, n = int((flagged["dry_spread"] > 1.3).sum()), len(flagged)
+            if both == n:
+                note += (" In " + ("this cell" if n == 1 else f"all {n} such cells") + " the dry run (no filter "
+                         "query) varied by more than 1.3x as well: the host changed speed, not the filter.")
+            elif both:
+                note += (f" In {both} of these {n} cells the dry run (no filter query) varied by more than 1.3x "
+                         "as well (the host changed speed); in the others it did not.")
+            else:
+                note += " The dry run (no filter query) varied by less than 1.3x in these cells."
+        notes.append(note)
+    out.attrs["notes"] = notes
+    return out
 
 
 def probes_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -66,11 +155,15 @@ def to_markdown(t: pd.DataFrame) -> str:
     cells = [["" if pd.isna(v) else str(v) for v in row] for row in t.itertuples(index=False)]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+    notes = t.attrs.get("notes") or []
+    for note in notes:  # one paragraph each
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "–": "--", "×": r"$\times$", "−": "-"}
 
 
 def _tex(s) -> str:
@@ -84,4 +177,6 @@ def to_latex(t: pd.DataFrame) -> str:
     for row in t.itertuples(index=False):
         lines.append(" & ".join("" if pd.isna(v) else _tex(v) for v in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
+    for note in t.attrs.get("notes") or []:
+        lines.append(r"{\footnotesize " + _tex(note) + r"\par}")
     return "\n".join(lines) + "\n"

@@ -27,10 +27,14 @@ class Param:
     hi: float | None = None
     choices: tuple = ()
     doc: str = ""
+    # A collapsed key (Worker.collapse) that may also be written as a list of
+    # such values (one run takes them all); said in the error messages.
+    listable: bool = False
 
     def allowed(self) -> str:
         if self.kind == "choice":
-            return "one of " + "|".join(map(str, self.choices))
+            one = "one of " + "|".join(map(str, self.choices))
+            return one + (", or a list of them" if self.listable else "")
         if self.kind == "bool":
             return "true or false"
         if self.kind == "csv":
@@ -179,7 +183,8 @@ WORKERS = {
             "vary_ratio": Param("float", 0, 0.9),
             "key_size": _INT(16, 48),
             "queries": _INT(1000, 10**10),
-            "modes": Param("csv", choices=("build", "single", "random", "batched", "skewed", "huge")),
+            "modes": Param("csv", choices=("build", "single", "random", "random_pipelined", "batched", "skewed",
+                                           "huge")),
             "mixes": Param("csv", choices=("inside", "outside", "mixed")),
             "batch_sizes": Param("csv"),
             "huge_keys": _INT(1000, 2 * 10**9),
@@ -187,8 +192,18 @@ WORKERS = {
             "net_includes_hashing": Param("bool"),
             "quick": Param("bool"),
             "no_floor": Param("bool"),
+            # random_pipelined: queries between a line's prefetch and its query.
+            # Collapsed: a list (pipeline_depth = [8, 16, 32]) goes comma-joined to
+            # one run, which writes one record per depth (its pipeline_depth field;
+            # 0 in the records of other modes).
+            "pipeline_depth": Param("choice", choices=(4, 8, 16, 32, 64), listable=True,
+                                    doc="random_pipelined: queries between a line's prefetch and its query"),
+            "query_path": Param("choice", choices=("view", "object"),
+                                doc="view: the harness's per-filter FilterView; object: the Filter's virtual "
+                                    "MayContain, as filter_bench"),
         },
         exclusive=True,
+        collapse=frozenset({"pipeline_depth"}),
         seed_param=Param("int", 0, 2**32 - 1),
     ),
     "sim model": Worker(

@@ -22,15 +22,23 @@ def _fp_row(sweep, base, bpk, keys, hash_bits, seed, fp, queries=100000):
             "model_fp": fp * 1.02, "bits_per_key": bpk + 0.01, "bytes": int(keys * bpk / 8)}
 
 
-def _speed_row(base, mode, mix, ns, fp=None):
-    row = {"experiment": "fixture", "sweep": "speed", "worker": "sim speed", "run_key": f"s{base}",
-           "base_filter": base, "seed": 0, "bpk": 10.0, "command": "speed", "filter": f"{base}:bpk=10",
+def _speed_row(base, mode, mix, ns, fp=None, seed=0, depth=0, dry=10.5, floor=None):
+    row = {"experiment": "fixture", "sweep": "speed", "worker": "sim speed", "run_key": f"s{base}{seed}",
+           "base_filter": base, "seed": seed, "bpk": 10.0, "command": "speed", "filter": f"{base}:bpk=10",
            "mode": mode, "mix": mix, "bits_per_key": 10.05}
     if mode == "build":
         row.update(mix=None, ns_per_key=ns)
     else:
-        row.update(net_ns_per_op=ns, fp=fp, batch=1)
+        row.update(net_ns_per_op=ns, gross_ns_per_op=ns + dry, dry_ns_per_op=dry, net_cpu_ns_per_op=ns, fp=fp,
+                   outside_queries=None if mix == "inside" else 100000, batch=1,
+                   pick="single" if mode == "single" else "random", pipeline_depth=depth)
+        if floor is not None:
+            row.update(floor_ns_per_line=floor, x_floor=ns / floor)
     return row
+
+
+# Speed repeats: seed -> factor on the base time; median = the base, min..max = 0.9..1.2x (not flagged).
+SPEED_JITTER = {0: 1.0, 1: 0.9, 2: 1.2}
 
 
 def fixture_frame() -> pd.DataFrame:
@@ -43,11 +51,18 @@ def fixture_frame() -> pd.DataFrame:
         for keys, grow in ((1000, 0), (1000000, 0.5), (100000000, 1)):
             rows.append(_fp_row("fp_vs_keys", "fastlocal", 10, keys, hash_bits, 0, 0.0096 + extra * grow) |
                         {"base_filter": "fastlocal", "bpk": None, "hash": hash_bits})
+    # Speed: three repeats; random 5x and random_pipelined (depth 16) 2x the single-filter time; the
+    # random-filter floor is 20 ns/line. Legacy's random mixed cell has a slow-phase repeat (seed 2:
+    # 2.5x, its dry run 18.5 instead of 10.5 ns/op), so max/min = 2.5/0.9 > 1.5: flagged, median 225.
     for base, ns in (("fastlocal", 20.0), ("legacy", 50.0)):
-        rows.append(_speed_row(base, "build", None, 40.0))
-        for mode, factor in (("single", 1), ("random", 5)):
-            for mix, m in (("inside", 1.0), ("outside", 0.8), ("mixed", 0.9)):
-                rows.append(_speed_row(base, mode, mix, ns * factor * m, fp=0.0095 if base == "fastlocal" else 0.012))
+        for seed, jit in SPEED_JITTER.items():
+            rows.append(_speed_row(base, "build", None, 40.0 * jit, seed=seed))
+            for mode, factor, depth in (("single", 1, 0), ("random", 5, 0), ("random_pipelined", 2, 16)):
+                for mix, m in (("inside", 1.0), ("outside", 0.8), ("mixed", 0.9)):
+                    slow = base == "legacy" and mode == "random" and mix == "mixed" and seed == 2
+                    rows.append(_speed_row(base, mode, mix, ns * factor * m * (2.5 if slow else jit),
+                                           fp=0.0095 if base == "fastlocal" else 0.012, seed=seed, depth=depth,
+                                           dry=18.5 if slow else 10.5, floor=20.0 if mode != "single" else None))
     for bpk, best in ((6, 4), (10, 6), (14, 9)):
         rows.append({"experiment": "fixture", "sweep": "probes", "worker": "sim probes", "run_key": "p",
                      "base_filter": "fastlocal", "seed": 0, "command": "probes", "record": "grid",
