@@ -45,6 +45,13 @@ class LegacyBloomFilter final : public Filter {
                                data_ + LineOffset<false>(h, num_lines_, log2_line_bytes_));
   }
 
+  // The one line MayContain(hash) reads (a modulus to locate it: callers
+  // pipelining across filters pay it twice, here and in MayContain).
+  void Prefetch(uint64_t hash) const override {
+    if (num_lines_ == 0) return;
+    PrefetchLine(data_ + LineOffset<false>(Lower32(hash), num_lines_, log2_line_bytes_), log2_line_bytes_);
+  }
+
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
     if (num_lines_ == 0) {
       std::fill(results, results + n, false);
