@@ -78,7 +78,16 @@ def fp_vs_keys(df: pd.DataFrame):
     ax.set_xlabel("keys in the filter")
     ax.set_ylabel(FP_LABEL)
     ax.set_title("FP rate against filter size: 32- vs 64-bit hashes")
-    _legend(ax, 2 * len(ax.get_lines()))
+    # One legend entry per filter (its colour) and one per line style: with
+    # five filters, two widths and the models, per-series entries were 20 and
+    # took more room than the axes.
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colors[b], marker="o", ms=3, label=b) for b in bases]
+    handles += [Line2D([], [], color="black", ls="-", label="64-bit hash"),
+                Line2D([], [], color="black", ls="--", label="32-bit hash"),
+                Line2D([], [], color="black", ls=":", lw=1, label="model")]
+    ax.legend(handles=handles, fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig
 

@@ -64,8 +64,10 @@ def test_fp_vs_keys_separates_hash_widths(results_dir):
     fig = plots.fp_vs_keys(analysis.load(results_dir))
     ax = fig.axes[0]
     assert ax.get_xlabel() == "keys in the filter" and ax.get_xscale() == "log"
-    assert legend_texts(ax) == ["fastlocal 32-bit hash", "fastlocal 32-bit hash (model)",
-                                "fastlocal 64-bit hash", "fastlocal 64-bit hash (model)"]
+    assert legend_texts(ax) == ["fastlocal", "64-bit hash", "32-bit hash", "model"]
+    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+    assert styles["fastlocal 32-bit hash"] == "--" and styles["fastlocal 64-bit hash"] == "-"
+    assert styles["fastlocal 32-bit hash (model)"] == ":" and styles["fastlocal 64-bit hash (model)"] == ":"
     plt.close(fig)
 
 
