@@ -25,6 +25,61 @@ namespace {
 
 constexpr char kVariantName[] = "legacy";
 
+// The FilterView of a legacy filter: data = the bit array, param = num_lines
+// | num_probes << 32 | log2_line_bytes << 40, so a caller holding views
+// (the speed harness's random-filter modes, a pipelined caller) reaches the
+// line without touching the Filter object: one dependent miss per query
+// instead of two (object, then line). An empty filter's ops answer false.
+constexpr uint64_t ViewParam(uint32_t num_lines, int num_probes, int log2_line_bytes) {
+  return uint64_t{num_lines} | uint64_t(static_cast<uint8_t>(num_probes)) << 32 |
+         uint64_t(static_cast<uint8_t>(log2_line_bytes)) << 40;
+}
+inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 32); }
+inline int ViewLog2LineBytes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 40); }
+inline const uint8_t* ViewLine(const FilterView& view, uint32_t h) {
+  return static_cast<const uint8_t*>(view.data) +
+         LineOffset<false>(h, static_cast<uint32_t>(view.param), ViewLog2LineBytes(view));
+}
+
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  const uint32_t h = Lower32(hash);
+  return MayMatchLine<false>(h, ViewProbes(view), ViewLog2LineBytes(view), ViewLine(view, h));
+}
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  PrefetchLine(ViewLine(view, Lower32(hash)), ViewLog2LineBytes(view));
+}
+// Locate and prefetch every line of a chunk first, then probe (the modulus
+// is paid once per key; its result is kept).
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  constexpr size_t kChunk = 64;
+  const uint8_t* lines[kChunk];
+  const int log2_line_bytes = ViewLog2LineBytes(view);
+  const int num_probes = ViewProbes(view);
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t m = std::min(kChunk, n - start);
+    for (size_t i = 0; i < m; ++i) {
+      lines[i] = ViewLine(view, Lower32(hashes[start + i]));
+      PrefetchLine(lines[i], log2_line_bytes);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      results[start + i] = MayMatchLine<false>(Lower32(hashes[start + i]), num_probes, log2_line_bytes, lines[i]);
+    }
+  }
+}
+constexpr FilterView::Ops kViewOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
+
+bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
+void EmptyPrefetch(const FilterView&, uint64_t) {}
+void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
+  std::fill(results, results + n, false);
+}
+constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
+
+FilterView MakeView(const uint8_t* data, uint32_t num_lines, int num_probes, int log2_line_bytes) {
+  if (num_lines == 0) return FilterView{&kEmptyViewOps, data, 0};
+  return FilterView{&kViewOps, data, ViewParam(num_lines, num_probes, log2_line_bytes)};
+}
+
 class LegacyBloomFilter final : public Filter {
  public:
   // Built (64-byte lines, owns its bits) ...
@@ -33,46 +88,23 @@ class LegacyBloomFilter final : public Filter {
         data_(owned_.data()),
         num_lines_(num_lines),
         num_probes_(num_probes),
-        log2_line_bytes_(kLog2LineBytes) {}
+        log2_line_bytes_(kLog2LineBytes),
+        view_(MakeView(data_, num_lines_, num_probes_, log2_line_bytes_)) {}
   // ... or a view of bytes the caller keeps alive, with any power-of-two line.
   LegacyBloomFilter(Slice view, uint32_t num_lines, int num_probes, int log2_line_bytes)
-      : data_(view.udata()), num_lines_(num_lines), num_probes_(num_probes), log2_line_bytes_(log2_line_bytes) {}
+      : data_(view.udata()),
+        num_lines_(num_lines),
+        num_probes_(num_probes),
+        log2_line_bytes_(log2_line_bytes),
+        view_(MakeView(data_, num_lines_, num_probes_, log2_line_bytes_)) {}
 
-  bool MayContain(uint64_t hash) const override {
-    if (num_lines_ == 0) return false;  // no keys
-    const uint32_t h = Lower32(hash);
-    return MayMatchLine<false>(h, num_probes_, log2_line_bytes_,
-                               data_ + LineOffset<false>(h, num_lines_, log2_line_bytes_));
-  }
-
-  // The one line MayContain(hash) reads (a modulus to locate it: callers
-  // pipelining across filters pay it twice, here and in MayContain).
-  void Prefetch(uint64_t hash) const override {
-    if (num_lines_ == 0) return;
-    PrefetchLine(data_ + LineOffset<false>(Lower32(hash), num_lines_, log2_line_bytes_), log2_line_bytes_);
-  }
-
+  // One query code path for the object and the view (through the view's ops).
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
-    if (num_lines_ == 0) {
-      std::fill(results, results + n, false);
-      return;
-    }
-    // Locate and prefetch every line of a chunk first, then probe (the
-    // modulus is paid once per key; its result is kept).
-    constexpr size_t kChunk = 64;
-    size_t offset[kChunk];
-    for (size_t start = 0; start < n; start += kChunk) {
-      const size_t m = std::min(kChunk, n - start);
-      for (size_t i = 0; i < m; ++i) {
-        offset[i] = LineOffset<false>(Lower32(hashes[start + i]), num_lines_, log2_line_bytes_);
-        PrefetchLine(data_ + offset[i], log2_line_bytes_);
-      }
-      for (size_t i = 0; i < m; ++i) {
-        results[start + i] = MayMatchLine<false>(Lower32(hashes[start + i]), num_probes_, log2_line_bytes_,
-                                                 data_ + offset[i]);
-      }
-    }
+    view_.MayContainBatch(hashes, n, results);
   }
+  FilterView View() const override { return view_; }
 
   size_t DataBytes() const override { return static_cast<size_t>(num_lines_) << log2_line_bytes_; }
 
@@ -98,6 +130,7 @@ class LegacyBloomFilter final : public Filter {
   uint32_t num_lines_;
   int num_probes_;
   int log2_line_bytes_;
+  FilterView view_;
 };
 
 class LegacyBloomPolicy final : public LegacyPolicyBase {
