@@ -70,6 +70,18 @@ TEST(ProbesCommand, BadParametersGiveClearErrors) {
   ExpectError(ProbesCommand, {"--keys", "0"}, {"--keys=0"});
 }
 
+// A variant that accepts fewer probes than table count + spread (two probes
+// per word: at most 16) gets the counts it accepts as candidates, not an error.
+TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
+  const CommandRun run = RunCommand(ProbesCommand, {"--variant", "cache_mul64_block", "--bpk", "30", "--keys", "1000",
+                                                    "--filters", "2", "--queries", "20000", "--no-boundaries"});
+  ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+  ASSERT_EQ(run.records.size(), 1u);
+  std::vector<int> probes;
+  for (const auto& c : run.records[0]["candidates"]) probes.push_back(c["probes"].get<int>());
+  EXPECT_EQ(probes, (std::vector<int>{13, 14, 15, 16}));
+}
+
 // A speed run small enough for a test (8 MiB of 2000-key filters, 20000
 // queries per measurement): the records the analysis reads, with their
 // fields; random-filter records carry the memory floor and the ratio to it.

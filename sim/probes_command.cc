@@ -74,7 +74,7 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
   flags.Int("keys", 100000, 100, 100000000, "keys per filter", &keys);
   flags.Int("filters", 16, 1, 1000000, "filters per grid point (fresh hashes each)", &filters);
   flags.Int("queries", 10000000, 1000, 100000000000LL, "queries per grid point (spread over the filters)", &queries);
-  flags.Int("spread", 2, 0, 10, "candidates: table count +- spread (clipped to 1..30)", &spread);
+  flags.Int("spread", 2, 0, 10, "candidates: table count +- spread (clipped to 1..30 and to the counts the variant accepts)", &spread);
   flags.Int("threads", 0, 0, 1024, "threads; 0 = all cores", &threads);
   flags.Int("seed", 0, 0, 1LL << 62, "seed", &seed);
   flags.String("table", FILTERLAB_REFERENCE_DIR "/choose_num_probes.json",
@@ -126,8 +126,13 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
     if (!(s = chosen(bpk, &source, &table_k)).ok()) return s;
     ProbeSimConfig cfg = base;
     cfg.bpk = bpk;
+    // Counts the variant does not accept (the two-probes-per-word worm
+    // variants stop at 16) are left out of the candidates, not an error.
     for (int k = std::max(1, table_k - static_cast<int>(spread)); k <= std::min(30, table_k + static_cast<int>(spread)); ++k) {
-      cfg.candidates.push_back(k);
+      std::unique_ptr<FilterPolicy> p;
+      const std::string spec = variant + ":bpk=" + FormatNumber(bpk) + ",probes=" + std::to_string(k) +
+                               (extra.empty() ? "" : "," + extra);
+      if (k == table_k || NewFilterPolicy(spec, &p).ok()) cfg.candidates.push_back(k);
     }
     ProbeSimResult r;
     if (!(s = SimulateProbes(cfg, &r)).ok()) return s;
