@@ -21,8 +21,9 @@
 // Modes: build (ns/key: key generation + HashKey + Build; build_call_ns_per_key
 // is Build alone), single (always filter 0: hot in cache), random (uniform over
 // all filters, one query at a time: filter_bench's figure), random_pipelined
-// (the same queries, query i+D's line prefetched (D = pipeline depth, default 16) through FilterView::Prefetch
-// while query i is answered), batched (one
+// (the same queries in groups of D = pipeline depth, default 16, each group's
+// lines prefetched through FilterView::Prefetch while the group before it is
+// answered), batched (one
 // random filter per batch; prepared = hash the batch, then one
 // MayContainBatch call that prefetches it; unprepared = the same hashes asked
 // one MayContain at a time), skewed (50% of queries to 1% of filters, 80% to

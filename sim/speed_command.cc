@@ -61,8 +61,8 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Int("queries", 10000000, 1000, 10000000000LL, "queries per measurement", &queries);
   flags.String("modes", "build,single,random,random_pipelined,batched,skewed,huge",
                "comma-separated subset of build,single,random,random_pipelined,batched,skewed,huge (random: one\n"
-               "query at a time as filter_bench; random_pipelined: the same queries, each filter's line prefetched\n"
-               "8 queries ahead through FilterView::Prefetch)", &modes_text);
+               "query at a time as filter_bench; random_pipelined: the same queries in groups of --pipeline-depth,\n"
+               "each group's lines prefetched through FilterView::Prefetch one group before it is answered)", &modes_text);
   flags.String("mixes", "inside,outside,mixed", "mixes for single/random: subset of inside,outside,mixed", &mixes_text);
   flags.String("batch-sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
   flags.Int("huge-keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
@@ -75,7 +75,8 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
   flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
              &quick);
-  flags.String("pipeline-depth", "16", "random_pipelined: queries between a line's prefetch and its query; a list of 4, 8, 16, 32, 64 (one record each)", &depth_text);
+  flags.String("pipeline-depth", "16", "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
+             "answered); a list of 4, 8, 16, 32, 64 (one record each)", &depth_text);
   flags.Bool("no-floor", "skip the memory-floor measurement of random modes", &no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
   Status s = flags.Parse(argc, argv);
