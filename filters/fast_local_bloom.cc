@@ -164,10 +164,9 @@ void ViewPrefetch(const FilterView& view, uint64_t hash) {
 // overlap. Chunks of 64 cover any MultiGet batch (RocksDB's is <= 32); more
 // prefetches in flight than the core has fill buffers gain nothing. Uses the
 // view's planned kernel, so a batch costs no more per query than MayContain
-// on a hot filter. (The batch path this replaced, MayMatchTwoLinesAvx512
-// with the lanes re-derived from num_probes, measured 3.15 ns/op net for a
-// hot batch of 16 against 1.4-1.8 now; that kernel is kept only for its
-// agreement test.)
+// on a hot filter. (The batch path this replaced, an AVX-512 kernel probing
+// two queries' lines per round with the lanes re-derived from num_probes,
+// measured 3.15 ns/op net for a hot batch of 16 against 1.4-1.8 now.)
 template <HashWidth kWidth, ProbeKernel kKernel, bool kAligned>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kChunk = 64;

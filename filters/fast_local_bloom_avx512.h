@@ -11,10 +11,7 @@
 // as with two 256-bit halves. The bit is tested by rotating the word right
 // by x_i >> 23 (vprorvd rotates by the count mod 32, exactly the bit index,
 // so no mask is needed) and testing bit 0 of every active lane at once
-// (vptestnmd under a lane mask). One query: 16 probes per round. Two queries
-// (batches): vpermt2d picks from the 32 words of two lines, lanes 0..7
-// probing line a and lanes 8..15 line b, so k <= 8 costs one round per PAIR
-// of queries, about 10 vector instructions, against ~17 per query for AVX2.
+// (vptestnmd under a lane mask): 16 probes per round.
 #pragma once
 
 #include <cstdint>
@@ -123,47 +120,6 @@ inline bool MayMatchLineAvx512(uint32_t h2, int num_probes, const uint8_t* line)
   }
 }
 
-// Both answers of two queries (line_a, h2a) and (line_b, h2b) at once.
-// Same preconditions as MayMatchLineAvx512 for each line.
-inline void MayMatchTwoLinesAvx512(uint32_t h2a, const uint8_t* line_a, uint32_t h2b, const uint8_t* line_b,
-                                   int num_probes, bool* result_a, bool* result_b) {
-  using namespace avx512_detail;
-  const __m512i phi_powers_twice = _mm512_setr_epi32(
-      static_cast<int>(kPhiPow[0]), static_cast<int>(kPhiPow[1]), static_cast<int>(kPhiPow[2]),
-      static_cast<int>(kPhiPow[3]), static_cast<int>(kPhiPow[4]), static_cast<int>(kPhiPow[5]),
-      static_cast<int>(kPhiPow[6]), static_cast<int>(kPhiPow[7]), static_cast<int>(kPhiPow[0]),
-      static_cast<int>(kPhiPow[1]), static_cast<int>(kPhiPow[2]), static_cast<int>(kPhiPow[3]),
-      static_cast<int>(kPhiPow[4]), static_cast<int>(kPhiPow[5]), static_cast<int>(kPhiPow[6]),
-      static_cast<int>(kPhiPow[7]));
-  // vpermt2d: index bit 4 selects the second table (line b) for lanes 8..15.
-  const __m512i table_b = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
-  const __m512i words_a = _mm512_loadu_si512(line_a);
-  const __m512i words_b = _mm512_loadu_si512(line_b);
-  const __m512i one = _mm512_set1_epi32(1);
-  __m512i h = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(h2a)), 0xff00, static_cast<int>(h2b));
-  // Rounds of 8 probes; every round but the last tests all 8 lanes of each
-  // query. (Computed before the loop so a caller's loop hoists it.)
-  const unsigned probes_minus_1 = static_cast<unsigned>(num_probes) - 1;
-  unsigned full_rounds = probes_minus_1 / 8;
-  const unsigned last_round_lanes = ((2u << (probes_minus_1 % 8)) - 1) * 0x0101u;
-  unsigned missing = 0;  // bits 0..7: query a's lanes, 8..15: query b's
-  while (true) {
-    const __m512i x = _mm512_mullo_epi32(h, phi_powers_twice);
-    const __m512i index = _mm512_or_si512(_mm512_srli_epi32(x, 28), table_b);
-    const __m512i word = _mm512_permutex2var_epi32(words_a, index, words_b);
-    const __m512i at_bit0 = _mm512_rorv_epi32(word, _mm512_srli_epi32(x, 23));
-    if (full_rounds == 0) {
-      missing |= _mm512_mask_testn_epi32_mask(static_cast<__mmask16>(last_round_lanes), at_bit0, one);
-      break;
-    }
-    missing |= _mm512_testn_epi32_mask(at_bit0, one);
-    if ((missing & 0xff) != 0 && (missing >> 8) != 0) break;  // both already answered "no"
-    h = _mm512_mullo_epi32(h, _mm512_set1_epi32(static_cast<int>(kPhiPow8)));
-    --full_rounds;
-  }
-  *result_a = (missing & 0xff) == 0;
-  *result_b = (missing >> 8) == 0;
-}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
