@@ -258,17 +258,16 @@ class DynamicBloomPolicy final : public FilterPolicy {
     return Status::OK();
   }
 
-  // TwoPerWordPoissonFpRate at the actual bits/key after block rounding
-  // (see dynamic_bloom.h), combined with the n / 2^32 fingerprint term for
-  // the 32-bit hash as an independent event.
+  // TwoPerWordPoissonFpRate at the actual bits after block rounding (see
+  // dynamic_bloom.h) per distinct hash the keys leave, with the matches of
+  // equal hashes.
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
-    const uint64_t words = DynamicBloom::LenWords(TotalBits(n), num_probes_);
-    const double actual_bits_per_key = 64.0 * static_cast<double>(words) / static_cast<double>(n);
-    const double rate = fpmodel::TwoPerWordPoissonFpRate(
-        actual_bits_per_key, DynamicBloom::DoubleProbes(num_probes_), DynamicBloom::BlockWords(num_probes_));
-    if (hash_width_ == HashWidth::k64) return rate;
-    return fpmodel::IndependentProbabilitySum(rate, fpmodel::FingerprintFpRate(static_cast<double>(n), 32));
+    const double bits = 64.0 * static_cast<double>(DynamicBloom::LenWords(TotalBits(n), num_probes_));
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(hash_width_), [&](double distinct) {
+      return fpmodel::TwoPerWordPoissonFpRate(bits / distinct, DynamicBloom::DoubleProbes(num_probes_),
+                                              DynamicBloom::BlockWords(num_probes_));
+    });
   }
 
  private:

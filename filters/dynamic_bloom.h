@@ -29,9 +29,11 @@
 // (published: 0.97% → 1.09% at 10 bits/key, 6 probes; the exact models give
 // 0.958% → 1.090%, 1.14x) and about 3% more memory buys it back (the models
 // meet at 10.33 bits/key), in exchange for the speed. With the 32-bit hash,
-// keys whose 32-bit hashes are equal are indistinguishable, adding
-// FingerprintFpRate(n, 32) ≈ n / 2^32 as an independent event (about 1.1x
-// at 5 million keys).
+// keys whose 32-bit hashes are equal are indistinguishable: the n keys are
+// D = DistinctHashes(n, 32) distinct hashes in the words, and a query whose
+// hash is one of them (F = D / 2^32 ≈ n / 2^32) always matches, so the model
+// is F + (1 - F) times the above at 64 kLen / D bits per hash
+// (fpmodel::NarrowHashFpRate; about 1.1x at 5 million keys).
 #pragma once
 
 #include <atomic>

@@ -314,13 +314,14 @@ class FastLocalBloomPolicy final : public FilterPolicy {
     return Status::OK();
   }
 
+  // The 512-bit line mixture for the distinct hashes the keys leave, with the
+  // matches of equal hashes (fast_local_bloom.h).
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
-    const double keys = static_cast<double>(n);
-    const double bits_per_key = 8.0 * DataBytesForKeys(n, millibits_per_key_) / keys;
-    return fpmodel::IndependentProbabilitySum(
-        fpmodel::CacheLocalPoissonFpRate(bits_per_key, num_probes_, 8 * kLineBytes),
-        fpmodel::FingerprintFpRate(keys, static_cast<int>(width_)));
+    const double bits = 8.0 * DataBytesForKeys(n, millibits_per_key_);
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(width_), [&](double distinct) {
+      return fpmodel::CacheLocalPoissonFpRate(bits / distinct, num_probes_, 8 * kLineBytes);
+    });
   }
 
  private:

@@ -87,8 +87,8 @@ const std::vector<std::string>& PropertySpecs() {
 // check: about a second per case in Release and a few under ASan, so running
 // it for every worm sub-variant too would take the suite past its budget.
 // The first example of each variant exercises that variant's sizing and
-// indexing at a size where 32-bit offsets and the n/2^32 fingerprint term
-// matter; the sub-variants share those code paths with it.
+// indexing at a size where 32-bit offsets and the matches of equal 32-bit
+// hashes (~n/2^32) matter; the sub-variants share those code paths with it.
 std::vector<std::string> LargeSpecs() {
   std::vector<std::string> out;
   for (const FilterVariant* v : RegisteredFilterVariants()) {
@@ -633,8 +633,8 @@ TEST_P(FilterPropertyLarge, TenMillionKeysNoFalseNegativesAndModelFp) {
   for (size_t i = 0; i < added.size(); i += 101) {
     ASSERT_TRUE(f->MayContain(added[i])) << GetParam() << ": false negative for added hash #" << i;
   }
-  // At 10^7 keys a 32-bit hash adds n/2^32 = 0.23% to the FP rate, far more
-  // than 4 sigma (~0.04%): the model must include that term.
+  // At 10^7 keys equal 32-bit hashes add ~n/2^32 = 0.23% to the FP rate, far
+  // more than 4 sigma (~0.04%): the model must include that term.
   ExpectFpWithinBound(MeasureFp(*f, *policy_, kKeys, 0x10E8, kQueries), GetParam(), kKeys);
 }
 

@@ -6,6 +6,7 @@
 // fp_model_cache_local.cc and fp_model_two_per_word.cc.
 #include "filters/fp_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "filters/fp_model_internal.h"
@@ -48,6 +49,22 @@ double Fingerprint(double keys, int hash_bits) {
 
 double IndependentSum(double p1, double p2) { return p1 + p2 - p1 * p2; }
 
+// RocksDB's legacy locality estimate without the fingerprint term.
+double LegacyLocality(double bits_per_key, int probes) {
+  // RocksDB hard-codes 512-bit lines here even where lines are 128 bytes.
+  return CacheLocalTwoPoint(bits_per_key, probes, 512) + 0.1 / (bits_per_key * 0.75 + 22);
+}
+
+void RequireKeyCount(const char* function, double keys) {
+  if (!(keys >= 0) || !std::isfinite(keys)) OutOfDomain(function, "keys", keys, "a finite number >= 0");
+}
+
+// D / 2^f = 1 - (1 - 2^-f)^n, the probability that a given one of the 2^f
+// hash values is taken by at least one of n keys.
+double HashTakenRate(double keys, int hash_bits) {
+  return -std::expm1(keys * std::log1p(-std::ldexp(1.0, -hash_bits)));
+}
+
 }  // namespace
 
 double StandardFpRate(double bits_per_key, int probes) {
@@ -82,7 +99,7 @@ double CacheLocalFpRate(double bits_per_key, int probes, int block_bits) {
 }
 
 double FingerprintFpRate(double keys, int hash_bits) {
-  if (!(keys >= 0) || !std::isfinite(keys)) OutOfDomain("FingerprintFpRate", "keys", keys, "a finite number >= 0");
+  RequireKeyCount("FingerprintFpRate", keys);
   RequireHashBits("FingerprintFpRate", hash_bits);
   return Fingerprint(keys, hash_bits);
 }
@@ -93,14 +110,40 @@ double IndependentProbabilitySum(double p1, double p2) {
   return IndependentSum(p1, p2);
 }
 
+double DistinctHashes(double keys, int hash_bits) {
+  RequireKeyCount("DistinctHashes", keys);
+  RequireHashBits("DistinctHashes", hash_bits);
+  return std::ldexp(HashTakenRate(keys, hash_bits), hash_bits);
+}
+
+double NarrowHashFpRate(double keys, int hash_bits, const std::function<double(double)>& layout_fp) {
+  RequireKeyCount("NarrowHashFpRate", keys);
+  RequireHashBits("NarrowHashFpRate", hash_bits);
+  if (keys == 0) return 0.0;
+  const double taken = HashTakenRate(keys, hash_bits);  // F = D / 2^f
+  double layout = layout_fp(std::ldexp(taken, hash_bits));
+  // Sums of many terms may end a few ulps outside [0, 1] (a Poisson mixture
+  // at ~0.5 bits/key gives 1 + 2^-52): rounding, not a wrong model.
+  constexpr double kRounding = 1e-12;
+  if (!(layout >= -kRounding && layout <= 1 + kRounding)) {
+    OutOfDomain("NarrowHashFpRate", "layout_fp(distinct_hashes)", layout, "a probability in [0, 1]");
+  }
+  layout = std::clamp(layout, 0.0, 1.0);
+  return taken + (1 - taken) * layout;
+}
+
 double LegacyLocalityEstimatedFpRate(double keys, double data_bytes, int probes) {
   RequirePositive("LegacyLocalityEstimatedFpRate", "keys", keys);
   RequirePositive("LegacyLocalityEstimatedFpRate", "data_bytes", data_bytes);
   RequireProbes("LegacyLocalityEstimatedFpRate", probes);
   const double bits_per_key = 8.0 * data_bytes / keys;
-  // RocksDB hard-codes 512-bit lines here even where lines are 128 bytes.
-  const double locality_rate = CacheLocalTwoPoint(bits_per_key, probes, 512) + 0.1 / (bits_per_key * 0.75 + 22);
-  return IndependentSum(locality_rate, Fingerprint(keys, 32));
+  return IndependentSum(LegacyLocality(bits_per_key, probes), Fingerprint(keys, 32));
+}
+
+double LegacyLocalityFpRate(double bits_per_key, int probes) {
+  RequirePositive("LegacyLocalityFpRate", "bits_per_key", bits_per_key);
+  RequireProbes("LegacyLocalityFpRate", probes);
+  return std::min(1.0, LegacyLocality(bits_per_key, probes));
 }
 
 double FastLocalEstimatedFpRate(double keys, double data_bytes, int probes, int hash_bits) {

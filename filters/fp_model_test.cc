@@ -24,6 +24,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hashing/fastrange.h"
@@ -358,6 +359,175 @@ TEST(FpModel, TwoPerWordPrecisionAtSparseFill) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Hashes narrower than the key space: DistinctHashes and NarrowHashFpRate.
+
+// E[distinct values] of n hashes in 2^f values by enumerating all 2^{fn}
+// equally likely tuples.
+double EnumeratedDistinct(int hash_bits, int keys) {
+  const uint64_t values = uint64_t{1} << hash_bits;
+  const uint64_t tuples = uint64_t{1} << (hash_bits * keys);
+  uint64_t total = 0;
+  for (uint64_t t = 0; t < tuples; ++t) {
+    std::vector<bool> seen(values);
+    for (int i = 0; i < keys; ++i) seen[(t >> (hash_bits * i)) & (values - 1)] = true;
+    total += static_cast<uint64_t>(std::count(seen.begin(), seen.end(), true));
+  }
+  return static_cast<double>(total) / static_cast<double>(tuples);
+}
+
+TEST(FpModel, DistinctHashesExactForSmallCases) {
+  // By hand: two 1-bit hashes are equal half the time; three 2-bit hashes
+  // leave 4 (1 - (3/4)^3) = 148/64.
+  EXPECT_DOUBLE_EQ(DistinctHashes(2, 1), 1.5);
+  EXPECT_DOUBLE_EQ(DistinctHashes(3, 2), 148.0 / 64);
+  EXPECT_DOUBLE_EQ(DistinctHashes(1, 7), 1.0);
+  EXPECT_EQ(DistinctHashes(0, 32), 0.0);
+  // Every tuple of up to 2^20: the formula is the exact expectation.
+  const std::pair<int, int> cases[] = {{1, 5}, {2, 3}, {2, 7}, {3, 4}, {4, 5}, {5, 4}};
+  for (auto [bits, keys] : cases) {
+    EXPECT_NEAR(DistinctHashes(keys, bits), EnumeratedDistinct(bits, keys), 1e-12 * keys)
+        << keys << " keys, " << bits << " bits";
+  }
+}
+
+TEST(FpModel, DistinctHashesLimitsAndShape) {
+  // n << 2^f: D = n - n^2/2^{f+1} + O(n^3/2^{2f}).
+  for (double n : {1e3, 1e5, 1e6}) {
+    const double second_order = n - n * n / std::ldexp(1.0, 33);
+    EXPECT_NEAR(DistinctHashes(n, 32), second_order, n * n * n / std::ldexp(1.0, 64) / 3 + 1e-9 * n) << n;
+  }
+  // At 64 bits D = n to 3e-11 relative even at 10^9 keys, and the small
+  // deficit n^2/2^65 (0.027 keys) comes out right: 1 - e^{-x} instead of
+  // -expm1(-x) would be ~1000 keys off here.
+  EXPECT_DOUBLE_EQ(DistinctHashes(1000, 64), 1000.0);
+  EXPECT_NEAR(DistinctHashes(1e9, 64), 1e9 - 1e18 / std::ldexp(1.0, 65), 5e-7);
+  EXPECT_LT(std::fabs(DistinctHashes(1e9, 64) / 1e9 - 1), 1e-10);
+  // The brief's point: 10^9 keys in 32 bits leave 0.892 * 10^9 distinct hashes.
+  EXPECT_NEAR(DistinctHashes(1e9, 32) / 1e9, 0.892117, 1e-6);
+  // Increasing in n and in f, never above n or 2^f, tending to 2^f.
+  for (int bits : {8, 16, 32, 64}) {
+    double previous = 0;
+    for (double n = 1; n <= 1e12; n *= 3) {
+      const double d = DistinctHashes(n, bits);
+      EXPECT_GE(d, previous) << n << " keys, " << bits << " bits";
+      if (n < std::ldexp(1.0, bits)) {
+        EXPECT_GT(d, previous) << n << " keys, " << bits << " bits";
+      }
+      EXPECT_LE(d, n * (1 + 1e-15));
+      EXPECT_LE(d, std::ldexp(1.0, bits));
+      EXPECT_GE(DistinctHashes(n, bits + 1), d * (1 - 1e-15));
+      previous = d;
+    }
+  }
+  EXPECT_NEAR(DistinctHashes(100 * 256, 8), 256, 1e-12);
+  // D / 2^f is FingerprintFpRate (RocksDB's 1 - e^{-n/2^f} and its series)
+  // up to the series' x^2/6 and (1 - 2^-f)^n vs e^{-n/2^f}.
+  for (double n : {1.0, 1e3, 4e5, 1e6, 1e8, 1e9, 1e10}) {
+    const double taken = std::ldexp(DistinctHashes(n, 32), -32);
+    EXPECT_NEAR(taken / FingerprintFpRate(n, 32), 1, 1e-8) << n;
+  }
+}
+
+// A filter fed 20-bit hashes whose FP rate is computed exactly over all 2^20
+// query hashes: a standard Bloom filter (k independent positions per hash
+// value, from Mix64) of m = 10 n bits holding n = 2^19 keys, so
+// n/2^f = 0.5: F = 0.3935 and D = 0.787 n (12.7 bits per distinct hash). The
+// model F + (1 - F) StandardFpRateExact(m, D, k) = 0.39495 must match; the
+// old combination IndependentProbabilitySum(StandardFpRateExact(m, n, k), F)
+// = 0.39844 must not. Per filter the rate varies mostly with D; over 8
+// filters (seeds 1..8) the tolerance is 4 standard errors of their mean,
+// estimated from them (measured 0.39482, SE 0.00013: the old form is 27 SE
+// off; D 412462 +- 139 against 412583).
+TEST(FpModel, NarrowHashFpRateAgainstFilterOfTwentyBitHashes) {
+  constexpr int kBits = 20;
+  constexpr uint64_t kValues = uint64_t{1} << kBits;
+  constexpr uint64_t kKeys = kValues / 2;
+  constexpr uint64_t kM = 10 * kKeys;
+  constexpr int kProbes = 7;
+  auto position = [](uint64_t value, int probe) { return FastRange64(Mix64(value * kProbes + probe), kM); };
+  std::vector<double> fp, distinct;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    std::vector<bool> bits(kM), stored(kValues);
+    SplitMix64 rng(seed);
+    for (uint64_t i = 0; i < kKeys; ++i) {
+      const uint64_t value = rng.Next() >> (64 - kBits);
+      stored[value] = true;
+      for (int p = 0; p < kProbes; ++p) bits[position(value, p)] = true;
+    }
+    uint64_t positives = 0;
+    for (uint64_t value = 0; value < kValues; ++value) {
+      bool all = true;
+      for (int p = 0; p < kProbes && all; ++p) all = bits[position(value, p)];
+      positives += all;
+    }
+    fp.push_back(static_cast<double>(positives) / kValues);
+    distinct.push_back(static_cast<double>(std::count(stored.begin(), stored.end(), true)));
+  }
+  const BlockMean measured = Summarize(fp);
+  const BlockMean measured_distinct = Summarize(distinct);
+  const double n = static_cast<double>(kKeys), m = static_cast<double>(kM);
+  int calls = 0;
+  const double model = NarrowHashFpRate(n, kBits, [&](double d) {
+    ++calls;
+    return StandardFpRateExact(m, d, kProbes);
+  });
+  const double old = IndependentProbabilitySum(StandardFpRateExact(m, n, kProbes), FingerprintFpRate(n, kBits));
+  EXPECT_EQ(calls, 1);
+  EXPECT_NEAR(measured_distinct.mean, DistinctHashes(n, kBits), 4 * measured_distinct.standard_error);
+  EXPECT_NEAR(measured.mean, model, 4 * measured.standard_error) << "SE " << measured.standard_error;
+  EXPECT_GT(std::fabs(measured.mean - old), 8 * measured.standard_error) << "old " << old;
+  EXPECT_NEAR(model, 0.39495, 0.00001);
+  EXPECT_NEAR(old, 0.39844, 0.00001);
+}
+
+TEST(FpModel, NarrowHashFpRateCombination) {
+  // The layout is asked for exactly D, and the result is F + (1 - F) layout(D).
+  const std::pair<double, int> cases[] = {{1e9, 32}, {3e8, 32}, {1e6, 32}, {1e9, 64}, {50, 6}};
+  for (auto [keys, bits] : cases) {
+    double asked = -1;
+    const double fp = NarrowHashFpRate(keys, bits, [&](double d) {
+      asked = d;
+      return 0.01;
+    });
+    const double d = DistinctHashes(keys, bits);
+    EXPECT_EQ(asked, d);
+    const double taken = std::ldexp(d, -bits);
+    EXPECT_DOUBLE_EQ(fp, taken + (1 - taken) * 0.01);
+  }
+  // 10^9 keys, 10^10 bits, 32-bit hashes, the 512-bit line mixture at k = 6:
+  // the layout sees 11.2 bits per distinct hash; 21.24% against the old
+  // combination's 21.53%.
+  const auto line = [](double d) { return CacheLocalPoissonFpRate(1e10 / d, 6, 512); };
+  EXPECT_NEAR(NarrowHashFpRate(1e9, 32, line), 0.21240, 0.00001);
+  EXPECT_NEAR(IndependentProbabilitySum(line(1e9), FingerprintFpRate(1e9, 32)), 0.21530, 0.00001);
+  // At 64 bits it is the layout at n keys plus F ~ n/2^64 = 5.4e-11 (the
+  // old form's value).
+  EXPECT_NEAR(NarrowHashFpRate(1e9, 64, line) / line(1e9), 1, 1e-8);
+  EXPECT_NEAR(NarrowHashFpRate(1e9, 64, line) / IndependentProbabilitySum(line(1e9), FingerprintFpRate(1e9, 64)), 1,
+              1e-9);
+  // A layout a few ulps above 1 (rounding of a long sum) counts as 1.
+  EXPECT_DOUBLE_EQ(NarrowHashFpRate(1e6, 32, [](double) { return 1 + 2e-16; }), 1.0);
+  // Nothing stored: nothing matches, and the layout is not asked.
+  EXPECT_EQ(NarrowHashFpRate(0, 32, [](double) -> double { throw std::logic_error("called"); }), 0.0);
+}
+
+TEST(FpModel, LegacyLocalityFpRateIsTheEstimateWithoutItsFingerprintTerm) {
+  // RocksDB's additive penalty takes its estimate above 1 at 0.5 bits/key
+  // with 30 probes; the layout part stops at 1.
+  EXPECT_GT(LegacyLocalityEstimatedFpRate(1e6, 1e6 / 16, 30), 1.0);
+  EXPECT_EQ(LegacyLocalityFpRate(0.5, 30), 1.0);
+  for (double keys : {1e3, 1e6, 1e9}) {
+    for (int probes : {3, 6, 10}) {
+      const double data_bytes = 1.25 * keys + 17;
+      const double layout = LegacyLocalityFpRate(8.0 * data_bytes / keys, probes);
+      EXPECT_DOUBLE_EQ(LegacyLocalityEstimatedFpRate(keys, data_bytes, probes),
+                       IndependentProbabilitySum(layout, FingerprintFpRate(keys, 32)))
+          << keys << " keys, " << probes << " probes";
+    }
+  }
+}
+
 void ExpectDomainError(const std::function<double()>& call, const std::string& names) {
   try {
     call();
@@ -382,6 +552,16 @@ TEST(FpModel, RejectsArgumentsOutsideTheDomain) {
   ExpectDomainError([] { return TwoPerWordPoissonFpRate(10, 13, 16); }, "words_touched");
   ExpectDomainError([] { return FingerprintFpRate(10, 0); }, "hash_bits");
   ExpectDomainError([] { return IndependentProbabilitySum(1.5, 0); }, "p1");
+  ExpectDomainError([] { return DistinctHashes(-1, 32); }, "DistinctHashes: keys");
+  ExpectDomainError([] { return DistinctHashes(INFINITY, 32); }, "keys");
+  ExpectDomainError([] { return DistinctHashes(10, 0); }, "DistinctHashes: hash_bits");
+  ExpectDomainError([] { return DistinctHashes(10, 129); }, "hash_bits");
+  ExpectDomainError([] { return NarrowHashFpRate(NAN, 32, [](double) { return 0.0; }); }, "NarrowHashFpRate: keys");
+  ExpectDomainError([] { return NarrowHashFpRate(10, 0, [](double) { return 0.0; }); }, "hash_bits");
+  ExpectDomainError([] { return NarrowHashFpRate(10, 32, [](double) { return 1.5; }); }, "layout_fp");
+  ExpectDomainError([] { return NarrowHashFpRate(10, 32, [](double) { return NAN; }); }, "layout_fp");
+  ExpectDomainError([] { return LegacyLocalityFpRate(0, 6); }, "LegacyLocalityFpRate: bits_per_key");
+  ExpectDomainError([] { return LegacyLocalityFpRate(10, 0); }, "probes");
   ExpectDomainError([] { return FastLocalEstimatedFpRate(0, 64, 6, 64); }, "keys");
   ExpectDomainError([] { return LegacyLocalityEstimatedFpRate(10, 0, 6); }, "data_bytes");
   // RocksDB's convention, kept: no bits at all means everything matches.

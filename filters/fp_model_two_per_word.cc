@@ -53,8 +53,8 @@ namespace filterlab::fpmodel {
 // Approximations that remain: Poisson rather than binomial keys per group
 // (relative error O(1/G)); ideal hashing — uniform independent offsets and
 // bit positions (real variants carve them from one 64-bit or even 32-bit
-// value: fastrange bias, 12-bit slices of one product, and the n/2^32 term of
-// 32-bit hashes, which is not included here).
+// value: fastrange bias, 12-bit slices of one product; and the equal hashes
+// of 32-bit hashes, which callers add with NarrowHashFpRate).
 //
 // Evaluation. z_a only takes the values r1^i r2^j (i, j = how many of the
 // offset's covered query words chose t = 1 and t = 2), so e^{mu (z - 1)} is

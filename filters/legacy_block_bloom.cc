@@ -160,9 +160,9 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
     if (n == 0) return 0.0;
     const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
     if (bits == 0) return 1.0;  // cannot be built
-    const double keys = static_cast<double>(n);
-    return fpmodel::IndependentProbabilitySum(NoLocalityFpRate(keys, bits, num_probes()),
-                                              fpmodel::FingerprintFpRate(keys, 32));
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
+      return NoLocalityFpRate(distinct, bits, num_probes());
+    });
   }
 };
 

@@ -146,10 +146,14 @@ class LegacyBloomPolicy final : public LegacyPolicyBase {
     return Status::OK();
   }
 
+  // RocksDB's estimate (legacy_bloom.h) with its fingerprint term replaced:
+  // the layout part for the distinct 32-bit hashes, with their matches.
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
-    const double bytes = static_cast<double>(size_t{NumLinesForKeys(n, whole_bits_per_key())} << kLog2LineBytes);
-    return fpmodel::LegacyLocalityEstimatedFpRate(static_cast<double>(n), bytes, num_probes());
+    const double bits = 8.0 * static_cast<double>(size_t{NumLinesForKeys(n, whole_bits_per_key())} << kLog2LineBytes);
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
+      return fpmodel::LegacyLocalityFpRate(bits / distinct, num_probes());
+    });
   }
 };
 

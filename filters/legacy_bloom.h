@@ -13,14 +13,20 @@
 // low 9 bits of an arithmetic progression, so when delta mod 512 has 2-adic
 // valuation j only 512/2^j distinct bits are reachable (with probability 1/512
 // all probes hit one bit), and the line choice and the probes come from the
-// same 32 bits. RocksDB's empirical model for it (used for ModelFpRate,
-// fpmodel::LegacyLocalityEstimatedFpRate):
+// same 32 bits. RocksDB's empirical model for it
+// (fpmodel::LegacyLocalityEstimatedFpRate) is
 //   FP = IndependentProbabilitySum(CacheLocalFpRate(b, k, 512) + 0.1/(0.75 b + 22),
 //                                  FingerprintFpRate(n, 32))
-// with b the actual bits/key after rounding. Measured ~1.14% at 10 bits/key
-// (vs ~0.96% for FastLocalBloom), flooring near 0.1% however many bits are
-// spent. The fitted model runs ~10% high here (10 bits/key, 10^6 keys: model
-// 1.315%, measured 1.166%; 16 bits/key: 0.399% vs 0.365%).
+// with b the actual bits/key after rounding. ModelFpRate keeps its layout
+// part (fpmodel::LegacyLocalityFpRate) but evaluates it for the D =
+// DistinctHashes(n, 32) distinct hashes (b = bits / D) and combines it with
+// their matches by fpmodel::NarrowHashFpRate: F + (1 - F) * layout, F =
+// D / 2^32 (0.04% below RocksDB's estimate at 10^6 keys, 0.3% at 10^7, 11%
+// at 10^9, where it gives 31.6% against RocksDB's 35.6% and a measured
+// 33.3%). Measured ~1.14% at 10 bits/key (vs ~0.96% for FastLocalBloom),
+// flooring near 0.1% however many bits are spent. The fitted model runs ~10%
+// high here (10 bits/key, 10^6 keys: model 1.314%, measured 1.166%; 16
+// bits/key: 0.399% vs 0.365%).
 // Serialized as data + [probes][LE32 lines] (5 bytes). The reader adapts to
 // lines of any power-of-two size (filters built where the cache line is 128
 // or 256 bytes); filterlab itself always builds 64-byte lines (x86-64's).
@@ -41,7 +47,8 @@
 // (ModelFpRate, NoLocalityFpRate): probes other than #2 uniform, probe #2
 // with that exact distribution, bits set independently,
 //   FP = fill_uniform^(k-1) * fill_at_probe2   (k >= 3; standard Bloom below)
-// combined with FingerprintFpRate(n, 32). It is still optimistic once
+// for the distinct 32-bit hashes, plus their matches (NarrowHashFpRate, as
+// for legacy). It is still optimistic once
 // total_bits exceeds ~2^18, where the reachable probe-#2 bits are a small
 // part of the array and the other probes are also correlated (lattice
 // structure of A, B): measured at 10 bits/key (2*10^6 queries), model vs
@@ -158,7 +165,7 @@ std::unique_ptr<Filter> NewLegacyBloomView(Slice data, uint32_t num_lines, int n
 uint32_t BlockFilterBitsForKeys(uint64_t num_keys, int whole_bits_per_key);
 
 // The legacy_block FP model (see the top of this file) for `keys` keys in
-// total_bits bits, without the 32-bit fingerprint term.
+// total_bits bits, without the matches of equal 32-bit hashes.
 double NoLocalityFpRate(double keys, uint32_t total_bits, int num_probes);
 
 // Adds the low 32 bits of each hash to a legacy_block bit array of total_bits

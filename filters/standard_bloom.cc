@@ -167,14 +167,14 @@ class StandardBloomPolicy final : public FilterPolicy {
     return Status::OK();
   }
 
-  // StandardFpRateExact with the filter's exact m (see standard_bloom.h),
-  // plus the 32-bit hash's fingerprint term as an independent event.
+  // StandardFpRateExact with the filter's exact m (see standard_bloom.h) for
+  // the distinct hashes the keys leave, with the matches of equal hashes.
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
-    const double keys = static_cast<double>(n);
-    const double rate = fpmodel::StandardFpRateExact(static_cast<double>(NumBits(n)), keys, num_probes_);
-    if (hash_width_ == HashWidth::k64) return rate;
-    return fpmodel::IndependentProbabilitySum(rate, fpmodel::FingerprintFpRate(keys, 32));
+    const double m = static_cast<double>(NumBits(n));
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(hash_width_), [&](double distinct) {
+      return fpmodel::StandardFpRateExact(m, distinct, num_probes_);
+    });
   }
 
  private:

@@ -27,7 +27,10 @@
 // probability (1 - (1 - 1/m)^(kn))^k = fpmodel::StandardFpRateExact(m, n, k)
 // (the small-m correction to (1 - e^(-k/b))^k, which Bloom's independence
 // assumption makes slightly optimistic; exact results differ by O(k/m)).
-// For the 32-bit hash, IndependentProbabilitySum with FingerprintFpRate(n, 32).
+// With f-bit hashes the n keys leave D = DistinctHashes(n, f) distinct ones
+// (D = n at 64 bits; 0.892 n at 32 bits and 10^9 keys), so ModelFpRate is
+// fpmodel::NarrowHashFpRate: F + (1 - F) StandardFpRateExact(m, D, k) with
+// F = D/2^f, the chance that a query's hash is one of them.
 #pragma once
 
 #include <cstddef>

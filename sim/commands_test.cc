@@ -5,9 +5,13 @@
 // `filterlab-sim speed`, not by tests).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "filters/filter.h"
+#include "filters/fp_model.h"
 #include "sim/commands.h"
 
 namespace filterlab::sim {
@@ -85,6 +89,49 @@ TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
 // A speed run small enough for a test (8 MiB of 2000-key filters, 20000
 // queries per measurement): the records the analysis reads, with their
 // fields; random-filter records carry the memory floor and the ratio to it.
+// Every grid record is model_fp = F + (1 - F) layout_fp with F = D / 2^bits
+// and layout_fp the model for the D distinct hashes in bpk * n bits
+// (fpmodel::NarrowHashFpRate, as ModelFpRate); legacy and fastlocal also
+// carry RocksDB's own estimate.
+TEST(ModelCommand, RecordsCombineTheLayoutWithTheDistinctHashes) {
+  const CommandRun run = RunCommand(ModelCommand, {"--model", "standard_exact", "--model", "fastlocal", "--model",
+                                                   "legacy", "--keys", "1e6,1e9", "--hash-bits", "32,64"});
+  ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+  EXPECT_EQ(run.records.size(), 3u * 2 * 2 - 2);  // legacy: 32 bits only
+  for (const auto& r : run.records) {
+    SCOPED_TRACE(r.dump());
+    const double keys = r["keys"].get<double>();
+    const int bits = r["hash_bits"].get<int>();
+    const int k = r["probes"].get<int>();
+    const double d = r["distinct_hashes"].get<double>(), f = r["fingerprint_fp"].get<double>();
+    const double layout = r["layout_fp"].get<double>();
+    EXPECT_EQ(d, fpmodel::DistinctHashes(keys, bits));
+    EXPECT_EQ(f, std::ldexp(d, -bits));
+    EXPECT_DOUBLE_EQ(r["model_fp"].get<double>(), f + (1 - f) * layout);
+    const std::string model = r["model"];
+    if (model == "standard_exact") {
+      EXPECT_DOUBLE_EQ(layout, fpmodel::StandardFpRateExact(10 * keys, d, k));
+      EXPECT_FALSE(r.contains("rocksdb_fp"));
+    } else if (model == "fastlocal") {
+      EXPECT_DOUBLE_EQ(layout, fpmodel::CacheLocalFpRate(10 * keys / d, k, 512));
+      EXPECT_DOUBLE_EQ(r["rocksdb_fp"].get<double>(), fpmodel::FastLocalEstimatedFpRate(keys, 10 * keys / 8, k, bits));
+    } else {
+      EXPECT_EQ(bits, 32);
+      EXPECT_DOUBLE_EQ(layout, fpmodel::LegacyLocalityFpRate(10 * keys / d, k));
+      EXPECT_DOUBLE_EQ(r["rocksdb_fp"].get<double>(), fpmodel::LegacyLocalityEstimatedFpRate(keys, 10 * keys / 8, k));
+    }
+  }
+  // --filter: the policy's own ModelFpRate.
+  const CommandRun policy = RunCommand(ModelCommand, {"--filter", "fastlocal:bpk=10,hash=32", "--keys", "1e9"});
+  ASSERT_TRUE(policy.status.ok()) << policy.status.ToString();
+  ASSERT_EQ(policy.records.size(), 1u);
+  std::unique_ptr<FilterPolicy> p;
+  ASSERT_TRUE(NewFilterPolicy("fastlocal:bpk=10,hash=32", &p).ok());
+  EXPECT_EQ(policy.records[0]["model_fp"].get<double>(), p->ModelFpRate(1000000000));
+  // A model outside its domain is an error naming it, not an abort.
+  ExpectError(ModelCommand, {"--model", "cache_local_shortcut", "--bpk", "600"}, {"CacheLocalFpRate", "bits_per_key"});
+}
+
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "8", "--average-keys",
                                             "2000", "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",

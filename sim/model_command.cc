@@ -2,6 +2,8 @@
 // of models x bits/key x probes x keys x hash widths, and the policy's own
 // ModelFpRate for --filter specs. One JSON line per configuration.
 #include <cmath>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -25,9 +27,11 @@ int RoundUpPow2(int x) {
 int OptimalStandardProbes(double bpk) { return std::max(1, static_cast<int>(std::lround(bpk * std::log(2.0)))); }
 
 struct ModelPoint {
-  double without_fingerprint;  // the layout's own term
-  double fingerprint;          // n / 2^hash_bits term
-  double fp;                   // combined
+  double distinct_hashes;      // D = DistinctHashes(keys, hash_bits): what the filter holds
+  double without_fingerprint;  // the layout's own term for D hashes in bpk * keys bits
+  double fingerprint;          // D / 2^hash_bits: the query's hash is a stored one
+  double fp;                   // fingerprint + (1 - fingerprint) * without_fingerprint
+  double rocksdb_fp;           // legacy, fastlocal: RocksDB's own EstimatedFpRate; else < 0
   int block_bits;
 };
 
@@ -36,18 +40,20 @@ bool Evaluate(const std::string& model, double bpk, int k, double keys, int hash
               ModelPoint* p, std::string* why) {
   using namespace fpmodel;
   p->block_bits = 0;
-  p->fingerprint = FingerprintFpRate(keys, hash_bits);
-  const double data_bytes = bpk * keys / 8.0;
+  p->rocksdb_fp = -1;
+  const double bits = bpk * keys;
+  // The layout's FP rate for d distinct hashes in `bits` bits.
+  std::function<double(double)> layout;
   if (model == "standard") {
-    p->without_fingerprint = StandardFpRate(bpk, k);
+    layout = [&](double d) { return StandardFpRate(bits / d, k); };
   } else if (model == "standard_exact") {
-    p->without_fingerprint = StandardFpRateExact(bpk * keys, keys, k);
+    layout = [&](double d) { return StandardFpRateExact(bits, d, k); };
   } else if (model == "cache_local") {
     p->block_bits = block_bits;
-    p->without_fingerprint = CacheLocalPoissonFpRate(bpk, k, block_bits);
+    layout = [&](double d) { return CacheLocalPoissonFpRate(bits / d, k, block_bits); };
   } else if (model == "cache_local_shortcut") {
     p->block_bits = block_bits;
-    p->without_fingerprint = CacheLocalFpRate(bpk, k, block_bits);
+    layout = [&](double d) { return CacheLocalFpRate(bits / d, k, block_bits); };
   } else if (model == "two_per_word") {
     if (k % 2 != 0) {
       *why = "two_per_word needs an even probe count (two probes per 64-bit word)";
@@ -55,21 +61,29 @@ bool Evaluate(const std::string& model, double bpk, int k, double keys, int hash
     }
     const int words = k / 2;
     p->block_bits = 64 * RoundUpPow2(words);
-    p->without_fingerprint = TwoPerWordPoissonFpRate(bpk, words, RoundUpPow2(words));
+    layout = [&, words](double d) { return TwoPerWordPoissonFpRate(bits / d, words, RoundUpPow2(words)); };
   } else if (model == "legacy") {
-    // RocksDB's estimate already folds in the 32-bit fingerprint term.
+    // RocksDB's legacy estimate's layout part; the filter is 32-bit only.
     p->block_bits = 512;
-    p->fingerprint = FingerprintFpRate(keys, 32);
-    p->fp = LegacyLocalityEstimatedFpRate(keys, data_bytes, k);
-    p->without_fingerprint = (p->fp - p->fingerprint) / (1.0 - p->fingerprint);
-    return true;
+    hash_bits = 32;
+    layout = [&](double d) { return LegacyLocalityFpRate(bits / d, k); };
   } else if (model == "fastlocal") {
+    // RocksDB's FastLocal estimate's layout part, the two-point shortcut.
     p->block_bits = 512;
-    p->fp = FastLocalEstimatedFpRate(keys, data_bytes, k, hash_bits);
-    p->without_fingerprint = CacheLocalFpRate(bpk, k, 512);
-    return true;
+    layout = [&](double d) { return CacheLocalFpRate(bits / d, k, 512); };
   }
-  p->fp = IndependentProbabilitySum(p->without_fingerprint, p->fingerprint);
+  try {
+    if (model == "legacy") p->rocksdb_fp = LegacyLocalityEstimatedFpRate(keys, bits / 8.0, k);
+    if (model == "fastlocal") p->rocksdb_fp = FastLocalEstimatedFpRate(keys, bits / 8.0, k, hash_bits);
+    p->distinct_hashes = DistinctHashes(keys, hash_bits);
+    p->fingerprint = std::ldexp(p->distinct_hashes, -hash_bits);
+    // NarrowHashFpRate calls the layout once, with D: keep that term too.
+    p->fp = NarrowHashFpRate(keys, hash_bits, [&](double d) { return p->without_fingerprint = layout(d); });
+  } catch (const std::exception& e) {
+    // E.g. so few keys per block at D that the model's domain ends.
+    *why = e.what();
+    return false;
+  }
   return true;
 }
 
@@ -81,8 +95,11 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "(1-(1-1/m)^{kn})^k; cache_local (exact Poisson mixture over keys per B-bit block);\n"
                 "cache_local_shortcut (RocksDB's mu+-sigma two-point average); two_per_word (two probes per\n"
                 "64-bit word in a group of roundup_pow2(k/2) words, exact Poisson mixture); legacy and\n"
-                "fastlocal (RocksDB's EstimatedFpRate). Every model except legacy/fastlocal is combined with\n"
-                "the n/2^hash_bits fingerprint term of --hash-bits. With --filter, prints the policy's own\n"
+                "fastlocal (the layout parts of RocksDB's EstimatedFpRate; RocksDB's own estimate is printed\n"
+                "as rocksdb_fp). The n keys' --hash-bits hashes leave D distinct ones (distinct_hashes); each\n"
+                "model is taken for D hashes in bpk*n bits (layout_fp) and combined with the chance D/2^bits\n"
+                "that a query's hash is one of them (fingerprint_fp): model_fp = fingerprint_fp + (1 -\n"
+                "fingerprint_fp) * layout_fp, as in ModelFpRate. With --filter, prints the policy's own\n"
                 "ModelFpRate(keys) instead of the grid. One JSON line per configuration.");
   std::vector<std::string> models, specs;
   std::string bpk_text, probes_text, keys_text, hash_text;
@@ -91,8 +108,8 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
              "two_per_word|legacy|fastlocal (default: all)", &models);
   flags.String("bpk", "10", "bits per key: a list 6,10,16 or a range 1:60:0.5 (0.5..1000)", &bpk_text);
   flags.String("probes", "auto", "probes: a list, a range, or auto (round(b ln 2)) (1..64)", &probes_text);
-  flags.String("keys", "1000000", "keys: list or range (1..1e13); only the fingerprint term and standard_exact "
-               "depend on it", &keys_text);
+  flags.String("keys", "1000000", "keys: list or range (1..1e13); the models depend on it through the "
+               "distinct hashes (and standard_exact through m)", &keys_text);
   flags.String("hash-bits", "64", "hash width(s): 32, 64 or 32,64", &hash_text);
   flags.Int("block-bits", 512, 64, 65536, "block size B in bits for cache_local models", &block_bits);
   flags.List("filter", "filter spec; prints its policy's ModelFpRate(keys) for each --keys value", &specs);
@@ -176,9 +193,11 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
             j["keys"] = static_cast<uint64_t>(keys);
             j["hash_bits"] = model == "legacy" ? 32 : static_cast<int>(hb);
             if (p.block_bits) j["block_bits"] = p.block_bits;
+            j["distinct_hashes"] = p.distinct_hashes;
             j["layout_fp"] = p.without_fingerprint;
             j["fingerprint_fp"] = p.fingerprint;
             j["model_fp"] = p.fp;
+            if (p.rocksdb_fp >= 0) j["rocksdb_fp"] = p.rocksdb_fp;
             emit(j);
           }
         }

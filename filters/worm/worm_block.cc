@@ -31,9 +31,10 @@ uint64_t Bit(uint64_t position) { return uint64_t{1} << position; }
 // closed form in fp_model.h; it is approximated by the one-probe-per-access
 // model over the W-word group, CacheLocalPoissonFpRate(b, k, 64W). k = 1 is
 // exactly one uniform bit in one uniform word: CacheLocalPoissonFpRate(b, 1, 64)
-// is exact.
-double TwoPerWordModel(const WormShape& s, double keys) {
-  const double b = ShapeBitsPerKey(s, keys);
+// is exact. (For `hashes` distinct hashes; WormModelFpRate adds the matches
+// of equal ones.)
+double TwoPerWordModel(const WormShape& s, double hashes) {
+  const double b = ShapeBitsPerKey(s, hashes);
   double fp;
   if (s.probes == 1) {
     fp = fpmodel::CacheLocalPoissonFpRate(b, 1, 64);
@@ -42,7 +43,7 @@ double TwoPerWordModel(const WormShape& s, double keys) {
   } else {
     fp = fpmodel::CacheLocalPoissonFpRate(b, s.probes, 64 * s.group_words);
   }
-  return WithHashWidthTerm(fp, s, keys);
+  return fp;
 }
 
 struct BlockSchemeBase : SchemeBase {
@@ -167,7 +168,8 @@ struct CacheWorm64BlockScheme : TwoPerWordProbes<CacheWorm64BlockScheme> {
 // load and one compare. The fastest scalar layout and the worst FP (about
 // 0.019 at 10 bits/key, k = 6). Ten fields use 60 bits, hence k <= 10.
 // Size: an odd number of words (the worm range is the word count itself).
-// hash=32: the widened 32-bit hash (WidenFrom32) plus the n/2^32 term.
+// hash=32: the widened 32-bit hash (WidenFrom32), with the matches of equal
+// 32-bit hashes (WormModelFpRate).
 // FP model (APPROXIMATE, a lower bound): CacheLocalPoissonFpRate(b, k, 64).
 // Given the word's state, a query's k independent probes all hit set bits
 // with probability (S/64)^k, S the word's set bits; the model replaces S by
@@ -207,8 +209,8 @@ struct CacheBlock64Scheme : SchemeBase {
   static void Prefetch(const uint64_t* words, const WormShape& s, uint64_t h) {
     PrefetchWord(words + Locate(s, h).word);
   }
-  static double Model(const WormShape& s, double keys) {
-    return WithHashWidthTerm(fpmodel::CacheLocalPoissonFpRate(ShapeBitsPerKey(s, keys), s.probes, 64), s, keys);
+  static double Model(const WormShape& s, double hashes) {
+    return fpmodel::CacheLocalPoissonFpRate(ShapeBitsPerKey(s, hashes), s.probes, 64);
   }
 };
 
@@ -225,11 +227,11 @@ std::vector<WormSubVariant> BlockWormVariants() {
       mul64,
       From32Twin(mul64, "cache_mul64_block_from32",
                  "cache_mul64_block on the low 32 bits (= hash=32; RocksDB DynamicBloom's design); "
-                 "two-per-word Poisson model + n/2^32 (approximate)"),
+                 "two-per-word Poisson model + 32-bit hash matches (approximate)"),
       worm64,
       From32Twin(worm64, "cache_worm64_block_from32",
-                 "cache_worm64_block on the low 32 bits (= hash=32); two-per-word Poisson model + n/2^32 "
-                 "(approximate)"),
+                 "cache_worm64_block on the low 32 bits (= hash=32); two-per-word Poisson model + 32-bit "
+                 "hash matches (approximate)"),
       MakeSubVariant<CacheBlock64Scheme>("cache_block64", "all k probes in one 64-bit word chosen by worm; "
                                                           "exact Poisson model over 64-bit blocks"),
   };

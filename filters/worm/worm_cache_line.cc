@@ -22,10 +22,10 @@ namespace {
 constexpr uint64_t kLineBits = 512;
 constexpr int kLineWords = 8;
 
-// The exact 512-bit line model for one uniform, independent probe per access.
-double LineModel(const WormShape& s, double keys) {
-  return WithHashWidthTerm(fpmodel::CacheLocalPoissonFpRate(ShapeBitsPerKey(s, keys), s.probes, kLineBits), s,
-                           keys);
+// The exact 512-bit line model for one uniform, independent probe per access
+// (for `hashes` distinct hashes).
+double LineModel(const WormShape& s, double hashes) {
+  return fpmodel::CacheLocalPoissonFpRate(ShapeBitsPerKey(s, hashes), s.probes, kLineBits);
 }
 
 struct LineSchemeBase : SchemeBase {
@@ -48,8 +48,8 @@ struct LineSchemeBase : SchemeBase {
 // FP model (exact): CacheLocalPoissonFpRate(b, k, 512), the Poisson mixture
 // over keys per line with independent uniform probes in the line. Never
 // repeating the previous bit makes the real rate a hair lower (< 1% relative
-// at k = 6). hash=32 is CACHE_WORM64_FROM32 (widened 32-bit hash) plus the
-// n/2^32 fingerprint term.
+// at k = 6). hash=32 is CACHE_WORM64_FROM32 (widened 32-bit hash): the same
+// model for the distinct 32-bit hashes, plus their matches (WormModelFpRate).
 struct CacheWorm64Scheme : LineSchemeBase {
   static bool ModelExact(int) { return true; }
   static void InitShape(WormShape* s) { s->range = LargestOddAtMost(s->bits); }
@@ -200,8 +200,8 @@ struct RocksDbLineScheme : LineSchemeBase {
 // brings fresh bits into the low 9 that the probe uses.
 // Size: whole lines, L < 2^32 (mod needs no odd count).
 // Cost: one division for the line, shifts/adds per probe.
-// FP model (APPROXIMATE): CacheLocalPoissonFpRate(b, k, 512) plus
-// FingerprintFpRate(n, 32). The in-line probes are a rotate-and-add sequence
+// FP model (APPROXIMATE): CacheLocalPoissonFpRate(b, k, 512) for the distinct
+// 32-bit hashes, plus their matches. The in-line probes are a rotate-and-add sequence
 // of one 32-bit value, not independent draws (measured +0.9% at 10
 // bits/key, k = 6). Default band.
 struct CacheRocksDbDynamicScheme : RocksDbLineScheme<true> {
@@ -216,21 +216,23 @@ struct CacheRocksDbDynamicScheme : RocksDbLineScheme<true> {
 // query use the same L, and L is odd as RocksDB's legacy builder makes it
 // (an odd modulus lets more hash bits decide the line). This is the intended
 // design.
-// FP model (APPROXIMATE, empirical): RocksDB's
-// LegacyLocalityEstimatedFpRate: the two-point line model plus RocksDB's
-// empirical penalty 0.1/(0.75b + 22) for the degenerate in-line deltas, plus
-// the 32-bit fingerprint term (already inside that estimate). The penalty is
-// a fitted average, not a derivation; at 10 bits/key it overestimates (we
-// measure 0.01163 for 10^6 keys against the estimate's 0.01315; RocksDB's
-// comments quote 1.138% measured for this filter, before the 0.023%
-// fingerprint term of 10^6 keys). Band: +-15%, the allowance the property
-// tests give RocksDB's legacy estimates.
+// FP model (APPROXIMATE, empirical): the layout part of RocksDB's
+// LegacyLocalityEstimatedFpRate (fpmodel::LegacyLocalityFpRate): the
+// two-point line model plus RocksDB's empirical penalty 0.1/(0.75b + 22) for
+// the degenerate in-line deltas, for the distinct 32-bit hashes, plus their
+// matches (WormModelFpRate; RocksDB's estimate adds a fingerprint term as an
+// independent event instead). The penalty is a fitted average, not a
+// derivation; at 10 bits/key it overestimates (we measure 0.01163 for 10^6
+// keys against the estimate's 0.01315; RocksDB's comments quote 1.138%
+// measured for this filter, before the 0.023% fingerprint term of 10^6 keys).
+// Band: +-15%, the allowance the property tests give RocksDB's legacy
+// estimates.
 struct CacheRocksDbFullScheme : RocksDbLineScheme<false> {
   static constexpr bool kOddUnits = true;
   static constexpr double kApproxBelow = 0.15;
   static constexpr double kApproxAbove = 0.15;
-  static double Model(const WormShape& s, double keys) {
-    return fpmodel::LegacyLocalityEstimatedFpRate(keys, static_cast<double>(s.bits) / 8, s.probes);
+  static double Model(const WormShape& s, double hashes) {
+    return fpmodel::LegacyLocalityFpRate(ShapeBitsPerKey(s, hashes), s.probes);
   }
 };
 
@@ -244,7 +246,7 @@ std::vector<WormSubVariant> CacheLineWormVariants() {
       cache_worm64,
       From32Twin(cache_worm64, "cache_worm64_from32",
                  "cache_worm64 on the low 32 bits of the hash (= cache_worm64 with hash=32); "
-                 "exact Poisson line model + n/2^32"),
+                 "exact Poisson line model + 32-bit hash matches"),
       MakeSubVariant<CacheWorm64AltScheme>("cache_worm64_alt",
                                            "512-bit line by worm over an odd line count, 9-bit offsets "
                                            "(repaired CACHE_WORM64_ALT); exact Poisson line model"),
@@ -252,7 +254,7 @@ std::vector<WormSubVariant> CacheLineWormVariants() {
                                                   "Poisson line model (approximate)"),
       MakeSubVariant<CacheRocksDbDynamicScheme>(
           "cache_rocksdb_dynamic", "RocksDB's old DynamicBloom with locality (32-bit, line = rotr(h,11) mod L); "
-                                   "Poisson line model + n/2^32 (approximate)"),
+                                   "Poisson line model + 32-bit hash matches (approximate)"),
       MakeSubVariant<CacheRocksDbFullScheme>(
           "cache_rocksdb_full", "RocksDB's legacy full-filter locality scheme, add and query on one odd line "
                                 "count; RocksDB's empirical legacy estimate (approximate)"),

@@ -10,7 +10,7 @@
 //   static void Add(uint64_t* words, const WormShape&, uint64_t hash);
 //   static bool Query(const uint64_t* words, const WormShape&, uint64_t hash);
 //   static void Prefetch(const uint64_t* words, const WormShape&, uint64_t hash);
-//   static double Model(const WormShape&, double keys);   (complete FP model)
+//   static double Model(const WormShape&, double distinct_hashes);   (layout FP model)
 //   static bool ModelExact(int probes);
 //   static uint64_t MaxBits(HashWidth, int probes);
 // and the constants kHash32, kHash64, kDefaultWidth, kMinProbes, kMaxProbes,

@@ -25,8 +25,8 @@ namespace {
 // assumes independent uniform probes: each probe reads the high half of a
 // fresh product of a bijectively regenerated hash, so it is exact up to
 // O(1/m) terms (a key's own probes may repeat, as the formula allows).
-// hash=32: the low 32 bits are widened by WidenFrom32 and the fingerprint
-// term FingerprintFpRate(n, 32) is added.
+// hash=32: the low 32 bits are widened by WidenFrom32; the model is then
+// taken for the distinct 32-bit hashes, plus their matches (WormModelFpRate).
 struct Worm64Scheme : SchemeBase {
   static constexpr int kMaxProbes = 30;
   static constexpr const char* kProbesRule = "non-local probes: 1..30";
@@ -52,23 +52,25 @@ struct Worm64Scheme : SchemeBase {
     h = Start(s, h);
     for (int i = 0; i < s.probes; ++i) PrefetchWord(words + (Worm64(s.range, &h) >> 6));
   }
-  static double Model(const WormShape& s, double keys) {
-    return WithHashWidthTerm(fpmodel::StandardFpRateExact(static_cast<double>(s.bits), keys, s.probes), s, keys);
+  static double Model(const WormShape& s, double hashes) {
+    return fpmodel::StandardFpRateExact(static_cast<double>(s.bits), hashes, s.probes);
   }
 };
 
 // WORM32: WORM64 with a 32-bit hash and 32x32->64 multiplies (for 32-bit
 // hash systems). Size: m odd, m < 2^32.
-// FP model: standard Bloom exact form (as WORM64), plus two 32-bit terms:
-//  - fingerprint, FingerprintFpRate(n, 32): all k probes are a function of
-//    the 32 hash bits, so equal hashes collide completely;
-//  - orbit: the whole state is 32 bits, and the probe sequences are orbits of
-//    s -> s*m mod 2^32. A stored key whose hash equals the query's j-th
-//    state (or whose j-th state equals the query's hash), probability
-//    n/2^32 each per j, covers k - j of the query's probes, leaving j bits
-//    that are set with probability p^j (p the fill fraction). That adds
-//    (n/2^32) * 2 * sum_{j=1}^{k-1} (p^j - base), about +4% at 10 bits/key,
-//    k = 6, 10^6 keys (first order in n/2^32, like the fingerprint term).
+// FP model: standard Bloom exact form (as WORM64) for the D distinct 32-bit
+// hashes the keys leave, plus two 32-bit terms:
+//  - equal hashes: all k probes are a function of the 32 hash bits, so a
+//    query whose hash is stored always matches (WormModelFpRate:
+//    F = D/2^32, FP = F + (1 - F) * Model(D));
+//  - orbit (inside Model): the whole state is 32 bits, and the probe
+//    sequences are orbits of s -> s*m mod 2^32. A stored hash equal to the
+//    query's j-th state (or whose j-th state equals the query's hash),
+//    probability D/2^32 each per j, covers k - j of the query's probes,
+//    leaving j bits that are set with probability p^j (p the fill fraction).
+//    That adds (D/2^32) * 2 * sum_{j=1}^{k-1} (p^j - base), about +4% at 10
+//    bits/key, k = 6, 10^6 keys.
 // The model is exact to first order in n/2^32.
 struct Worm32Scheme : SchemeBase {
   static constexpr bool kHash64 = false;
@@ -99,14 +101,14 @@ struct Worm32Scheme : SchemeBase {
     const auto m = static_cast<uint32_t>(s.range);
     for (int i = 0; i < s.probes; ++i) PrefetchWord(words + (Worm32(m, &h32) >> 6));
   }
-  static double Model(const WormShape& s, double keys) {
+  static double Model(const WormShape& s, double hashes) {
     const double m = static_cast<double>(s.bits);
-    const double base = fpmodel::StandardFpRateExact(m, keys, s.probes);
-    const double fill = -std::expm1(s.probes * keys * std::log1p(-1.0 / m));
+    const double base = fpmodel::StandardFpRateExact(m, hashes, s.probes);
+    const double fill = -std::expm1(s.probes * hashes * std::log1p(-1.0 / m));
     double orbit = 0;
     for (int j = 1; j < s.probes; ++j) orbit += std::pow(fill, j) - base;
-    orbit *= 2 * keys / 4294967296.0;
-    return WithHashWidthTerm(base + orbit, s, keys);
+    orbit *= 2 * hashes / 4294967296.0;
+    return base + orbit;
   }
 };
 
@@ -119,8 +121,8 @@ struct Worm32Scheme : SchemeBase {
 // Cost: one division per probe and k cache misses. Kept as the historical
 // baseline (wormhashing.md §4: worse than every 512-bit cache-local variant
 // at 10 bits/key).
-// FP model (APPROXIMATE, a lower bound): standard Bloom exact form plus
-// FingerprintFpRate(n, 32). The probes are an arithmetic progression
+// FP model (APPROXIMATE, a lower bound): standard Bloom exact form for the
+// distinct 32-bit hashes, plus their matches (WormModelFpRate). The probes are an arithmetic progression
 // h + i*delta (mod 2^32, then mod m) of one 32-bit value, with delta a
 // rotation of h itself, not independent draws, and the real rate sits well
 // above the model: measured 0.0131 against 0.0087 at 10 bits/key, k = 6,
@@ -155,8 +157,8 @@ struct RocksDbDynamicScheme : SchemeBase {
     const auto m = static_cast<uint32_t>(s.range);
     for (int i = 0; i < s.probes; ++i, h += delta) PrefetchWord(words + (h % m) / 64);
   }
-  static double Model(const WormShape& s, double keys) {
-    return WithHashWidthTerm(fpmodel::StandardFpRateExact(static_cast<double>(s.bits), keys, s.probes), s, keys);
+  static double Model(const WormShape& s, double hashes) {
+    return fpmodel::StandardFpRateExact(static_cast<double>(s.bits), hashes, s.probes);
   }
 };
 
@@ -167,10 +169,10 @@ std::vector<WormSubVariant> NonLocalWormVariants() {
       MakeSubVariant<Worm64Scheme>("worm64", "non-local Bloom, probes by worm steps of a 64-bit hash; "
                                              "standard Bloom FP model (exact)"),
       MakeSubVariant<Worm32Scheme>("worm32", "non-local Bloom, worm steps of a 32-bit hash; "
-                                             "standard Bloom FP + n/2^32 (exact)"),
+                                             "standard Bloom FP + 32-bit hash matches (exact)"),
       MakeSubVariant<RocksDbDynamicScheme>("rocksdb_dynamic",
                                            "RocksDB's legacy non-local probes (32-bit h mod m, h += rotr(h,17)); "
-                                           "standard Bloom FP + n/2^32 (approximate, a lower bound)"),
+                                           "standard Bloom FP + 32-bit hash matches (approximate, a lower bound)"),
   };
 }
 

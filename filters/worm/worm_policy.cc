@@ -57,7 +57,7 @@ class WormPolicy final : public FilterPolicy {
     if (!SizeShape(*v_, width_, probes_, BitsForKeys(n, millibits_per_key_), &shape).ok()) {
       return std::numeric_limits<double>::quiet_NaN();  // Build refuses this n too
     }
-    return v_->model(shape, static_cast<double>(n));
+    return WormModelFpRate(*v_, shape, static_cast<double>(n));
   }
 
  private:
@@ -91,7 +91,7 @@ int DefaultProbes(const WormSubVariant& v, double bits_per_key, HashWidth width)
   for (int k = v.min_probes; k <= v.max_probes; ++k) {
     WormShape shape;
     if (!SizeShape(v, width, k, wanted, &shape).ok()) continue;
-    fp[static_cast<size_t>(k)] = v.model(shape, static_cast<double>(kKeys));
+    fp[static_cast<size_t>(k)] = WormModelFpRate(v, shape, static_cast<double>(kKeys));
     best = std::min(best, fp[static_cast<size_t>(k)]);
   }
   for (int k = v.min_probes; k <= v.max_probes; ++k) {

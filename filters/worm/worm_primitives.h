@@ -62,7 +62,7 @@ inline int BlockGroupWords(int probes) {
 // A FROM32 variant sees only the low 32 bits of the hash; the 64-bit designs
 // that also run on a 32-bit hash widen it by one multiply with an odd
 // constant (a bijection on the 32 input bits, so no further collisions; two
-// keys with equal low 32 bits still collide completely, the n / 2^32 term).
+// keys with equal low 32 bits still collide completely: fpmodel::NarrowHashFpRate).
 inline uint64_t WidenFrom32(uint64_t h) { return uint64_t{Lower32(h)} * kGoldenRatio64; }
 
 }  // namespace filterlab::worm

@@ -76,9 +76,9 @@ std::string DescribeWorm(const WormSubVariant& v, const WormShape& s) {
          std::to_string(s.probes) + ",bits=" + std::to_string(s.bits);
 }
 
-double WithHashWidthTerm(double fp, const WormShape& s, double keys) {
-  if (s.width == HashWidth::k64) return fp;
-  return fpmodel::IndependentProbabilitySum(fp, fpmodel::FingerprintFpRate(keys, 32));
+double WormModelFpRate(const WormSubVariant& v, const WormShape& s, double keys) {
+  return fpmodel::NarrowHashFpRate(keys, static_cast<int>(s.width),
+                                   [&](double distinct) { return v.model(s, distinct); });
 }
 
 const std::vector<const WormSubVariant*>& AllWormSubVariants() {

@@ -67,9 +67,10 @@ struct WormSubVariant {
   std::unique_ptr<Filter> (*build)(const WormSubVariant* v, const WormShape& shape, const uint64_t* hashes,
                                    size_t n);
   std::unique_ptr<Filter> (*open)(const WormSubVariant* v, const WormShape& shape, Slice data);
-  // The complete FP model for `keys` distinct hashes, including the n/2^32
-  // fingerprint term when the filter runs on a 32-bit hash.
-  double (*model)(const WormShape& shape, double keys);
+  // The layout's FP model for `distinct_hashes` distinct, uniform hashes in
+  // this shape, without the matches of equal hashes (WormModelFpRate adds
+  // those for the keys' hash width).
+  double (*model)(const WormShape& shape, double distinct_hashes);
 };
 
 // Descriptor of a scheme (see the schemes in worm_*.cc for the members used).
@@ -95,8 +96,10 @@ std::string DescribeWorm(const WormSubVariant& v, const WormShape& shape);
 
 // Bits per key a shape gives `keys` keys (for the Poisson models).
 inline double ShapeBitsPerKey(const WormShape& s, double keys) { return static_cast<double>(s.bits) / keys; }
-// Adds the n/2^32 term of a 32-bit hash (IndependentProbabilitySum).
-double WithHashWidthTerm(double fp, const WormShape& s, double keys);
+// The complete FP model of `keys` keys in shape s: v.model for the distinct
+// hashes they leave at s.width bits, with the matches of equal hashes
+// (fpmodel::NarrowHashFpRate; at 64 bits that term is ~n/2^64).
+double WormModelFpRate(const WormSubVariant& v, const WormShape& s, double keys);
 
 // Every sub-variant, in registry order; lookup by name.
 const std::vector<const WormSubVariant*>& AllWormSubVariants();

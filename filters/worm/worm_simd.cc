@@ -60,15 +60,17 @@ struct SimdSchemeBase : SchemeBase {
     return uint64_t{FastRange32(Lower32(h), static_cast<uint32_t>(s.units))} * kBlockWords;
   }
   static void Prefetch(const uint64_t* words, const WormShape& s, uint64_t h) { PrefetchWord(words + BlockWord(s, h)); }
-  // Plus FingerprintFpRate(n, 32): the block and every bit are functions of 32 hash bits.
-  static double Model(const WormShape& s, double keys) {
-    return WithHashWidthTerm(simd::SplitBlockPoissonFpRate(ShapeBitsPerKey(s, keys), s.probes), s, keys);
+  // For distinct hashes; the block and every bit are functions of the 32
+  // hash bits, so equal hashes match (WormModelFpRate adds that term).
+  static double Model(const WormShape& s, double hashes) {
+    return simd::SplitBlockPoissonFpRate(ShapeBitsPerKey(s, hashes), s.probes);
   }
 };
 
 // CACHE_SIMD_FASTRANGE32: k of 8 lanes (k = 1..8), one bit each.
 // Size: whole 256-bit blocks, any count below 2^32 (fastrange32).
-// FP model: SplitBlockPoissonFpRate + n/2^32 (approximate for k < 8, exact for k = 8).
+// FP model: SplitBlockPoissonFpRate for the distinct 32-bit hashes + their
+// matches (approximate for k < 8, exact for k = 8).
 struct CacheSimdFastRange32Scheme : SimdSchemeBase {
   static constexpr int kMaxProbes = 8;
   static constexpr const char* kProbesRule = "at most one bit in each of the 8 lanes of a 256-bit block, so probes 1..8";
@@ -95,7 +97,8 @@ struct CacheSimdFastRange32Scheme : SimdSchemeBase {
 // so it takes exactly probes=8 and rejects anything else. (The original
 // accepted any K and silently set 8 bits, so its label lied; this is the
 // intended design.)
-// FP model (exact): SplitBlockPoissonFpRate(b, 8) + n/2^32.
+// FP model (exact): SplitBlockPoissonFpRate(b, 8) for the distinct 32-bit
+// hashes + their matches.
 struct CacheSimdK8Scheme : SimdSchemeBase {
   static constexpr int kMinProbes = 8;
   static constexpr int kMaxProbes = 8;
@@ -125,9 +128,9 @@ std::vector<WormSubVariant> SimdWormVariants() {
   return {
       MakeSubVariant<CacheSimdFastRange32Scheme>(
           "cache_simd_fastrange32", "256-bit split block by fastrange32, k of 8 lanes one bit each, AVX2; "
-                                    "split-block Poisson model + n/2^32 (approximate for k < 8)"),
+                                    "split-block Poisson model + 32-bit hash matches (approximate for k < 8)"),
       MakeSubVariant<CacheSimdK8Scheme>("cache_simd_k8", "256-bit split block, one bit in each of the 8 lanes "
-                                                         "(exactly 8 probes), AVX2; exact split-block model + n/2^32"),
+                                                         "(exactly 8 probes), AVX2; exact split-block model + 32-bit hash matches"),
   };
 }
 
