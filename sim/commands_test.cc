@@ -13,6 +13,7 @@
 #include "filters/filter.h"
 #include "filters/fp_model.h"
 #include "sim/commands.h"
+#include "sim/stats.h"
 
 namespace filterlab::sim {
 namespace {
@@ -156,10 +157,20 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
     EXPECT_EQ(r["mix"], "mixed");
     const bool random_filter =
         mode == "random" || mode == "random_pipelined" || (mode == "batched" && r["pick"] == "random");
+    // Five rounds (the default): net is the median of the rounds' nets,
+    // x_floor the median of their net / floor ratios.
+    EXPECT_EQ(r["rounds"].get<int>(), 5);
+    EXPECT_EQ(r["queries"].get<uint64_t>() % (5 * r["batch"].get<uint64_t>()), 0u);
+    const auto nets = r["net_ns_per_op_rounds"].get<std::vector<double>>();
+    ASSERT_EQ(nets.size(), 5u);
+    EXPECT_EQ(r["net_ns_per_op"].get<double>(), Median(nets));
     if (random_filter) {
       EXPECT_GT(r["floor_ns_per_line"].get<double>(), 0.0);
-      EXPECT_NEAR(r["x_floor"].get<double>(), r["net_ns_per_op"].get<double>() / r["floor_ns_per_line"].get<double>(),
-                  1e-9);
+      const auto ratios = r["x_floor_rounds"].get<std::vector<double>>();
+      ASSERT_EQ(ratios.size(), 5u);
+      EXPECT_EQ(r["x_floor"].get<double>(), Median(ratios));
+    } else {
+      EXPECT_FALSE(r.contains("x_floor"));
     }
     single += mode == "single";
     random += mode == "random";

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include "filters/filter.h"
 #include "sim/floor.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
 #include "sim/mt19937.h"
+#include "sim/stats.h"
 #include "sim/timer.h"
 
 namespace filterlab::sim {
@@ -168,6 +170,16 @@ struct Tally {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
   double seconds = 0;      // wall
   double cpu_seconds = 0;  // this thread's CPU time: what other load on the machine does not add
+  Tally& operator+=(const Tally& o) {
+    outside += o.outside;
+    false_positives += o.false_positives;
+    inside += o.inside;
+    inside_negatives += o.inside_negatives;
+    sink += o.sink;
+    seconds += o.seconds;
+    cpu_seconds += o.cpu_seconds;
+    return *this;
+  }
 };
 
 // Wall and thread CPU time of one timed loop.
@@ -440,10 +452,11 @@ __attribute__((noinline)) Tally RunBatches(QuerySource& source, uint64_t queries
   return c.ToTally(timer);
 }
 
+// The next `queries` queries of `source` in the plan's loop. Called once per
+// round on the same source, so the rounds of a measurement together ask
+// exactly the queries one call would.
 template <bool kDry>
-Tally RunQueries(const FilterSet& set, const FilterPolicy& policy, const Plan& plan, uint64_t queries,
-                 uint32_t seed, int key_size, bool net_includes_hashing) {
-  QuerySource source(set, policy, plan, seed, key_size, kDry && net_includes_hashing);
+Tally RunQueries(QuerySource& source, const Plan& plan, uint64_t queries) {
   if (plan.batch > 1) return RunBatches<kDry>(source, queries, plan.batch, plan.prepared);
   if (plan.pipelined) {
     switch (plan.pipeline_depth) {
@@ -480,12 +493,38 @@ class SpeedRun {
     return j;
   }
 
-  // Runs gross and dry for one plan and emits the record.
-  Status Measure(const FilterSet& set, const Plan& plan, uint64_t queries, double floor_ns) {
+  // Runs gross and dry for one plan in cfg_.rounds rounds and emits the
+  // record. Each round asks the next 1/rounds of the queries, timed and dry
+  // back to back (after the round's floor, when the plan has one), so a
+  // round's net and x_floor pair measurements taken within about a second.
+  // The record's net and x_floor are the medians over rounds: this host's
+  // speed moves in phases of seconds (one process measured net 18-47 ns for
+  // the same pipelined queries, while the floor moved 11.3-12.2), and a slow
+  // phase over one run's timed part but not its dry part would otherwise
+  // set the figure. Counts, gross and dry are over all queries.
+  Status Measure(const FilterSet& set, const Plan& plan, uint64_t queries, bool with_floor) {
     const uint32_t seed = cfg_.seed + (plan.mix == "outside" ? 2 : 1);
-    uint64_t rounded = (queries + plan.batch - 1) / plan.batch * plan.batch;
-    const Tally gross = RunQueries<false>(set, policy_, plan, rounded, seed, cfg_.key_size, cfg_.net_includes_hashing);
-    const Tally dry = RunQueries<true>(set, policy_, plan, rounded, seed, cfg_.key_size, cfg_.net_includes_hashing);
+    const uint64_t batch = static_cast<uint64_t>(plan.batch);
+    const uint64_t rounds = static_cast<uint64_t>(cfg_.rounds);
+    const uint64_t per_round = std::max<uint64_t>(1, (queries + rounds * batch - 1) / (rounds * batch)) * batch;
+    const uint64_t rounded = per_round * rounds;
+    QuerySource timed_source(set, policy_, plan, seed, cfg_.key_size, false);
+    QuerySource dry_source(set, policy_, plan, seed, cfg_.key_size, cfg_.net_includes_hashing);
+    Tally gross, dry;
+    std::vector<double> nets, floors, ratios;
+    for (uint64_t r = 0; r < rounds; ++r) {
+      const double floor_ns = with_floor ? Floor(set) : 0;
+      const Tally g = RunQueries<false>(timed_source, plan, per_round);
+      const Tally d = RunQueries<true>(dry_source, plan, per_round);
+      const double net = (g.seconds - d.seconds) * 1e9 / static_cast<double>(per_round);
+      nets.push_back(net);
+      if (floor_ns > 0) {
+        floors.push_back(floor_ns);
+        ratios.push_back(net / floor_ns);
+      }
+      gross += g;
+      dry += d;
+    }
     if (gross.inside_negatives != 0) {
       return Status::Corruption("filter " + policy_.spec() + " answered 'no' for " +
                                 std::to_string(gross.inside_negatives) + " added keys in mode " + plan.mode);
@@ -501,12 +540,13 @@ class SpeedRun {
                   std::to_string(plan.num_primary) + " filters";
     }
     j["queries"] = rounded;
+    j["rounds"] = rounds;
     j["net_includes_hashing"] = cfg_.net_includes_hashing;
     const double n = static_cast<double>(rounded);
     j["gross_ns_per_op"] = gross.seconds * 1e9 / n;
     j["dry_ns_per_op"] = dry.seconds * 1e9 / n;
-    const double net = (gross.seconds - dry.seconds) * 1e9 / n;
-    j["net_ns_per_op"] = net;
+    j["net_ns_per_op"] = Median(nets);
+    j["net_ns_per_op_rounds"] = nets;
     // The same from the thread's CPU time: on a shared machine the wall
     // figures include time other processes ran; these do not.
     j["gross_cpu_ns_per_op"] = gross.cpu_seconds * 1e9 / n;
@@ -518,20 +558,22 @@ class SpeedRun {
       j["fp"] = nullptr;
     }
     j["outside_queries"] = gross.outside;
-    if (floor_ns > 0) {
-      j["floor_ns_per_line"] = floor_ns;
-      j["x_floor"] = net / floor_ns;
+    if (!floors.empty()) {
+      j["floor_ns_per_line"] = Median(floors);
+      j["x_floor"] = Median(ratios);
+      j["x_floor_rounds"] = ratios;
     }
     emit_(j);
     return Status::OK();
   }
 
-  // Measured again right before each random-filter measurement: the host's
+  // Measured again in each round of a random-filter measurement: the host's
   // speed drifts between phases, and a floor taken minutes earlier would put
-  // that drift into x_floor.
+  // that drift into x_floor. 4M reads: ~50 ms, within 2% of 20M-read
+  // figures.
   double Floor(const FilterSet& set) const {
     if (!cfg_.measure_floor) return 0;
-    return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 20000000, 32, 1, cfg_.seed + 7);
+    return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 4000000, 32, 1, cfg_.seed + 7);
   }
 
   bool Has(const std::vector<std::string>& list, const std::string& x) const {
@@ -559,18 +601,18 @@ class SpeedRun {
       for (const auto& mix : cfg_.mixes) {
         if (Has(cfg_.modes, "single")) {
           Plan p{"single", mix, Pick::kSingle};
-          if (Status s2 = Measure(set, p, cfg_.queries, 0); !s2.ok()) return s2;
+          if (Status s2 = Measure(set, p, cfg_.queries, false); !s2.ok()) return s2;
         }
         if (Has(cfg_.modes, "random")) {
           Plan p{"random", mix, Pick::kRandom};
-          if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
+          if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
         }
         if (Has(cfg_.modes, "random_pipelined")) {
           for (int depth : cfg_.pipeline_depths) {
             Plan p{"random_pipelined", mix, Pick::kRandom};
             p.pipelined = true;
             p.pipeline_depth = depth;
-            if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
+            if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
           }
         }
       }
@@ -581,7 +623,7 @@ class SpeedRun {
               Plan p{"batched", "mixed", pick};
               p.batch = b;
               p.prepared = prepared;
-              if (Status s2 = Measure(set, p, cfg_.queries, pick == Pick::kRandom ? Floor(set) : 0); !s2.ok()) return s2;
+              if (Status s2 = Measure(set, p, cfg_.queries, pick == Pick::kRandom); !s2.ok()) return s2;
             }
           }
         }
@@ -592,7 +634,7 @@ class SpeedRun {
           p.primary_threshold = static_cast<uint32_t>(share * 4294967295.0);
           p.num_primary = std::max<uint32_t>(1, static_cast<uint32_t>(part * set.filters.size()));
           if (p.num_primary >= set.filters.size()) p.num_primary = static_cast<uint32_t>(set.filters.size()) - 1;
-          if (Status s2 = Measure(set, p, cfg_.queries, Floor(set)); !s2.ok()) return s2;
+          if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
         }
       }
     }
@@ -612,13 +654,12 @@ class SpeedRun {
       set.total_keys = cfg_.huge_keys;
       s = Materialise(blobs, want_huge, cfg_.query_path == "object", &set);
       if (!s.ok()) return s;
-      const double floor_ns = Floor(set);
       Plan p{"huge", "mixed", Pick::kSingle};
-      if (s = Measure(set, p, cfg_.queries, floor_ns); !s.ok()) return s;
+      if (s = Measure(set, p, cfg_.queries, true); !s.ok()) return s;
       for (int b : cfg_.batch_sizes) {
         p.batch = b;
         p.prepared = true;
-        if (s = Measure(set, p, cfg_.queries, floor_ns); !s.ok()) return s;
+        if (s = Measure(set, p, cfg_.queries, true); !s.ok()) return s;
       }
     }
     return Status::OK();

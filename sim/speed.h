@@ -46,6 +46,9 @@ struct SpeedConfig {
   double vary_ratio = 0.4;
   int key_size = 24;
   uint64_t queries = 10000000;  // per measurement
+  // Each measurement in `rounds` parts, timed and dry back to back per part;
+  // net and x_floor are the medians over parts (see speed.cc, Measure).
+  int rounds = 5;
   std::vector<int> batch_sizes{8, 16, 32};
   std::vector<std::string> modes;  // build, single, random, random_pipelined, batched, skewed, huge
   std::vector<std::string> mixes;  // inside, outside, mixed

@@ -49,7 +49,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "floor_ns_per_line (independent random line read, prefetch 32, 1 thread, same arena) and\n"
                 "x_floor. Single-threaded, like filter_bench.");
   std::vector<std::string> specs;
-  long long ws_mb = 0, avg_keys = 0, key_size = 0, queries = 0, huge_keys = 0, seed = 0;
+  long long ws_mb = 0, avg_keys = 0, key_size = 0, queries = 0, huge_keys = 0, seed = 0, rounds = 0;
   double vary = 0;
   std::string modes_text, mixes_text, batches_text, depth_text, huge_pages, query_path;
   bool quick = false, net_hashing = false, no_floor = false;
@@ -59,6 +59,10 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Double("vary-ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &vary);
   flags.Int("key-size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &key_size);
   flags.Int("queries", 10000000, 1000, 10000000000LL, "queries per measurement", &queries);
+  flags.Int("rounds", 5, 1, 100,
+            "each measurement in this many parts, timed run, dry run (and floor) back to back per part; net\n"
+            "and x_floor are the medians over parts, robust to a slow phase of a shared host",
+            &rounds);
   flags.String("modes", "build,single,random,random_pipelined,batched,skewed,huge",
                "comma-separated subset of build,single,random,random_pipelined,batched,skewed,huge (random: one\n"
                "query at a time as filter_bench; random_pipelined: the same queries in groups of --pipeline-depth,\n"
@@ -92,6 +96,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   cfg.vary_ratio = vary;
   cfg.key_size = static_cast<int>(key_size);
   cfg.queries = static_cast<uint64_t>(queries);
+  cfg.rounds = static_cast<int>(rounds);
   cfg.huge_keys = static_cast<uint64_t>(huge_keys);
   cfg.huge_pages = huge_pages;
   cfg.query_path = query_path;

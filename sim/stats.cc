@@ -37,4 +37,14 @@ Interval PairedDifferenceInterval(uint64_t only_first, uint64_t only_second, uin
   return {diff - half, diff + half};
 }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), values.begin() + mid);
+  return (lower + upper) / 2;
+}
+
 }  // namespace filterlab::sim

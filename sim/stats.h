@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace filterlab::sim {
 
@@ -28,5 +29,9 @@ Interval WilsonInterval(uint64_t successes, uint64_t trials, double z = kZ95);
 // discordant counts (the McNemar setting); with few discordant pairs it is
 // approximate, which callers state.
 Interval PairedDifferenceInterval(uint64_t only_first, uint64_t only_second, uint64_t trials, double z = kZ95);
+
+// Median of `values` (the mean of the middle two for an even count); NaN for
+// none. The speed command's rounds: robust to one slow phase of the host.
+double Median(std::vector<double> values);
 
 }  // namespace filterlab::sim

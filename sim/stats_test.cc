@@ -108,5 +108,13 @@ TEST(PairedDifferenceInterval, SignFollowsDiscordance) {
   EXPECT_GT(f.high, 0.0);
 }
 
+TEST(Median, OddEvenAndEmpty) {
+  EXPECT_EQ(Median({3.0}), 3.0);
+  EXPECT_EQ(Median({5.0, 1.0, 4.0}), 4.0);
+  EXPECT_EQ(Median({40.0, 1.0, 2.0, 3.0}), 2.5);  // order does not matter; an outlier moves nothing
+  EXPECT_EQ(Median({-1.0, 18.0, 47.0, 19.0, 20.0}), 19.0);
+  EXPECT_TRUE(std::isnan(Median({})));
+}
+
 }  // namespace
 }  // namespace filterlab::sim
