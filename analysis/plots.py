@@ -186,8 +186,8 @@ def speed_bars(df: pd.DataFrame):
     fig.suptitle("Query speed (bars: median over repeats; whiskers: min to max)", fontsize=9)
     if any(name.startswith("random-filter queries,") for name, _ in panels):
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        fig.text(0.5, 0.01, "pipelined: the lines of the queries ahead are prefetched through the variant's "
-                 "Prefetch hook; a variant without one answers the same queries without prefetching.",
+        fig.text(0.5, 0.01, "pipelined: queries in groups of N, each group's lines prefetched through the variant's Prefetch "
+                 "hook while the group before it is answered; a variant without one answers them without prefetching.",
                  ha="center", fontsize=7)
         return fig
     fig.tight_layout()

@@ -105,16 +105,18 @@ def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
              "hot filter: every query to one filter (it stays in cache); random filter, one at a time: each "
              f"query to a random filter of the working set{ws}, filter_bench's \"random filter\" figure."]
     if "random_pipelined" in modes:
-        notes.append("pipelined N ahead (random_pipelined): the same queries as random, the line of the query N "
-                     "ahead prefetched through the variant's Prefetch hook; a variant without one (the default is "
-                     "a no-op) answers them without prefetching.")
+        notes.append("pipelined N ahead (random_pipelined): the same queries as random in groups of N, each "
+                     "group's lines prefetched through the variant's Prefetch hook while the group before it is "
+                     "answered (so N to 2N-1 queries ahead); a variant without one (the default is a no-op) answers "
+                     "them without prefetching.")
     if "batched" in modes or "huge" in modes:
         notes.append("batches: prepared = one MayContainBatch call per batch (it prefetches the batch), "
                      "unprepared = MayContain key by key; measured on mixed queries.")
     if has_floor:
         notes.append(f"× floor ({floor_mix} queries): median net ns/op divided by the time of one independent "
-                     "random cache-line read of the same working set (prefetched 32 ahead, 1 thread), measured right "
-                     "before each measurement; about 1 = the query costs one such line read.")
+                     "random cache-line read of the same working set (prefetched 32 ahead, 1 thread), measured in each "
+                     "of a measurement's rounds beside its timed and dry runs (median of the rounds' ratios); about "
+                     "1 = the query costs one such line read.")
     flagged = cells[cells["flagged"]]
     if not flagged.empty:
         note = (f"*: the repeats of a cell so marked differ by more than {SPREAD_FLAG:g}x (max/min); the median is "

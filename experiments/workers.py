@@ -192,12 +192,14 @@ WORKERS = {
             "net_includes_hashing": Param("bool"),
             "quick": Param("bool"),
             "no_floor": Param("bool"),
-            # random_pipelined: queries between a line's prefetch and its query.
+            # random_pipelined: queries per group (a group's lines are prefetched
+            # while the group before it is answered).
             # Collapsed: a list (pipeline_depth = [8, 16, 32]) goes comma-joined to
             # one run, which writes one record per depth (its pipeline_depth field;
             # 0 in the records of other modes).
             "pipeline_depth": Param("choice", choices=(4, 8, 16, 32, 64), listable=True,
-                                    doc="random_pipelined: queries between a line's prefetch and its query"),
+                                    doc="random_pipelined: queries per group, prefetched one group ahead"),
+            "rounds": _INT(1, 100, "parts per measurement; net and x_floor are medians over parts"),
             "query_path": Param("choice", choices=("view", "object"),
                                 doc="view: the harness's per-filter FilterView; object: the Filter's virtual "
                                     "MayContain, as filter_bench"),

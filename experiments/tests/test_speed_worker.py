@@ -107,3 +107,11 @@ def test_flags_match_the_sims_help(build):
                                              "huge")
     assert "a list of 4, 8, 16, 32, 64" in text
     assert worker.flags["pipeline_depth"].choices == (4, 8, 16, 32, 64)
+
+
+def test_rounds_go_to_the_sim_and_are_checked(write_config):
+    runs = expand(load(write_config, "rounds = 7"), {}, "b")
+    argv = argv_of(runs[0])
+    assert argv[argv.index("--rounds") + 1] == "7"
+    found = " ".join(problems(write_config, "rounds = 0"))
+    assert "rounds" in found and "1" in found and "100" in found
