@@ -122,6 +122,10 @@ void DynamicBloom::MayContainBatch(const uint64_t* hashes, size_t n, bool* resul
   }
 }
 
+void DynamicBloom::Prefetch(uint64_t hash) const {
+  __builtin_prefetch(&words_[Locate(hash).word], /*rw=*/0, /*locality=*/3);
+}
+
 void DynamicBloom::Add(uint64_t hash) {
   // Single writer: a relaxed load and store instead of an atomic
   // read-modify-write (cheaper; a concurrent reader sees either value).

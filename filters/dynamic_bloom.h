@@ -80,6 +80,8 @@ class DynamicBloom final : public Filter {
 
   bool MayContain(uint64_t hash) const override;
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override;
+  // The key's one cache line (all its words share it).
+  void Prefetch(uint64_t hash) const override;
   bool SupportsAdd() const override { return true; }
   void Add(uint64_t hash) override;
   void AddConcurrently(uint64_t hash) override;

@@ -66,6 +66,10 @@ class WormFilter final : public Filter {
 
   bool MayContain(uint64_t hash) const override { return Scheme::Query(words_.data(), shape_, hash); }
 
+  // The words the query will read (the scheme's own prefetch, as the batch
+  // path uses), so callers pipelining queries across filters overlap them.
+  void Prefetch(uint64_t hash) const override { Scheme::Prefetch(words_.data(), shape_, hash); }
+
   // Hash and prefetch a chunk, then probe it: the misses of a chunk overlap
   // instead of being paid one after another. Chunks of 32 keep the prefetched
   // lines resident until they are probed.
