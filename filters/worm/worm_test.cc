@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
@@ -25,6 +26,7 @@
 #include "filters/worm/worm_primitives.h"
 #include "filters/worm/worm_scheme.h"
 #include "filters/worm/worm_simd.h"
+#include "filters/worm/worm_variants.h"
 #include "hashing/remix.h"
 
 namespace filterlab::worm {
@@ -359,6 +361,104 @@ std::vector<std::string> SubVariantNames() {
 
 INSTANTIATE_TEST_SUITE_P(AllSubVariants, WormFp, testing::ValuesIn(SubVariantNames()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// worm32's orbit model (Worm32OrbitFpRate, the comment above Worm32Scheme).
+// The earlier first-order form, for comparison: standard Bloom at the fill
+// plus 2q sum_{j=1}^{k-1} (fill^j - fill^k), q = D/2^32.
+double Worm32FirstOrderFill(double m, double d, int k) {
+  return -std::expm1(k * d * std::log1p(-1.0 / m));
+}
+double Worm32EarlierModel(double m, double d, int k) {
+  const double fill = Worm32FirstOrderFill(m, d, k);
+  const double base = std::pow(fill, k);
+  double orbit = 0;
+  for (int j = 1; j < k; ++j) orbit += std::pow(fill, j) - base;
+  return base + orbit * 2 * d / 4294967296.0;
+}
+
+// First order in q: with p_o = (fill - r) / (1 - r), r = 1 - (1-q)^k (the
+// rate of a probe's bit through its other states, continuous-state limit),
+// the model is p_o^k + 2q sum_{j=1}^{k-1} (p_o^j - p_o^k); and it is the
+// earlier form minus the hits that form counted twice, k(k-1) q (1-fill)
+// fill^{k-1}. Tolerance 5% of the orbit term 2q sum (fill^j - fill^k): the
+// neglected terms are second order (k^2 q <= 0.03 times powers of the fill;
+// 0.6-1.2% of the orbit term in these cases) and O(kD/m^2) (m >= 10^7); the
+// double count is 18% of the orbit term at k = 7, so a model without the
+// correction fails.
+TEST(Worm32OrbitModel, FirstOrderInStoredFraction) {
+  struct Case {
+    double m, d;
+    int k;
+  };
+  for (const Case& c : {Case{1e7 + 1, 1e6, 7}, Case{1e7 + 1, 4e5, 17}, Case{1.6e7 + 1, 1e6, 11},
+                        Case{1e8 + 1, 1e6, 4}}) {
+    const double q = c.d / 4294967296.0;
+    const double fill = Worm32FirstOrderFill(c.m, c.d, c.k);
+    const double r = -std::expm1(c.k * std::log1p(-q));
+    const double po = (fill - r) / (1 - r);
+    double first = 0, orbit = 0;
+    for (int j = 1; j < c.k; ++j) {
+      first += std::pow(po, j) - std::pow(po, c.k);
+      orbit += std::pow(fill, j) - std::pow(fill, c.k);
+    }
+    first = std::pow(po, c.k) + 2 * q * first;
+    orbit *= 2 * q;
+    const double model = Worm32OrbitFpRate(c.m, c.d, c.k);
+    const double twice = c.k * (c.k - 1) * q * (1 - fill) * std::pow(fill, c.k - 1);
+    SCOPED_TRACE("m " + std::to_string(c.m) + " D " + std::to_string(c.d) + " k " + std::to_string(c.k));
+    EXPECT_NEAR(model, first, 0.05 * orbit);
+    EXPECT_NEAR(Worm32EarlierModel(c.m, c.d, c.k) - twice, model, 0.05 * orbit);
+  }
+}
+
+// Limits and monotonicity: no stored hash, no positive; more stored hashes in
+// the same bits, more positives; always a probability; k = 1 is just the
+// other-states rate (nothing can cover the only probe but the query's own
+// hash, which is excluded).
+TEST(Worm32OrbitModel, LimitsAndMonotone) {
+  for (int k : {1, 4, 7, 11, 17, 30}) {
+    EXPECT_EQ(Worm32OrbitFpRate(1e9 + 1, 0, k), 0.0) << k;
+    double last = 0;
+    for (double d = 1e3; d < 1.5e9; d *= 1.7) {  // down to 0.67 bits/key
+      const double fp = Worm32OrbitFpRate(1e9 + 1, d, k);
+      EXPECT_GT(fp, last) << "k " << k << " D " << d;
+      EXPECT_LE(fp, 1.0) << "k " << k << " D " << d;
+      last = fp;
+    }
+  }
+  // k = 1, 2^32/m = 4 exactly-ish (m = 2^30 + 1): three other states per bit.
+  const double q = 1e8 / 4294967296.0;
+  EXPECT_NEAR(Worm32OrbitFpRate(1073741825.0, 1e8, 1), 1 - std::pow(1 - q, 3), 1e-6);
+}
+
+// A filter where both covering runs matter: 30 bits/key (k = 21), 2*10^7
+// keys, q = 0.47%: P(a run from each side meets) ~ q^2 k^2/2 and the
+// measured rate is ~15% above the earlier first-order form. Tolerance as
+// WormFp's exact models: 4 sigma + 1% of the model (sigma ~0.4% of p at
+// 2^22 queries); the earlier form sits ~13% below and fails. Fixed seeds.
+TEST(Worm32OrbitModel, MatchesAFilterWhereCoverageRunsOverlap) {
+  const size_t keys = SanitizerScaled(20000000);
+  constexpr uint64_t kQueries = uint64_t{1} << 22;
+  const std::string spec = "worm:variant=worm32,bpk=30";
+  auto policy = MustPolicy(spec);
+  auto filter = MustBuild(*policy, Hashes(7, keys));
+  SplitMix64 rng(7 ^ 0x5555555555555555ULL);
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> q(kChunk);
+  bool r[kChunk];
+  uint64_t positives = 0;
+  for (uint64_t done = 0; done < kQueries; done += kChunk) {
+    for (auto& h : q) h = rng.Next();
+    filter->MayContainBatch(q.data(), kChunk, r);
+    for (bool b : r) positives += b;
+  }
+  const double measured = static_cast<double>(positives) / kQueries;
+  const double model = policy->ModelFpRate(keys);
+  const double sigma = std::sqrt(model * (1 - model) / static_cast<double>(kQueries));
+  std::printf("[ fp ] %s at %zu keys: measured %.6f model %.6f sigma %.6f\n", spec.c_str(), keys, measured, model,
+              sigma);
+  EXPECT_LE(std::fabs(measured - model), 4 * sigma + 0.01 * model);
+}
 
 // Published shape (wormhashing.md §3, published-claims.md): two probes per
 // word at 10.3 bits/key matches a 512-bit line at 10 bits/key (both k = 6).

@@ -17,4 +17,10 @@ std::vector<WormSubVariant> CacheLineWormVariants();
 std::vector<WormSubVariant> BlockWormVariants();
 std::vector<WormSubVariant> SimdWormVariants();
 
+// worm32's layout FP rate given the query's 32-bit hash is not stored: m
+// bits (the odd worm range), `hashes` distinct stored 32-bit hashes, k
+// probes; the orbit coverage model explained above Worm32Scheme in
+// worm_nonlocal.cc. m >= 1, 0 <= hashes < 2^32, 1 <= probes <= 30.
+double Worm32OrbitFpRate(double bits, double hashes, int probes);
+
 }  // namespace filterlab::worm
