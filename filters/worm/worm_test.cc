@@ -315,22 +315,24 @@ struct FpSample {
   double sigma;
 };
 
-FpSample MeasureFp(const std::string& spec, uint64_t seed) {
+// `queries` (a multiple of 4096) random queries to a filter of `keys` random
+// hashes, against the policy's model; sigma is the model's binomial SE.
+FpSample MeasureFp(const std::string& spec, uint64_t seed, size_t keys = kFpKeys, uint64_t queries = kFpQueries) {
   auto policy = MustPolicy(spec);
-  auto filter = MustBuild(*policy, Hashes(seed, kFpKeys));
+  auto filter = MustBuild(*policy, Hashes(seed, keys));
   SplitMix64 rng(seed ^ 0x5555555555555555ULL);
   constexpr size_t kChunk = 4096;
   std::vector<uint64_t> q(kChunk);
   bool r[kChunk];
   uint64_t positives = 0;
-  for (uint64_t done = 0; done < kFpQueries; done += kChunk) {
+  for (uint64_t done = 0; done < queries; done += kChunk) {
     for (auto& h : q) h = rng.Next();
     filter->MayContainBatch(q.data(), kChunk, r);
     for (bool b : r) positives += b;
   }
-  const double model = policy->ModelFpRate(kFpKeys);
-  return {static_cast<double>(positives) / kFpQueries, model,
-          std::sqrt(model * (1 - model) / static_cast<double>(kFpQueries))};
+  const double model = policy->ModelFpRate(keys);
+  return {static_cast<double>(positives) / static_cast<double>(queries), model,
+          std::sqrt(model * (1 - model) / static_cast<double>(queries))};
 }
 
 class WormFp : public testing::TestWithParam<std::string> {};
@@ -440,21 +442,8 @@ TEST(Worm32OrbitModel, MatchesAFilterWhereCoverageRunsOverlap) {
   const size_t keys = SanitizerScaled(20000000);
   constexpr uint64_t kQueries = uint64_t{1} << 22;
   const std::string spec = "worm:variant=worm32,bpk=30";
-  auto policy = MustPolicy(spec);
-  auto filter = MustBuild(*policy, Hashes(7, keys));
-  SplitMix64 rng(7 ^ 0x5555555555555555ULL);
-  constexpr size_t kChunk = 4096;
-  std::vector<uint64_t> q(kChunk);
-  bool r[kChunk];
-  uint64_t positives = 0;
-  for (uint64_t done = 0; done < kQueries; done += kChunk) {
-    for (auto& h : q) h = rng.Next();
-    filter->MayContainBatch(q.data(), kChunk, r);
-    for (bool b : r) positives += b;
-  }
-  const double measured = static_cast<double>(positives) / kQueries;
-  const double model = policy->ModelFpRate(keys);
-  const double sigma = std::sqrt(model * (1 - model) / static_cast<double>(kQueries));
+  const FpSample s = MeasureFp(spec, 7, keys, kQueries);
+  const double measured = s.measured, model = s.model, sigma = s.sigma;
   std::printf("[ fp ] %s at %zu keys: measured %.6f model %.6f sigma %.6f\n", spec.c_str(), keys, measured, model,
               sigma);
   EXPECT_LE(std::fabs(measured - model), 4 * sigma + 0.01 * model);
