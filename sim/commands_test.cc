@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,36 @@ TEST(FloorCommand, BadParametersGiveClearErrors) {
   ExpectError(FloorCommand, {"--min-kb", "2048", "--max-mb", "1"}, {"--min-kb=2048", "--max-mb=1"});
   ExpectError(FloorCommand, {"--max-mb", "1048576"}, {"--max-mb", "MemAvailable"});
   ExpectError(FloorCommand, {"--pages", "1g"}, {"--pages", "4k|2m|both"});
+}
+
+// A floor run small enough for a test: every working set gets each measure
+// once per page size, with the fields the analysis reads; the prefetch_cost
+// measure also reports its work alone, and --prefetch-work 0 leaves it out.
+// (Values are timings: only their being finite and non-negative where they
+// must be is checked.)
+TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
+  const CommandRun run = RunCommand(FloorCommand, {"--min-kb", "256", "--max-mb", "1", "--reads", "16000", "--hops",
+                                                   "4000", "--pages", "4k", "--threads", "1"});
+  ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+  std::map<std::string, int> per_measure;
+  for (const auto& r : run.records) {
+    per_measure[r["measure"].get<std::string>()]++;
+    EXPECT_EQ(r["page_bytes"], 4096);
+    EXPECT_TRUE(std::isfinite(r["ns_per_line"].get<double>()));
+    if (r["measure"] == "prefetch_cost") {
+      EXPECT_EQ(r["prefetch_work"], 16);
+      EXPECT_GT(r["work_ns_per_line"].get<double>(), 0.0);
+    }
+  }
+  // 256 KiB and 1 MiB; random_line_read without and with prefetch.
+  EXPECT_EQ(per_measure["dependent_load"], 2);
+  EXPECT_EQ(per_measure["random_line_read"], 4);
+  EXPECT_EQ(per_measure["prefetch_cost"], 2);
+  const CommandRun without = RunCommand(FloorCommand, {"--min-kb", "1024", "--max-mb", "1", "--reads", "16000", "--hops",
+                                                       "4000", "--pages", "4k", "--threads", "1", "--prefetch-work", "0"});
+  ASSERT_TRUE(without.status.ok()) << without.status.ToString();
+  for (const auto& r : without.records) EXPECT_NE(r["measure"], "prefetch_cost");
+  EXPECT_EQ(without.records.size(), 3u);
 }
 
 TEST(ProbesCommand, BadParametersGiveClearErrors) {

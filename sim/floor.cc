@@ -1,5 +1,6 @@
 #include "sim/floor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -7,6 +8,7 @@
 
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
+#include "sim/stats.h"
 
 namespace filterlab::sim {
 namespace {
@@ -56,6 +58,35 @@ double TimedReads(const char* base, size_t lines, uint64_t reads, int distance, 
   return s;
 }
 
+// One part of PrefetchCostNs: seconds for `groups` groups of 16 lines.
+template <bool kDry>
+double PrefetchAmidWork(const char* base, size_t lines, uint64_t groups, int work, uint64_t seed, uint64_t* sink) {
+  constexpr int kGroup = 16;
+  SplitMix64 rng(seed);
+  uint64_t a = 1, b = 2, c = 3, d = 4, addresses = 0;
+  const auto t0 = Clock::now();
+  for (uint64_t g = 0; g < groups; ++g) {
+    for (int i = 0; i < kGroup; ++i) {
+      const uint64_t line = FastRange64(rng.Next(), lines);
+      if (kDry) {
+        addresses += line;
+      } else {
+        __builtin_prefetch(base + line * 64, 0, 3);
+      }
+    }
+    for (int u = 0; u < kGroup * work; ++u) {
+      a = a * 0x9E3779B97F4A7C15ULL + u;
+      b = b * 0xBF58476D1CE4E5B9ULL + u;
+      c = c * 0x94D049BB133111EBULL + u;
+      d = d * 0xD6E8FEB86659FD93ULL + u;
+      asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));  // keep the chains as written
+    }
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  *sink += a ^ b ^ c ^ d ^ addresses;
+  return s;
+}
+
 }  // namespace
 
 void PreparePointerChase(char* base, size_t lines, uint64_t seed) {
@@ -82,6 +113,25 @@ double DependentLoadNs(const char* base, uint64_t hops) {
   volatile uint64_t keep = line;
   (void)keep;
   return s * 1e9 / static_cast<double>(hops);
+}
+
+double PrefetchCostNs(const char* base, size_t lines, uint64_t prefetches, int work, uint64_t seed, double* work_ns) {
+  constexpr int kParts = 5;
+  const uint64_t groups = std::max<uint64_t>(1, prefetches / 16 / kParts);
+  const double per_part = static_cast<double>(groups * 16);
+  uint64_t sink = 0;
+  PrefetchAmidWork<false>(base, lines, groups / 8 + 1, work, seed, &sink);  // warm-up
+  std::vector<double> costs, works;
+  for (int p = 0; p < kParts; ++p) {
+    const double gross = PrefetchAmidWork<false>(base, lines, groups, work, seed + p, &sink);
+    const double dry = PrefetchAmidWork<true>(base, lines, groups, work, seed + p, &sink);
+    costs.push_back((gross - dry) * 1e9 / per_part);
+    works.push_back(dry * 1e9 / per_part);
+  }
+  volatile uint64_t keep = sink;
+  (void)keep;
+  *work_ns = Median(works);
+  return Median(costs);
 }
 
 double RandomLineReadNs(const char* base, size_t lines, uint64_t reads, int distance, int threads, uint64_t seed) {

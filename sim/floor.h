@@ -3,7 +3,9 @@
 // cyclic permutation of 64-byte lines: each load's address comes from the
 // previous load) and independent random 64-byte line reads (addresses from a
 // cheap generator, software-prefetched `distance` reads ahead; the cost of the
-// generator alone is measured in a dry run and subtracted, as speed does).
+// generator alone is measured in a dry run and subtracted, as speed does),
+// and the in-core cost of a random-line prefetch amid compute (how much of a
+// line stream a core can hide under other work).
 #pragma once
 
 #include <cstddef>
@@ -22,5 +24,16 @@ double DependentLoadNs(const char* base, uint64_t hops);
 // on `threads` threads at once. With several threads the figure is the
 // aggregate: wall time / total reads.
 double RandomLineReadNs(const char* base, size_t lines, uint64_t reads, int distance, int threads, uint64_t seed);
+
+// In-core ns per random-line prefetch issued amid compute, and (in
+// *work_ns) the compute alone per line: groups of 16 random lines are
+// prefetched back to back (prefetcht0, as random_pipelined does through
+// FilterView::Prefetch) and followed by 16 x `work` units of register-only
+// arithmetic (4 independent multiply-add chains per unit) that needs nothing
+// from memory. A core whose line fetches overlap such work fully shows ~0;
+// whatever a prefetch holds up in the core (a miss buffer, an address
+// translation it must finish before it retires) shows here. Median over 5
+// parts, each timed with and without the prefetches back to back.
+double PrefetchCostNs(const char* base, size_t lines, uint64_t prefetches, int work, uint64_t seed, double* work_ns);
 
 }  // namespace filterlab::sim

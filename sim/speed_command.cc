@@ -140,8 +140,11 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "The machine's memory floors over working sets from --min-kb to --max-mb (x4 steps below\n"
                 "1 GiB, x2 above): dependent random-load latency (pointer chasing, 1 thread) and independent\n"
                 "random 64-byte line reads (prefetch --distance ahead, 1 thread and --threads), on 4 KiB and\n"
-                "2 MiB pages. One JSON line per measurement, ns per line (aggregate for several threads).");
-  long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0;
+                "2 MiB pages, and prefetch_cost: the in-core ns a random-line prefetch costs amid register-only\n"
+                "work (groups of 16 prefetches, then 16 x --prefetch-work units of arithmetic; ~0 where the\n"
+                "line stream hides under compute). One JSON line per measurement, ns per line (aggregate for\n"
+                "several threads).");
+  long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0, work = 0;
   std::string pages;
   flags.Int("min-kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
   flags.Int("max-mb", 4096, 1, 1 << 20, "largest working set in MiB", &max_mb);
@@ -149,6 +152,9 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Int("threads", 0, 0, 1024, "threads of the all-threads measurement; 0 = all cores", &threads);
   flags.Int("reads", 20000000, 1000, 10000000000LL, "random line reads per thread per measurement", &reads);
   flags.Int("hops", 5000000, 1000, 10000000000LL, "dependent loads per latency measurement", &hops);
+  flags.Int("prefetch-work", 16, 0, 4096,
+            "prefetch_cost: units of arithmetic per line (4 independent multiply-adds each); 0 = skip the measure",
+            &work);
   flags.Choice("pages", "both", {"4k", "2m", "both"}, "page sizes to measure", &pages);
   flags.Int("seed", 0, 0, 1LL << 62, "seed of the address streams", &seed);
   Status s = flags.Parse(argc, argv);
@@ -194,6 +200,17 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
           emit(r);
         }
         if (all == 1) break;
+      }
+      if (work > 0) {
+        JsonRecord r = base;
+        r["measure"] = "prefetch_cost";
+        r["threads"] = 1;
+        r["prefetch_work"] = work;
+        double work_ns = 0;
+        r["ns_per_line"] = PrefetchCostNs(arena->data(), lines, static_cast<uint64_t>(reads), static_cast<int>(work),
+                                          static_cast<uint64_t>(seed) + 2, &work_ns);
+        r["work_ns_per_line"] = work_ns;
+        emit(r);
       }
     }
   }
