@@ -162,14 +162,14 @@ def speed_bars(df: pd.DataFrame):
     elif depths:
         mix = "mixed" if "mixed" in mixes else mixes[0]
         g = sp[(sp["mode"] == "random_pipelined") & (sp["mix"] == mix)].copy()
-        g["depth"] = g["pipeline_depth"].map(lambda d: f"{d} ahead")
+        g["depth"] = g["pipeline_depth"].map(lambda d: f"groups of {d}")
         panels.append((f"random-filter queries, pipelined ({mix})", g))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.5), squeeze=False)
     random_axes = []
     for ax, (name, g) in zip(axes[0], panels):
         by_depth = "depth" in g
         hue = "depth" if by_depth else "mix"
-        order = [f"{d} ahead" for d in depths] if by_depth else mixes
+        order = [f"groups of {d}" for d in depths] if by_depth else mixes
         sns.barplot(data=g, x="label", y="value", hue=hue, order=labels, hue_order=order, estimator="median",
                     errorbar=_min_max, capsize=0.15, err_kws={"linewidth": 0.8, "color": "0.2"}, ax=ax)
         ax.set_xlabel("filter")
@@ -243,7 +243,7 @@ def speed_vs_fp(df: pd.DataFrame):
         handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", color="0.3", label="one query at a time"))
     if depth is not None and not pipe.empty:
         handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", color="0.3", mfc="white",
-                                               label=f"pipelined ({depth} ahead)"))
+                                               label=f"pipelined (groups of {depth})"))
     ax.legend(handles=handles, fontsize=7)
     ax.set_title(f"Speed against accuracy ({mix} queries; median, whiskers min to max)")
     fig.tight_layout()

@@ -20,6 +20,7 @@ floor_ns_per_line and x_floor (random-filter modes unless --no-floor)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -95,8 +96,10 @@ def _truthy(v) -> bool:
 
 
 def _skew_key(skew, filters) -> str:
-    """'50% in 86 filters' with 8600 filters -> '50% of queries to 1% of the filters' (the
-    count of filters can differ between seeds; the shares do not)."""
+    """'50% in 86 filters' with 8650 filters -> '50% of queries to 1% of the filters' (the
+    count of filters differs between seeds; the configured share does not). sim speed takes
+    floor(share x filters) primary filters, so the share lies in [primary, primary + 1) / filters:
+    the shortest decimal in that range is the configured one (0.994% -> 1%)."""
     if skew is None or skew != skew or not str(skew):
         return ""
     m = re.match(r"\s*(\d+)% in (\d+) filters", str(skew))
@@ -104,10 +107,15 @@ def _skew_key(skew, filters) -> str:
         return str(skew)
     share, primary = m.groups()
     try:
-        part = 100 * int(primary) / float(filters)
+        lo = 100 * int(primary) / float(filters)
+        hi = 100 * (int(primary) + 1) / float(filters)
     except (TypeError, ValueError, ZeroDivisionError):
         return f"{share}% of queries to {primary} filters"
-    return f"{share}% of queries to {part:.2g}% of the filters"
+    for digits in range(4):
+        part = math.ceil(lo * 10**digits - 1e-9) / 10**digits
+        if part < hi:
+            return f"{share}% of queries to {part:.{digits}f}% of the filters"
+    return f"{share}% of queries to {lo:.2g}% of the filters"
 
 
 def speed_cells(df: pd.DataFrame, modes=None) -> pd.DataFrame | None:
@@ -179,7 +187,7 @@ def describe(mode: str, batch: int = 1, prepared: str = "", pick: str = "", dept
     if mode == "random":
         return "random filter, one at a time (random)"
     if mode == "random_pipelined":
-        return f"random filter, pipelined {depth} ahead (random_pipelined)"
+        return f"random filter, pipelined in groups of {depth} (random_pipelined)"
     if mode == "batched":
         return f"{target}, batches of {batch}, {prepared or 'prepared'} (batched)"
     if mode == "skewed":
@@ -197,5 +205,5 @@ def panel_title(mode: str, depth: int = 0) -> str:
     if mode == "random":
         return "random-filter queries"
     if mode == "random_pipelined":
-        return f"random-filter queries, pipelined ({depth} ahead)"
+        return f"random-filter queries, pipelined (groups of {depth})"
     return f"{mode} queries"

@@ -105,7 +105,7 @@ def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
              "hot filter: every query to one filter (it stays in cache); random filter, one at a time: each "
              f"query to a random filter of the working set{ws}, filter_bench's \"random filter\" figure."]
     if "random_pipelined" in modes:
-        notes.append("pipelined N ahead (random_pipelined): the same queries as random in groups of N, each "
+        notes.append("pipelined in groups of N (random_pipelined): the same queries as random in groups of N, each "
                      "group's lines prefetched through the variant's Prefetch hook while the group before it is "
                      "answered (so N to 2N-1 queries ahead); a variant without one (the default is a no-op) answers "
                      "them without prefetching.")

@@ -85,7 +85,7 @@ def test_bytes_vs_fp_has_the_bound(results_dir):
 def test_speed_bars_modes_and_mixes(results_dir):
     fig = plots.speed_bars(analysis.load(results_dir))
     titles = [ax.get_title() for ax in fig.axes]
-    assert titles == ["single-filter queries", "random-filter queries", "random-filter queries, pipelined (16 ahead)"]
+    assert titles == ["single-filter queries", "random-filter queries", "random-filter queries, pipelined (groups of 16)"]
     ax = fig.axes[0]
     assert ax.get_ylabel() == "net ns per query" and ax.get_xlabel() == "filter"
     assert legend_texts(ax) == ["inside", "outside", "mixed"]
@@ -112,7 +112,7 @@ def test_speed_bars_several_pipeline_depths_get_one_bar_each(results_dir):
     fig = plots.speed_bars(pd.concat([df, deeper], ignore_index=True))
     ax = fig.axes[2]
     assert ax.get_title() == "random-filter queries, pipelined (mixed)"
-    assert legend_texts(ax) == ["16 ahead", "32 ahead"]
+    assert legend_texts(ax) == ["groups of 16", "groups of 32"]
     plt.close(fig)
 
 
@@ -121,7 +121,7 @@ def test_speed_vs_fp_points(results_dir):
     ax = fig.axes[0]
     assert ax.get_ylabel() == "net ns per query (random filter)" and ax.get_xlabel() == "false-positive rate"
     assert sorted(t.get_text() for t in ax.texts) == ["fastlocal", "legacy"]
-    assert legend_texts(ax) == ["one query at a time", "pipelined (16 ahead)"]
+    assert legend_texts(ax) == ["one query at a time", "pipelined (groups of 16)"]
     # Medians of the mixed cells: random 90 (fastlocal) and 225 (legacy, despite its 562 ns repeat),
     # pipelined 36 and 90; at the FP rates pooled over the repeats.
     points = sorted((round(x, 6), round(y, 6)) for line in ax.get_lines() if line.get_marker() == "o"
