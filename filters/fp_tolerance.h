@@ -31,8 +31,8 @@
 //   lower bound: the variant's model is the ideal one for its layout, and its
 //     probe sequence is known to do worse (double hashing of a 32-bit hash,
 //     h += rotr(h, 17), in the old block-based filter and the old non-local
-//     DynamicBloom: legacy_block, worm rocksdb_dynamic; double hashing inside
-//     a line: worm cache_dbl). No probe sequence beats independent probes, so
+//     DynamicBloom: legacy_block, worm rocksdb_dynamic; worm cache_dbl
+//     above 16 probes, where its exact model stops). No probe sequence beats independent probes, so
 //     accept p_model - 4 sigma <= p_hat <= 2 p_model. The upper cap is a
 //     sanity limit, not a model: the degradation known for these schemes at
 //     10 b/k is 1.1x to 1.7x (spec §2.3, wormhashing.md §2), and twice the
@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -64,7 +65,13 @@ inline FpModelKind ClassifyFpModel(const FilterPolicy& policy) {
     std::string sub;
     if (FilterSpec::Parse(policy.spec(), &spec).ok() && spec.GetRaw("variant", &sub)) {
       if (sub == "cache_rocksdb_full") return FpModelKind::kEmpirical;
-      if (sub == "rocksdb_dynamic" || sub == "cache_dbl") return FpModelKind::kLowerBound;
+      if (sub == "rocksdb_dynamic") return FpModelKind::kLowerBound;
+      // cache_dbl's pattern-overlap model is exact up to 16 probes (the
+      // 32-bit form's limit; worm_cache_line.cc), a lower bound above.
+      std::string probes;
+      if (sub == "cache_dbl" && spec.GetRaw("probes", &probes) && std::atoi(probes.c_str()) > 16) {
+        return FpModelKind::kLowerBound;
+      }
     }
   }
   return FpModelKind::kExact;

@@ -129,14 +129,40 @@ struct CacheWorm64AltScheme : LineSchemeBase {
 // are distinct. (The original took the step from h >> 8, sharing bit 8 with
 // the start; here the fields are disjoint.)
 // Size: whole lines, any count (fastrange needs no odd range).
-// FP model (APPROXIMATE, a lower bound): CacheLocalPoissonFpRate(b, k, 512).
-// Double-hashing probes are not independent: there are only 512 * 256
-// (start, step) pairs per line, and a stored key with the query's step and
-// a start t steps away shares k - t of its bits. With ~51 keys per line at
-// 10 bits/key that adds ~1e-3 (measured 0.0109 against 0.0096, +13%);
-// distinct probes within a key gain back much less. Band: -5% .. +20%.
+// FP model (exact for k <= kCacheDbl32MaxProbes; worm_cache_dbl_model.cc
+// derives it). Double-hashing probes are not independent: there are only
+// 512 * 256 (start, step) patterns, and a stored key with the query's step
+// and a start t steps away shares k - t of its bits, so the independent-probe
+// line model is far low (measured/model 1.14 at 10 bits/key, 16 at 24). The
+// model is inclusion-exclusion over the subsets T of the query's k bits that
+// the stored keys' overlaps S with them stay inside:
+//   64-bit: keys independent with uniform patterns, Poisson(lambda) per line:
+//     FP = sum_T (-1)^{k-|T|} exp(-lambda P(S not in T)), one subset-sum
+//     transform over the 131072 patterns (all queries are equivalent up to
+//     x -> u x + c); 2^k terms, exact up to the Poisson load (k <= 20).
+//   32-bit: h = x*phi, so a line holds a fixed golden-ratio quasi-lattice of
+//     ~2^32/lines values whose patterns repeat in fixed offsets (e.g. at 10^7
+//     keys, 24 bits/key a query has 0..4 line-mates with its exact pattern,
+//     against 0.07 expected for random patterns). Each value is stored with
+//     p = D/2^32, FP(q) = sum_T (-1)^{k-|T|} (1-p)^{c(T)} over the line's
+//     actual values, c(T) = values other than q with S not in T; averaged
+//     over the values of 16 fixed lines (a sample mean, standard error ~1-5%
+//     of the rate at the shapes of sim/README.md's table); k <= 16 (a
+//     subset transform per query value).
+//   Outside those ranges the 64-bit form is used: for k > 20 it asks only
+//   the query's first 20 probes to be set, an upper bound (k > 20 never
+//   minimises it, so default probes stay <= 20); at hash=32 with fewer than
+//   65536 lines (filters under 4 MiB: > 2^16 values per line, where one
+//   query's sum visits them all) or k > 16 it is the 64-bit form for the D
+//   distinct hashes, which misses the lattice excess (measured 10^6 keys,
+//   24 b/k: 0.00167 against 0.00105; sim/README.md) and is not exact there.
+//   Default probes (the model at 10^6 keys) therefore come from the 64-bit
+//   form at both widths.
+// hash=32 adds the matches of equal hashes (WormModelFpRate).
 struct CacheDblScheme : LineSchemeBase {
-  static bool ModelExact(int) { return false; }
+  // Exact up to 16 probes (at hash=32 also >= 65536 lines, which a probe
+  // count cannot say: the 10^6-key tests use hash=64).
+  static bool ModelExact(int probes) { return probes <= kCacheDbl32MaxProbes; }
 
   static uint64_t LineStart(const WormShape& s, uint64_t h) { return FastRange64(h, s.units) * kLineBits; }
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
@@ -159,7 +185,12 @@ struct CacheDblScheme : LineSchemeBase {
   static void Prefetch(const uint64_t* words, const WormShape& s, uint64_t h) {
     PrefetchWord(words + LineStart(s, Start(s, h)) / 64);
   }
-  static double Model(const WormShape& s, double keys) { return LineModel(s, keys); }
+  static double Model(const WormShape& s, double hashes) {
+    if (s.width == HashWidth::k32 && s.probes <= kCacheDbl32MaxProbes && s.units >= kCacheDbl32MinLines) {
+      return CacheDblFpRate32Cached(s.units, hashes, s.probes);
+    }
+    return CacheDblFpRate64(hashes / static_cast<double>(s.units), s.probes);
+  }
 };
 
 // The two RocksDB-derived line schemes are RocksDB's LegacyLocalityBloomImpl
@@ -251,7 +282,7 @@ std::vector<WormSubVariant> CacheLineWormVariants() {
                                            "512-bit line by worm over an odd line count, 9-bit offsets "
                                            "(repaired CACHE_WORM64_ALT); exact Poisson line model"),
       MakeSubVariant<CacheDblScheme>("cache_dbl", "512-bit line by fastrange64, double hashing mod 512 inside; "
-                                                  "Poisson line model (approximate)"),
+                                                  "exact pattern-overlap model (k <= 16)"),
       MakeSubVariant<CacheRocksDbDynamicScheme>(
           "cache_rocksdb_dynamic", "RocksDB's old DynamicBloom with locality (32-bit, line = rotr(h,11) mod L); "
                                    "Poisson line model + 32-bit hash matches (approximate)"),
