@@ -155,7 +155,7 @@ struct CacheWorm64AltScheme : LineSchemeBase {
 //   65536 lines (filters under 4 MiB: > 2^16 values per line, where one
 //   query's sum visits them all) or k > 16 it is the 64-bit form for the D
 //   distinct hashes, which misses the lattice excess (measured 10^6 keys,
-//   24 b/k: 0.00167 against 0.00105; sim/README.md) and is not exact there.
+//   24 b/k, k = 11: 0.00167 against 0.00100; sim/README.md), not exact there.
 //   Default probes (the model at 10^6 keys) therefore come from the 64-bit
 //   form at both widths.
 // hash=32 adds the matches of equal hashes (WormModelFpRate).
