@@ -160,9 +160,10 @@ struct CacheWorm64AltScheme : LineSchemeBase {
 //   form at both widths.
 // hash=32 adds the matches of equal hashes (WormModelFpRate).
 struct CacheDblScheme : LineSchemeBase {
-  // Exact up to 16 probes (at hash=32 also >= 65536 lines, which a probe
-  // count cannot say: the 10^6-key tests use hash=64).
-  static bool ModelExact(int probes) { return probes <= kCacheDbl32MaxProbes; }
+  // At the default 64-bit width: exact up to 20 probes. hash=32 (exact only
+  // from 65536 lines, which a probe count cannot say) is classified by
+  // ClassifyFpModel (filters/fp_tolerance.h).
+  static bool ModelExact(int probes) { return probes <= kCacheDblMaxExactProbes; }
 
   static uint64_t LineStart(const WormShape& s, uint64_t h) { return FastRange64(h, s.units) * kLineBits; }
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
