@@ -62,12 +62,13 @@ Status DynamicBloom::Create(uint64_t total_bits, int num_probes, HashWidth hash_
   return Status::OK();
 }
 
-DynamicBloom::DynamicBloom(uint64_t total_bits, int num_probes, HashWidth hash_width)
-    : total_bits_(total_bits),
-      num_probes_(num_probes),
-      double_probes_(DoubleProbes(num_probes)),
-      hash_width_(hash_width),
-      words_(LenWords(total_bits, num_probes)) {}
+namespace {
+
+// Where a hash lands: its first word a and the remixed bit stream.
+struct Location {
+  size_t word;
+  uint64_t stream;
+};
 
 // hash=32 (RocksDB): both the word and the bit stream come from the same 32
 // bits. FastRange32 reads mostly the top bits of h32, and the later words'
@@ -86,50 +87,99 @@ DynamicBloom::DynamicBloom(uint64_t total_bits, int num_probes, HashWidth hash_w
 // fingerprint term. The stream still has 32 bits of entropy feeding <= 60
 // bits of positions, which costs nothing measurable (positions of different
 // keys stay independent; only a key's own pairs are linked).
-DynamicBloom::Location DynamicBloom::Locate(uint64_t hash) const {
+//
+// A template on the width so the view's query (below) does not branch on it;
+// kLen < 2^32 (kMaxTotalBits) as FastRange32 needs.
+static_assert(DynamicBloom::kMaxTotalBits / 64 < (uint64_t{1} << 32));
+template <HashWidth kWidth>
+Location Locate(uint64_t hash, size_t len_words) {
   const uint32_t low = Lower32(hash);
-  const size_t word = hash_width_ == HashWidth::k32
-                          ? FastRange32(low, static_cast<uint32_t>(words_.size()))
-                          : static_cast<size_t>(FastRange64(hash, words_.size()));
+  const size_t word = kWidth == HashWidth::k32 ? FastRange32(low, static_cast<uint32_t>(len_words))
+                                               : static_cast<size_t>(FastRange64(hash, len_words));
   return Location{word, kGoldenRatio64 * low};
 }
+Location Locate(HashWidth width, uint64_t hash, size_t len_words) {
+  return width == HashWidth::k32 ? Locate<HashWidth::k32>(hash, len_words) : Locate<HashWidth::k64>(hash, len_words);
+}
 
-bool DynamicBloom::ProbeAll(Location loc) const {
+// Relaxed loads: adds may run concurrently (see AddConcurrently for why no
+// stronger order is needed).
+bool ProbeAll(const std::atomic<uint64_t>* words, Location loc, int double_probes) {
   uint64_t stream = loc.stream;
-  for (int i = 0; i < double_probes_; ++i) {
-    const uint64_t mask = PairMask(stream);
-    if ((words_[loc.word ^ static_cast<size_t>(i)].load(std::memory_order_relaxed) & mask) != mask) return false;
+  for (int i = 0; i < double_probes; ++i) {
+    const uint64_t mask = DynamicBloom::PairMask(stream);
+    if ((words[loc.word ^ static_cast<size_t>(i)].load(std::memory_order_relaxed) & mask) != mask) return false;
     stream = RotateRight64(stream, kStreamBitsPerWord);
   }
   return true;
 }
 
-bool DynamicBloom::MayContain(uint64_t hash) const { return ProbeAll(Locate(hash)); }
+// The FilterView of a DynamicBloom (and the object's own query path): data =
+// the live std::atomic<uint64_t> words, param = kLen | D << 32, ops chosen by
+// hash width.
+constexpr uint64_t ViewParam(size_t len_words, int double_probes) {
+  return uint64_t{len_words} | uint64_t(static_cast<uint8_t>(double_probes)) << 32;
+}
+inline const std::atomic<uint64_t>* ViewWords(const FilterView& view) {
+  return static_cast<const std::atomic<uint64_t>*>(view.data);
+}
+template <HashWidth kWidth>
+Location ViewLocate(const FilterView& view, uint64_t hash) {
+  return Locate<kWidth>(hash, static_cast<uint32_t>(view.param));
+}
+inline int ViewDoubleProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 32); }
 
-void DynamicBloom::MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const {
+template <HashWidth kWidth>
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  return ProbeAll(ViewWords(view), ViewLocate<kWidth>(view, hash), ViewDoubleProbes(view));
+}
+
+template <HashWidth kWidth>
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  __builtin_prefetch(ViewWords(view) + ViewLocate<kWidth>(view, hash).word, /*rw=*/0, /*locality=*/3);
+}
+
+template <HashWidth kWidth>
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   // All D words of a key share one cache line, so one prefetch per key
   // suffices. Chunks bound the stack use and keep the prefetched lines from
   // being evicted before they are probed.
   constexpr size_t kChunk = 32;
+  const std::atomic<uint64_t>* words = ViewWords(view);
+  const int double_probes = ViewDoubleProbes(view);
   Location locs[kChunk];
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t len = std::min(kChunk, n - start);
     for (size_t j = 0; j < len; ++j) {
-      locs[j] = Locate(hashes[start + j]);
-      __builtin_prefetch(&words_[locs[j].word], /*rw=*/0, /*locality=*/3);
+      locs[j] = ViewLocate<kWidth>(view, hashes[start + j]);
+      __builtin_prefetch(words + locs[j].word, /*rw=*/0, /*locality=*/3);
     }
-    for (size_t j = 0; j < len; ++j) results[start + j] = ProbeAll(locs[j]);
+    for (size_t j = 0; j < len; ++j) results[start + j] = ProbeAll(words, locs[j], double_probes);
   }
 }
 
-void DynamicBloom::Prefetch(uint64_t hash) const {
-  __builtin_prefetch(&words_[Locate(hash).word], /*rw=*/0, /*locality=*/3);
+template <HashWidth kWidth>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth>, &ViewPrefetch<kWidth>, &ViewMayContainBatch<kWidth>};
+
+FilterView MakeView(const std::atomic<uint64_t>* words, size_t len_words, int double_probes, HashWidth width) {
+  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32> : &kViewOps<HashWidth::k64>, words,
+                    ViewParam(len_words, double_probes)};
 }
+
+}  // namespace
+
+DynamicBloom::DynamicBloom(uint64_t total_bits, int num_probes, HashWidth hash_width)
+    : total_bits_(total_bits),
+      num_probes_(num_probes),
+      double_probes_(DoubleProbes(num_probes)),
+      hash_width_(hash_width),
+      words_(LenWords(total_bits, num_probes)),
+      view_(MakeView(words_.data(), words_.size(), double_probes_, hash_width_)) {}
 
 void DynamicBloom::Add(uint64_t hash) {
   // Single writer: a relaxed load and store instead of an atomic
   // read-modify-write (cheaper; a concurrent reader sees either value).
-  const Location loc = Locate(hash);
+  const Location loc = Locate(hash_width_, hash, words_.size());
   uint64_t stream = loc.stream;
   for (int i = 0; i < double_probes_; ++i) {
     std::atomic<uint64_t>& word = words_[loc.word ^ static_cast<size_t>(i)];
@@ -143,7 +193,7 @@ void DynamicBloom::AddConcurrently(uint64_t hash) {
   // when the bits are already set (common once the filter fills), which
   // avoids dirtying a shared cache line. Relaxed order: the memtable
   // publishes entries through its sequence numbers, not through the filter.
-  const Location loc = Locate(hash);
+  const Location loc = Locate(hash_width_, hash, words_.size());
   uint64_t stream = loc.stream;
   for (int i = 0; i < double_probes_; ++i) {
     const uint64_t mask = PairMask(stream);

@@ -78,10 +78,17 @@ class DynamicBloom final : public Filter {
   // W: words per aligned block, the next power of two >= D.
   static int BlockWords(int num_probes);
 
-  bool MayContain(uint64_t hash) const override;
-  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override;
+  // Through the view (one query path for the object and the view).
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    view_.MayContainBatch(hashes, n, results);
+  }
   // The key's one cache line (all its words share it).
-  void Prefetch(uint64_t hash) const override;
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
+  // data = the live word array, so a view taken before adds sees them (with
+  // the same relaxed loads as MayContain: safe alongside AddConcurrently);
+  // param = kLen | D << 32. Valid while the filter lives.
+  FilterView View() const override { return view_; }
   bool SupportsAdd() const override { return true; }
   void Add(uint64_t hash) override;
   void AddConcurrently(uint64_t hash) override;
@@ -106,22 +113,14 @@ class DynamicBloom final : public Filter {
   }
 
  private:
-  // Where a hash lands: its first word a and the remixed bit stream.
-  struct Location {
-    size_t word;
-    uint64_t stream;
-  };
-
   DynamicBloom(uint64_t total_bits, int num_probes, HashWidth hash_width);
-  Location Locate(uint64_t hash) const;
-  bool ProbeAll(Location loc) const;
 
   uint64_t total_bits_;
   int num_probes_;
   int double_probes_;
   HashWidth hash_width_;
   CacheAlignedArray<std::atomic<uint64_t>> words_;
-
+  FilterView view_;  // after words_: it points at them
 };
 
 }  // namespace filterlab

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -164,7 +165,47 @@ TEST(DynamicBloomTest, BatchQueryMatchesSingleQueries) {
   }
 }
 
-// Several writers add disjoint hash sets at once while a reader queries.
+// The view packs kLen and D into its param: every probe count, both widths.
+TEST(DynamicBloomTest, OwnViewAnswersAsTheFilter) {
+  for (int probes : DynamicBloom::kAllowedProbes) {
+    for (HashWidth width : {HashWidth::k32, HashWidth::k64}) {
+      auto f = MakeFilter(30011, probes, width);
+      const auto added = TestHashes(40 + probes, 3000, width);
+      for (uint64_t h : added) f->Add(h);
+      std::vector<uint64_t> queries = TestHashes(60 + probes, 5000);
+      queries.insert(queries.end(), added.begin(), added.end());
+      testing_util::ExpectOwnViewAgrees(*f, queries, "probes=" + std::to_string(probes) + " hash=" +
+                                                         std::to_string(static_cast<int>(width)));
+    }
+  }
+}
+
+// A view reads the live words (the memtable keeps handles while it fills):
+// one taken from the empty filter sees every later Add and AddConcurrently.
+TEST(DynamicBloomTest, ViewTakenBeforeAddsSeesThem) {
+  auto f = MakeFilter(50000, 6, HashWidth::k64);
+  const FilterView view = f->View();
+  const auto added = TestHashes(77, 4000);
+  size_t early_positives = 0;
+  for (uint64_t h : added) early_positives += view.MayContain(h);
+  EXPECT_EQ(early_positives, 0u);  // all words zero
+  for (size_t i = 0; i < added.size(); ++i) {
+    if (i % 2 == 0) {
+      f->Add(added[i]);
+    } else {
+      f->AddConcurrently(added[i]);
+    }
+  }
+  size_t missing = 0;
+  for (uint64_t h : added) missing += !view.MayContain(h);
+  EXPECT_EQ(missing, 0u);
+  std::unique_ptr<bool[]> batch(new bool[added.size()]);
+  view.MayContainBatch(added.data(), added.size(), batch.get());
+  EXPECT_EQ(std::count(batch.get(), batch.get() + added.size(), true), static_cast<long>(added.size()));
+}
+
+// Several writers add disjoint hash sets at once while a reader queries
+// (through the object and through a view taken before the adds).
 // Because OR is commutative and fetch_or cannot lose bits, the result must be
 // bit-identical to adding everything from one thread; run it under TSan
 // (build-*-tsan) to check the atomics.
@@ -177,9 +218,11 @@ TEST(DynamicBloomTest, ConcurrentAddsLoseNothing) {
     auto shared = MakeFilter(kWriters * kPerWriter * 10, 6, width);
     std::atomic<bool> done{false};
     size_t reader_positives = 0;
+    const FilterView view = shared->View();  // taken before the adds, read during them
     std::thread reader([&] {
       while (!done.load(std::memory_order_acquire)) {
         for (size_t i = 0; i < 1000; ++i) reader_positives += shared->MayContain(sets[0][i]);
+        for (size_t i = 0; i < 1000; ++i) reader_positives += view.MayContain(sets[1][i]);
       }
     });
     std::vector<std::thread> writers;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -96,6 +97,34 @@ inline void ExpectBatchEqualsSingle(const std::string& spec, std::initializer_li
     }
     EXPECT_EQ(differ, 0u) << spec << " batch=" << batch;
     EXPECT_GT(positives, 0u) << spec << " batch=" << batch;
+  }
+}
+
+// f.View() is the variant's own (it does not point at the object) and answers
+// as f.MayContain one at a time, after a Prefetch (which must not fault), and
+// in batches around the view's chunk sizes (8, 32, 64).
+inline void ExpectOwnViewAgrees(const Filter& f, const std::vector<uint64_t>& queries, const std::string& what) {
+  const FilterView view = f.View();
+  EXPECT_NE(view.ops, f.Filter::View().ops) << what << ": the default (object-calling) view";
+  size_t differ = 0, positives = 0;
+  for (uint64_t h : queries) {
+    view.Prefetch(h);
+    const bool want = f.MayContain(h);
+    differ += view.MayContain(h) != want;
+    positives += want;
+  }
+  EXPECT_EQ(differ, 0u) << what;
+  EXPECT_GT(positives, 0u) << what << ": no positive query, the agreement is one-sided";
+  for (size_t batch : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{31}, size_t{32}, size_t{33}, size_t{64},
+                       size_t{65}, size_t{100}}) {
+    std::unique_ptr<bool[]> got(new bool[batch]);
+    size_t batch_differ = 0;
+    for (size_t start = 0; start < queries.size(); start += batch) {
+      const size_t m = std::min(batch, queries.size() - start);
+      view.MayContainBatch(queries.data() + start, m, got.get());
+      for (size_t i = 0; i < m; ++i) batch_differ += got[i] != f.MayContain(queries[start + i]);
+    }
+    EXPECT_EQ(batch_differ, 0u) << what << " batch=" << batch;
   }
 }
 

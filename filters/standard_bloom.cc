@@ -42,46 +42,109 @@ Status StandardBloom::Create(uint64_t num_bits, int num_probes, HashWidth hash_w
   return Status::OK();
 }
 
+namespace {
+
+// The hash as the probes see it: a 32-bit filter ignores the high half.
+template <HashWidth kWidth>
+uint64_t Widen(uint64_t hash) {
+  return kWidth == HashWidth::k32 ? (hash & 0xffffffffu) : hash;
+}
+// Probe i of a widened hash in m bits (see standard_bloom.h).
+uint64_t ProbeBitOf(uint64_t widened, int i, uint64_t num_bits) {
+  return FastRange64(Mix64(widened + static_cast<uint64_t>(i) * kGoldenRatio64), num_bits);
+}
+bool TestBit(const uint64_t* words, uint64_t bit) { return (words[bit >> 6] >> (bit & 63)) & 1; }
+
+// The FilterView of a StandardBloom (and the object's own query path): data =
+// the words, param = m | k << 40, ops chosen by hash width so a query does
+// not branch on it.
+constexpr int kViewProbesShift = 40;
+static_assert(StandardBloom::kMaxBits < (uint64_t{1} << kViewProbesShift));
+constexpr uint64_t ViewParam(uint64_t num_bits, int num_probes) {
+  return num_bits | uint64_t(static_cast<uint8_t>(num_probes)) << kViewProbesShift;
+}
+inline const uint64_t* ViewWords(const FilterView& view) { return static_cast<const uint64_t*>(view.data); }
+inline uint64_t ViewBits(const FilterView& view) {
+  return view.param & ((uint64_t{1} << kViewProbesShift) - 1);
+}
+inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> kViewProbesShift); }
+
+template <HashWidth kWidth>
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  const uint64_t* words = ViewWords(view);
+  const uint64_t num_bits = ViewBits(view);
+  const int num_probes = ViewProbes(view);
+  const uint64_t widened = Widen<kWidth>(hash);
+  for (int i = 0; i < num_probes; ++i) {
+    if (!TestBit(words, ProbeBitOf(widened, i, num_bits))) return false;
+  }
+  return true;
+}
+
+template <HashWidth kWidth>
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  const uint64_t* words = ViewWords(view);
+  const uint64_t num_bits = ViewBits(view);
+  const int num_probes = ViewProbes(view);
+  const uint64_t widened = Widen<kWidth>(hash);
+  for (int i = 0; i < num_probes; ++i) {
+    __builtin_prefetch(words + (ProbeBitOf(widened, i, num_bits) >> 6), /*rw=*/0, /*locality=*/3);
+  }
+}
+
+template <HashWidth kWidth>
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  // Every probe is a separate cache line, so all k of each key are computed
+  // and prefetched first (a hit needs them all). Eight keys of up to 30
+  // probes keep the positions on the stack and the prefetched lines fresh.
+  constexpr size_t kChunk = 8;
+  const uint64_t* words = ViewWords(view);
+  const uint64_t num_bits = ViewBits(view);
+  const int num_probes = ViewProbes(view);
+  uint64_t bits[kChunk][StandardBloom::kMaxProbes];
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t len = std::min(kChunk, n - start);
+    for (size_t j = 0; j < len; ++j) {
+      const uint64_t widened = Widen<kWidth>(hashes[start + j]);
+      for (int i = 0; i < num_probes; ++i) {
+        bits[j][i] = ProbeBitOf(widened, i, num_bits);
+        __builtin_prefetch(words + (bits[j][i] >> 6), /*rw=*/0, /*locality=*/3);
+      }
+    }
+    for (size_t j = 0; j < len; ++j) {
+      bool may = true;
+      for (int i = 0; i < num_probes && may; ++i) may = TestBit(words, bits[j][i]);
+      results[start + j] = may;
+    }
+  }
+}
+
+template <HashWidth kWidth>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth>, &ViewPrefetch<kWidth>, &ViewMayContainBatch<kWidth>};
+
+FilterView MakeView(const uint64_t* words, uint64_t num_bits, int num_probes, HashWidth width) {
+  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32> : &kViewOps<HashWidth::k64>, words,
+                    ViewParam(num_bits, num_probes)};
+}
+
+}  // namespace
+
 StandardBloom::StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width)
-    : num_bits_(num_bits), num_probes_(num_probes), hash_width_(hash_width), words_(WordsFor(num_bits)) {}
+    : num_bits_(num_bits),
+      num_probes_(num_probes),
+      hash_width_(hash_width),
+      words_(WordsFor(num_bits)),
+      view_(MakeView(words_.data(), num_bits_, num_probes_, hash_width_)) {}
 
 uint64_t StandardBloom::ProbeBit(uint64_t hash, int i) const {
-  return FastRange64(Mix64(Widen(hash) + static_cast<uint64_t>(i) * kGoldenRatio64), num_bits_);
+  const uint64_t widened = hash_width_ == HashWidth::k32 ? Widen<HashWidth::k32>(hash) : Widen<HashWidth::k64>(hash);
+  return ProbeBitOf(widened, i, num_bits_);
 }
 
 void StandardBloom::Insert(uint64_t hash) {
   for (int i = 0; i < num_probes_; ++i) {
     const uint64_t bit = ProbeBit(hash, i);
     words_[bit >> 6] |= uint64_t{1} << (bit & 63);
-  }
-}
-
-bool StandardBloom::MayContain(uint64_t hash) const {
-  for (int i = 0; i < num_probes_; ++i) {
-    if (!TestBit(ProbeBit(hash, i))) return false;
-  }
-  return true;
-}
-
-void StandardBloom::MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const {
-  // Every probe is a separate cache line, so all k of each key are computed
-  // and prefetched first (a hit needs them all). Eight keys of up to 30
-  // probes keep the positions on the stack and the prefetched lines fresh.
-  constexpr size_t kChunk = 8;
-  uint64_t bits[kChunk][kMaxProbes];
-  for (size_t start = 0; start < n; start += kChunk) {
-    const size_t len = std::min(kChunk, n - start);
-    for (size_t j = 0; j < len; ++j) {
-      for (int i = 0; i < num_probes_; ++i) {
-        bits[j][i] = ProbeBit(hashes[start + j], i);
-        __builtin_prefetch(&words_[bits[j][i] >> 6], /*rw=*/0, /*locality=*/3);
-      }
-    }
-    for (size_t j = 0; j < len; ++j) {
-      bool may = true;
-      for (int i = 0; i < num_probes_ && may; ++i) may = TestBit(bits[j][i]);
-      results[start + j] = may;
-    }
   }
 }
 

@@ -67,8 +67,16 @@ class StandardBloom final : public Filter {
   // Filter (SupportsAdd() is false); this is the builder's path.
   void Insert(uint64_t hash);
 
-  bool MayContain(uint64_t hash) const override;
-  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override;
+  // Through the view (one query path for the object and the view).
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    view_.MayContainBatch(hashes, n, results);
+  }
+  // All k words the query may read: each probe is its own line, and a
+  // positive query reads every one (a negative one stops at its first 0).
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
+  // data = the words, param = m | k << 40 (m <= 2^37), ops by hash width.
+  FilterView View() const override { return view_; }
   size_t DataBytes() const override { return words_.size() * sizeof(uint64_t); }
   void Serialize(std::string* out) const override;
   using Filter::Serialize;
@@ -83,13 +91,12 @@ class StandardBloom final : public Filter {
 
  private:
   StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width);
-  uint64_t Widen(uint64_t hash) const { return hash_width_ == HashWidth::k32 ? (hash & 0xffffffffu) : hash; }
-  bool TestBit(uint64_t bit) const { return (words_[bit >> 6] >> (bit & 63)) & 1; }
 
   uint64_t num_bits_;
   int num_probes_;
   HashWidth hash_width_;
   CacheAlignedArray<uint64_t> words_;
+  FilterView view_;  // after words_: it points at them
 };
 
 }  // namespace filterlab

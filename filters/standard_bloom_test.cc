@@ -95,6 +95,20 @@ TEST(StandardBloomTest, BatchQueryMatchesSingleQueries) {
   }
 }
 
+// The view packs m and k into its param: the extremes of both (k = 1 and 30,
+// m leaving a partial last word) and both widths answer as the filter.
+TEST(StandardBloomTest, OwnViewAnswersAsTheFilter) {
+  for (const char* spec : {"standard:bpk=10", "standard:bpk=10,hash=32", "standard:bpk=4,probes=30",
+                           "standard:bpk=20.3,probes=1,hash=32"}) {
+    auto p = MustPolicy(spec);
+    const auto added = TestHashes(31, 3001, p->hash_width());
+    auto f = MustBuild(*p, added);
+    std::vector<uint64_t> queries = TestHashes(32, 5000);  // full 64 bits: hash=32 must ignore the high half
+    queries.insert(queries.end(), added.begin(), added.end());
+    testing_util::ExpectOwnViewAgrees(*f, queries, spec);
+  }
+}
+
 // 10^6 keys at 10 bits/key (k = 7), 10^6 fresh queries; no false negatives
 // and the FP rate within 4 binomial sigmas of StandardFpRateExact (sigma ~
 // 9e-5, ~1% of the rate). The filter's own content spread is far below that:
