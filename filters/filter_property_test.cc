@@ -301,7 +301,13 @@ TEST_P(FilterProperty, BatchAgreesWithSingle) {
 // Filter::View answers exactly as MayContain, the variant's own view and the
 // default (object-calling) one, on built and opened filters (an opened filter
 // views bytes at an arbitrary alignment), one query at a time and in batches,
-// and Prefetch through it is harmless.
+// and Prefetch through it is harmless. Every variant but those listed in
+// kDefaultViewVariants has a view of its own (other ops than the default's),
+// so the simulator's queries skip the object's cache miss for them; a listed
+// variant that gains one fails here too, so the list stays true.
+constexpr std::string_view kDefaultViewVariants[] = {
+    "legacy_block",  // RocksDB's per-data-block filter: no view (nor Prefetch) yet
+};
 TEST_P(FilterProperty, ViewAgreesWithMayContain) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{10'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");
@@ -315,6 +321,16 @@ TEST_P(FilterProperty, ViewAgreesWithMayContain) {
     ASSERT_TRUE(s.ok()) << GetParam() << ": " << s.ToString();
     const std::vector<uint64_t> queries = MixedQueries(added, 0x71E4 + n, 20'000);
     for (const Filter* filter : {f.get(), opened.get()}) {
+      const bool own_view = filter->View().ops != filter->Filter::View().ops;
+      const bool listed = std::find(std::begin(kDefaultViewVariants), std::end(kDefaultViewVariants),
+                                    policy_->variant()) != std::end(kDefaultViewVariants);
+      // (An empty native filter opens as the registry's AlwaysFalseFilter,
+      // not the variant's, so no keys is not asked.)
+      if (n > 0) {
+        EXPECT_EQ(own_view, !listed) << GetParam() << (filter == f.get() ? " built" : " opened")
+                                     << (own_view ? ": has a view of its own but is listed in kDefaultViewVariants"
+                                                  : ": View() is the default (object-calling) view");
+      }
       const std::vector<bool> want = Answers(*filter, queries);
       for (const FilterView& view : {filter->View(), filter->Filter::View()}) {
         std::vector<bool> got(queries.size());

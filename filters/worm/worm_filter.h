@@ -15,7 +15,9 @@
 //   static uint64_t MaxBits(HashWidth, int probes);
 // and the constants kHash32, kHash64, kDefaultWidth, kMinProbes, kMaxProbes,
 // kProbesRule, kDefaultProbes, kOddUnits, kApproxBelow, kApproxAbove
-// (SchemeBase gives the usual ones).
+// (SchemeBase gives the usual ones). Query and Prefetch must read nothing of
+// the shape that UnitBits and InitShape do not derive from width, probes and
+// units: the filter's FilterView rebuilds the shape from those three.
 #pragma once
 
 #include <algorithm>
@@ -56,11 +58,95 @@ struct SchemeBase {
   static void InitShape(WormShape* s) { s->range = s->units; }
 };
 
+// Hash and prefetch a chunk, then probe it: the misses of a chunk overlap
+// instead of being paid one after another. Chunks of 32 keep the prefetched
+// lines resident until they are probed. (The filter's and its view's batch.)
+template <class Scheme>
+void QueryBatch(const uint64_t* words, const WormShape& shape, const uint64_t* hashes, size_t n, bool* results) {
+  constexpr size_t kChunk = 32;
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t len = std::min(kChunk, n - start);
+    for (size_t j = 0; j < len; ++j) Scheme::Prefetch(words, shape, hashes[start + j]);
+    for (size_t j = 0; j < len; ++j) results[start + j] = Scheme::Query(words, shape, hashes[start + j]);
+  }
+}
+
+// The FilterView of a worm filter: data = the words, param = units |
+// probes << 48, ops per scheme and hash width. The three numbers are all a
+// shape is derived from (SizeShape / ShapeFromLayout), so a view query
+// rebuilds the WormShape on the stack with the scheme's own UnitBits and
+// InitShape (a multiply and a few ALU operations: LargestOddAtMost, bit_ceil
+// of probes/2) and runs the scheme's Query / Prefetch on it; after inlining
+// the compiler keeps only the fields that scheme reads, and the width is a
+// constant. The alternative, packing the fields the schemes read (range,
+// units, words_touched, group_words, probes) would not fit 64 bits for the
+// 2^40-bit non-local filters and would need a per-scheme hook in the scheme
+// files.
+inline constexpr int kViewProbesShift = 48;
+inline constexpr uint64_t kViewUnitsMask = (uint64_t{1} << kViewProbesShift) - 1;
+// Meaningful only where WormViewOps (below) accepts the shape.
+inline uint64_t WormViewParam(const WormShape& s) { return s.units | uint64_t(s.probes) << kViewProbesShift; }
+
+template <class Scheme, HashWidth kWidth>
+WormShape ViewShape(uint64_t param) {
+  WormShape s;
+  s.width = kWidth;
+  s.probes = static_cast<int>(param >> kViewProbesShift);
+  s.unit_bits = Scheme::UnitBits(s.probes);
+  s.units = param & kViewUnitsMask;
+  s.bits = s.units * s.unit_bits;
+  Scheme::InitShape(&s);
+  return s;
+}
+
+template <class Scheme, HashWidth kWidth>
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  return Scheme::Query(static_cast<const uint64_t*>(view.data), ViewShape<Scheme, kWidth>(view.param), hash);
+}
+template <class Scheme, HashWidth kWidth>
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  Scheme::Prefetch(static_cast<const uint64_t*>(view.data), ViewShape<Scheme, kWidth>(view.param), hash);
+}
+template <class Scheme, HashWidth kWidth>
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  QueryBatch<Scheme>(static_cast<const uint64_t*>(view.data), ViewShape<Scheme, kWidth>(view.param), hashes, n,
+                     results);
+}
+template <class Scheme, HashWidth kWidth>
+inline constexpr FilterView::Ops kWormViewOps{&ViewMayContain<Scheme, kWidth>, &ViewPrefetch<Scheme, kWidth>,
+                                              &ViewMayContainBatch<Scheme, kWidth>};
+
+// The ops for `shape`, or nullptr where the view cannot carry it: units or
+// probes too wide for the param, a width the scheme does not take, or a
+// shape that ViewShape would not rebuild field for field (a scheme whose
+// shape depends on more than width, probes and units).
+template <class Scheme>
+const FilterView::Ops* WormViewOps(const WormShape& shape) {
+  if (shape.units > kViewUnitsMask || shape.probes < 0 || shape.probes > 255) return nullptr;
+  const uint64_t param = WormViewParam(shape);
+  auto same = [&shape](const WormShape& r) {
+    return r.width == shape.width && r.probes == shape.probes && r.bits == shape.bits &&
+           r.unit_bits == shape.unit_bits && r.units == shape.units && r.range == shape.range &&
+           r.words_touched == shape.words_touched && r.group_words == shape.group_words;
+  };
+  if constexpr (Scheme::kHash32) {
+    if (shape.width == HashWidth::k32 && same(ViewShape<Scheme, HashWidth::k32>(param))) {
+      return &kWormViewOps<Scheme, HashWidth::k32>;
+    }
+  }
+  if constexpr (Scheme::kHash64) {
+    if (shape.width == HashWidth::k64 && same(ViewShape<Scheme, HashWidth::k64>(param))) {
+      return &kWormViewOps<Scheme, HashWidth::k64>;
+    }
+  }
+  return nullptr;
+}
+
 template <class Scheme>
 class WormFilter final : public Filter {
  public:
   WormFilter(const WormSubVariant* variant, const WormShape& shape)
-      : variant_(variant), shape_(shape), words_(shape.storage_words()) {}
+      : variant_(variant), shape_(shape), words_(shape.storage_words()), view_ops_(WormViewOps<Scheme>(shape)) {}
 
   uint64_t* mutable_words() { return words_.data(); }
 
@@ -70,16 +156,16 @@ class WormFilter final : public Filter {
   // path uses), so callers pipelining queries across filters overlap them.
   void Prefetch(uint64_t hash) const override { Scheme::Prefetch(words_.data(), shape_, hash); }
 
-  // Hash and prefetch a chunk, then probe it: the misses of a chunk overlap
-  // instead of being paid one after another. Chunks of 32 keep the prefetched
-  // lines resident until they are probed.
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
-    constexpr size_t kChunk = 32;
-    for (size_t start = 0; start < n; start += kChunk) {
-      const size_t len = std::min(kChunk, n - start);
-      for (size_t j = 0; j < len; ++j) Scheme::Prefetch(words_.data(), shape_, hashes[start + j]);
-      for (size_t j = 0; j < len; ++j) results[start + j] = Scheme::Query(words_.data(), shape_, hashes[start + j]);
-    }
+    QueryBatch<Scheme>(words_.data(), shape_, hashes, n, results);
+  }
+
+  // The worm view (above); the default, object-calling one for a shape it
+  // cannot carry (none of the registered variants' shapes: the tests check
+  // that every worm variant has its own view).
+  FilterView View() const override {
+    if (view_ops_ == nullptr) return Filter::View();
+    return FilterView{view_ops_, words_.data(), WormViewParam(shape_)};
   }
 
   size_t DataBytes() const override { return words_.size() * sizeof(uint64_t); }
@@ -97,6 +183,7 @@ class WormFilter final : public Filter {
   const WormSubVariant* variant_;
   WormShape shape_;
   CacheAlignedArray<uint64_t> words_;
+  const FilterView::Ops* view_ops_;  // nullptr: the default view
 };
 
 template <class Scheme>
