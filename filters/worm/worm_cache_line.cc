@@ -283,7 +283,7 @@ std::vector<WormSubVariant> CacheLineWormVariants() {
                                            "512-bit line by worm over an odd line count, 9-bit offsets "
                                            "(repaired CACHE_WORM64_ALT); exact Poisson line model"),
       MakeSubVariant<CacheDblScheme>("cache_dbl", "512-bit line by fastrange64, double hashing mod 512 inside; "
-                                                  "exact pattern-overlap model (k <= 16)"),
+                                                  "exact pattern-overlap model (k <= 20; hash=32 from 65536 lines)"),
       MakeSubVariant<CacheRocksDbDynamicScheme>(
           "cache_rocksdb_dynamic", "RocksDB's old DynamicBloom with locality (32-bit, line = rotr(h,11) mod L); "
                                    "Poisson line model + 32-bit hash matches (approximate)"),
