@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
-from .speed_data import MIX_ORDER, SPREAD_FLAG, describe, speed_cells
+from .speed_data import MIX_ORDER, SPREAD_FLAG, _truthy, describe, speed_cells
 
 
 def fp_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -51,6 +51,16 @@ def _cell(r) -> str:
     else:
         text = f"{_num(med)} ({_num(r['lo'], med)}–{_num(r['hi'], med)}, n={int(r['n'])})"
     return text + ("*" if r["flagged"] else "")
+
+
+def _huge_pages_translate_small(df: pd.DataFrame) -> bool:
+    """True when some speed record ran on granted 2 MiB pages that the sim's translation
+    probe found cached by the TLB as 4 KiB translations."""
+    if "translation_page_bytes" not in df or "huge_pages" not in df:
+        return False
+    sp = df[df["command"] == "speed"]
+    translation = pd.to_numeric(sp["translation_page_bytes"], errors="coerce")
+    return bool(((translation == 4096) & sp["huge_pages"].map(_truthy)).any())
 
 
 def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -117,6 +127,12 @@ def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
                      "random cache-line read of the same working set (prefetched 32 ahead, 1 thread), measured in each "
                      "of a measurement's rounds beside its timed and dry runs (median of the rounds' ratios); about "
                      "1 = the query costs one such line read.")
+        if _huge_pages_translate_small(df):
+            notes.append("2 MiB pages on this machine translate at 4 KiB (the sim's translation probe, "
+                         "translation_page_bytes = 4096: a hypervisor backing guest memory with 4 KiB pages), so every "
+                         "random line of the working set also costs a TLB miss and a page walk, which a query "
+                         "loop's prefetches must finish before they retire while the floor's bare read stream "
+                         "overlaps them; × floor is higher than on a machine with huge-page translations.")
     flagged = cells[cells["flagged"]]
     if not flagged.empty:
         note = (f"*: the repeats of a cell so marked differ by more than {SPREAD_FLAG:g}x (max/min); the median is "

@@ -86,16 +86,24 @@ TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
       EXPECT_EQ(r["prefetch_work"], 16);
       EXPECT_GT(r["work_ns_per_line"].get<double>(), 0.0);
     }
+    if (r["measure"] == "translation") {
+      // 4 KiB pages translate at 4 KiB on any machine: the probe must say so
+      // (8192 pages touched overflow every x86 L2 TLB, so each load walks).
+      EXPECT_EQ(r["translation_page_bytes"], 4096);
+      EXPECT_EQ(r["pages_touched"], 8192);
+      EXPECT_GT(r["ns_per_line"].get<double>(), 1.5 * r["dense_ns_per_line"].get<double>());
+    }
   }
   // 256 KiB and 1 MiB; random_line_read without and with prefetch.
   EXPECT_EQ(per_measure["dependent_load"], 2);
   EXPECT_EQ(per_measure["random_line_read"], 4);
   EXPECT_EQ(per_measure["prefetch_cost"], 2);
+  EXPECT_EQ(per_measure["translation"], 1);  // once per page size, not per working set
   const CommandRun without = RunCommand(FloorCommand, {"--min-kb", "1024", "--max-mb", "1", "--reads", "16000", "--hops",
                                                        "4000", "--pages", "4k", "--threads", "1", "--prefetch-work", "0"});
   ASSERT_TRUE(without.status.ok()) << without.status.ToString();
   for (const auto& r : without.records) EXPECT_NE(r["measure"], "prefetch_cost");
-  EXPECT_EQ(without.records.size(), 3u);
+  EXPECT_EQ(without.records.size(), 4u);  // translation + dependent_load + random_line_read x 2
 }
 
 TEST(ProbesCommand, BadParametersGiveClearErrors) {
@@ -197,6 +205,11 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
     EXPECT_EQ(r["net_ns_per_op"].get<double>(), Median(nets));
     if (random_filter) {
       EXPECT_GT(r["floor_ns_per_line"].get<double>(), 0.0);
+      const uint64_t translation = r["translation_page_bytes"].get<uint64_t>();
+      EXPECT_TRUE(translation == 4096 || translation == 2097152) << translation;
+      if (!r["huge_pages"].get<bool>()) {
+        EXPECT_EQ(translation, 4096u);
+      }
       const auto ratios = r["x_floor_rounds"].get<std::vector<double>>();
       ASSERT_EQ(ratios.size(), 5u);
       EXPECT_EQ(r["x_floor"].get<double>(), Median(ratios));

@@ -89,20 +89,52 @@ double PrefetchAmidWork(const char* base, size_t lines, uint64_t groups, int wor
 
 }  // namespace
 
-void PreparePointerChase(char* base, size_t lines, uint64_t seed) {
-  // Sattolo: a uniformly random permutation that is one single cycle, so the
-  // chase visits every line before repeating.
-  std::vector<uint32_t> order(lines);
-  for (size_t i = 0; i < lines; ++i) order[i] = static_cast<uint32_t>(i);
+// Sattolo: a uniformly random permutation of 0..n-1 that is one single
+// cycle, so a chase through it visits every element before repeating.
+std::vector<uint32_t> RandomCycle(size_t n, uint64_t seed) {
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
   SplitMix64 rng(seed);
-  for (size_t i = lines - 1; i > 0; --i) {
+  for (size_t i = n - 1; i > 0; --i) {
     const size_t j = FastRange64(rng.Next(), i);
     std::swap(order[i], order[j]);
   }
-  for (size_t i = 0; i < lines; ++i) {
-    const uint64_t next = order[(i + 1) % lines];
-    std::memcpy(base + uint64_t{order[i]} * 64, &next, 8);
+  return order;
+}
+
+// Links the lines `line_of(order[0]), line_of(order[1]), ...` into one cycle
+// that DependentLoadNs follows: each line's first 8 bytes hold the index of
+// the next line.
+template <typename LineOf>
+void LinkCycle(char* base, const std::vector<uint32_t>& order, LineOf line_of) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint64_t next = line_of(order[(i + 1) % order.size()]);
+    std::memcpy(base + line_of(order[i]) * 64, &next, 8);
   }
+}
+
+void PreparePointerChase(char* base, size_t lines, uint64_t seed) {
+  LinkCycle(base, RandomCycle(lines, seed), [](uint64_t i) { return i; });
+}
+
+TranslationProbe ProbeTranslation(char* base, uint64_t hops, uint64_t seed) {
+  constexpr size_t kPages = TranslationProbe::kPages;
+  // The spread chase's line in 4 KiB page i: its offset in the page varies
+  // with i (37 is odd, so all 64 offsets occur), so the 8192 lines fill the
+  // cache's sets evenly as the dense chase's do; at one fixed offset they
+  // would crowd 1/64 of the sets and miss the cache instead of the TLB.
+  // Line 0 (page 0, offset 0) is on the cycle, where DependentLoadNs starts.
+  auto spread_line = [](uint64_t page) { return page * 64 + (page * 37) % 64; };
+  const uint64_t warm = 2 * kPages;  // every page twice: caches and TLB settled
+  TranslationProbe p;
+  PreparePointerChase(base, kPages, seed);
+  DependentLoadNs(base, warm);
+  p.dense_ns = DependentLoadNs(base, std::max(hops, warm));
+  LinkCycle(base, RandomCycle(kPages, seed + 1), spread_line);
+  DependentLoadNs(base, warm);
+  p.spread_ns = DependentLoadNs(base, std::max(hops, warm));
+  p.translation_page_bytes = p.spread_ns <= TranslationProbe::kHugeRatio * p.dense_ns ? 2097152 : 4096;
+  return p;
 }
 
 double DependentLoadNs(const char* base, uint64_t hops) {

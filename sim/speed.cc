@@ -559,6 +559,7 @@ class SpeedRun {
     }
     j["outside_queries"] = gross.outside;
     if (!floors.empty()) {
+      if (const uint64_t t = TranslationPageBytes(set.arena->huge_pages()); t != 0) j["translation_page_bytes"] = t;
       j["floor_ns_per_line"] = Median(floors);
       j["x_floor"] = Median(ratios);
       j["x_floor_rounds"] = ratios;
@@ -574,6 +575,20 @@ class SpeedRun {
   double Floor(const FilterSet& set) const {
     if (!cfg_.measure_floor) return 0;
     return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 4000000, 32, 1, cfg_.seed + 7);
+  }
+
+  // The page size the TLB caches for pages like the working set's (floor's
+  // `translation` measure), once per run: where 2 MiB pages translate at
+  // 4 KiB (a hypervisor backing guest memory with 4 KiB pages), every random
+  // line of a large working set needs a page walk, which the floor's stream
+  // overlaps but a query loop's prefetches must finish before they retire.
+  uint64_t TranslationPageBytes(bool huge) {
+    if (translation_page_bytes_ == 0) {
+      std::unique_ptr<PageArena> probe_arena;
+      if (!PageArena::Allocate(TranslationProbe::kPages * 4096, huge, &probe_arena).ok()) return 0;
+      translation_page_bytes_ = ProbeTranslation(probe_arena->data(), 2000000, cfg_.seed + 9).translation_page_bytes;
+    }
+    return translation_page_bytes_;
   }
 
   bool Has(const std::vector<std::string>& list, const std::string& x) const {
@@ -669,6 +684,7 @@ class SpeedRun {
   const SpeedConfig& cfg_;
   const FilterPolicy& policy_;
   const Emit& emit_;
+  uint64_t translation_page_bytes_ = 0;  // 0 = not measured yet
 };
 
 }  // namespace

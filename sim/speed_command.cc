@@ -142,8 +142,10 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "random 64-byte line reads (prefetch --distance ahead, 1 thread and --threads), on 4 KiB and\n"
                 "2 MiB pages, and prefetch_cost: the in-core ns a random-line prefetch costs amid register-only\n"
                 "work (groups of 16 prefetches, then 16 x --prefetch-work units of arithmetic; ~0 where the\n"
-                "line stream hides under compute). One JSON line per measurement, ns per line (aggregate for\n"
-                "several threads).");
+                "line stream hides under compute). Per page size also `translation`: the page size the TLB\n"
+                "really caches (translation_page_bytes; 4096 when a hypervisor backs 2 MiB guest pages with\n"
+                "4 KiB ones), from a pointer chase over one line in each of 8192 4 KiB pages against a dense\n"
+                "one. One JSON line per measurement, ns per line (aggregate for several threads).");
   long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0, work = 0;
   std::string pages;
   flags.Int("min-kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
@@ -174,6 +176,25 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   if (sizes.empty() || sizes.back() != max_bytes) sizes.push_back(max_bytes);
   for (bool huge : {false, true}) {
     if ((huge && pages == "4k") || (!huge && pages == "2m")) continue;
+    {
+      // Whether these pages translate as what they are (see ProbeTranslation).
+      std::unique_ptr<PageArena> probe_arena;
+      const size_t probe_bytes = TranslationProbe::kPages * 4096;
+      if (!(s = PageArena::Allocate(probe_bytes, huge, &probe_arena)).ok()) return s;
+      const TranslationProbe probe = ProbeTranslation(probe_arena->data(), static_cast<uint64_t>(hops), static_cast<uint64_t>(seed) + 3);
+      JsonRecord r;
+      r["command"] = "floor";
+      r["measure"] = "translation";
+      r["working_set_bytes"] = probe_bytes;
+      r["page_bytes"] = huge ? 2097152 : 4096;
+      r["huge_pages"] = huge && probe_arena->huge_pages();
+      r["threads"] = 1;
+      r["pages_touched"] = TranslationProbe::kPages;
+      r["dense_ns_per_line"] = probe.dense_ns;
+      r["ns_per_line"] = probe.spread_ns;
+      r["translation_page_bytes"] = probe.translation_page_bytes;
+      emit(r);
+    }
     std::unique_ptr<PageArena> arena;
     if (!(s = PageArena::Allocate(max_bytes, huge, &arena)).ok()) return s;
     for (uint64_t bytes : sizes) {

@@ -189,3 +189,15 @@ def test_notes_say_what_pipelined_means_only_when_it_was_measured():
     assert "(random_pipelined): the same queries as random" in with_pipe and "Prefetch hook" in with_pipe
     without = tables.to_markdown(tables.speed_table(frame([rec(ns=100.0)])))
     assert "random_pipelined" not in without
+
+
+def test_notes_say_when_huge_pages_translate_at_4k():
+    def floor_rows(translation, huge):
+        return [rec(ns=15.0, seed=s, x_floor=1.3, floor_ns_per_line=11.0, huge_pages=huge,
+                    translation_page_bytes=translation) for s in (0, 1)]
+    said = "2 MiB pages on this machine translate at 4 KiB"
+    assert said in tables.to_markdown(tables.speed_table(frame(floor_rows(4096, True))))
+    # Real huge-page translations, or 4 KiB pages asked for: nothing to say.
+    assert said not in tables.to_markdown(tables.speed_table(frame(floor_rows(2097152, True))))
+    assert said not in tables.to_markdown(tables.speed_table(frame(floor_rows(4096, False))))
+    assert said not in tables.to_markdown(tables.speed_table(frame([rec(ns=15.0, x_floor=1.3)])))
