@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -26,6 +27,12 @@ namespace filterlab {
 
 inline constexpr size_t kCacheLineBytes = 64;
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// True if p lies on an `alignment`-byte boundary (a power of two). Readers
+// that view serialized bytes in place ask it before reading them as words.
+inline bool IsAlignedTo(const void* p, size_t alignment) {
+  return (reinterpret_cast<uintptr_t>(p) & (alignment - 1)) == 0;
+}
 
 template <typename T>
 class CacheAlignedArray {

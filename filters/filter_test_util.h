@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/aligned_array.h"
 #include "filters/filter.h"
 #include "hashing/remix.h"
 
@@ -147,6 +149,54 @@ inline void ExpectRoundTrip(const std::string& spec, size_t keys) {
   for (uint64_t h : TestHashes(5, 20000)) differ += read->MayContain(h) != built->MayContain(h);
   for (uint64_t h : hashes) differ += !read->MayContain(h);
   EXPECT_EQ(differ, 0u);
+}
+
+// OpenFilter's two paths for a variant that reads serialized bytes in place
+// when they are `in_place_alignment`-aligned (8 or 64) and copies them
+// otherwise: the bytes of a filter of `spec` are opened at offsets 0 and
+// in_place_alignment of a 64-byte aligned buffer, where the opened filter's
+// view must point into them (no copy), and at offsets 1, 4, 8 and 32 where
+// those are less aligned, where it must not (the copy). Every opened filter
+// answers as the built one (MayContain, batches, its own view), is
+// read-only, and re-serializes to the same bytes.
+inline void ExpectOpensInPlaceWhenAligned(const std::string& spec, size_t keys, size_t in_place_alignment) {
+  auto policy = MustPolicy(spec);
+  ASSERT_NE(policy, nullptr);
+  const auto added = TestHashes(0x1A + keys, keys, policy->hash_width());
+  auto built = MustBuild(*policy, added);
+  ASSERT_NE(built, nullptr);
+  const std::string bytes = built->Serialize();
+  std::vector<uint64_t> queries = TestHashes(0x1B + keys, 5000);
+  queries.insert(queries.end(), added.begin(), added.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(keys, 1000)));
+  std::vector<bool> want(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) want[i] = built->MayContain(queries[i]);
+
+  CacheAlignedArray<char> buffer(bytes.size() + 64);
+  int in_place = 0, copied = 0;
+  for (size_t offset : {size_t{0}, in_place_alignment, size_t{1}, size_t{4}, size_t{8}, size_t{32}}) {
+    const bool expect_in_place = offset % in_place_alignment == 0;
+    SCOPED_TRACE(spec + " at offset " + std::to_string(offset) + (expect_in_place ? " (in place)" : " (copy)"));
+    char* at = buffer.data() + offset;
+    std::memcpy(at, bytes.data(), bytes.size());
+    std::unique_ptr<Filter> opened;
+    Status s = OpenFilter(Slice(at, bytes.size()), &opened);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const auto* data = static_cast<const char*>(opened->View().data);
+    const bool views_bytes = data >= at && data < at + bytes.size();
+    EXPECT_EQ(views_bytes, expect_in_place) << "view data " << static_cast<const void*>(data) << ", bytes at "
+                                            << static_cast<const void*>(at);
+    (views_bytes ? in_place : copied) += 1;
+    EXPECT_FALSE(opened->SupportsAdd());
+    EXPECT_EQ(opened->Serialize(), bytes);
+    EXPECT_EQ(opened->Describe(), built->Describe());
+    EXPECT_EQ(opened->DataBytes(), built->DataBytes());
+    size_t differ = 0;
+    for (size_t i = 0; i < queries.size(); ++i) differ += opened->MayContain(queries[i]) != want[i];
+    EXPECT_EQ(differ, 0u);
+    ExpectOwnViewAgrees(*opened, queries, spec + " opened at offset " + std::to_string(offset));
+  }
+  EXPECT_GE(in_place, 2);
+  EXPECT_GE(copied, 2);
 }
 
 }  // namespace filterlab::testing_util

@@ -1,8 +1,10 @@
 // The one Filter implementation all wormhashing sub-variants share,
-// parameterised by a scheme (the probe code; see worm_scheme.h). It owns a
-// 64-byte aligned, zeroed word array, batches queries with prefetch, and
-// serializes with filterlab's trailer (trailer.h) whose layout string holds
-// variant, hash width, probes and the exact bit count.
+// parameterised by a scheme (the probe code; see worm_scheme.h). A built
+// filter owns a 64-byte aligned, zeroed word array; an opened one reads the
+// serialized words in place where they are 64-byte aligned (OpenWormFilter).
+// It batches queries with prefetch, and serializes with filterlab's trailer
+// (trailer.h) whose layout string holds variant, hash width, probes and the
+// exact bit count.
 //
 // A scheme provides:
 //   static uint64_t UnitBits(int probes);            bits per sizing unit
@@ -145,19 +147,29 @@ const FilterView::Ops* WormViewOps(const WormShape& shape) {
 template <class Scheme>
 class WormFilter final : public Filter {
  public:
+  // A built filter: owns its zeroed array, filled through mutable_words().
   WormFilter(const WormSubVariant* variant, const WormShape& shape)
-      : variant_(variant), shape_(shape), words_(shape.storage_words()), view_ops_(WormViewOps<Scheme>(shape)) {}
+      : variant_(variant),
+        shape_(shape),
+        owned_(shape.storage_words()),
+        words_(owned_.data()),
+        view_ops_(WormViewOps<Scheme>(shape)) {}
+  // An opened filter: views shape.storage_words() words that its caller
+  // keeps alive and never changes (OpenFilter's contract).
+  WormFilter(const WormSubVariant* variant, const WormShape& shape, const uint64_t* words)
+      : variant_(variant), shape_(shape), words_(words), view_ops_(WormViewOps<Scheme>(shape)) {}
 
-  uint64_t* mutable_words() { return words_.data(); }
+  // The owned array (empty for a filter viewing its caller's bytes).
+  uint64_t* mutable_words() { return owned_.data(); }
 
-  bool MayContain(uint64_t hash) const override { return Scheme::Query(words_.data(), shape_, hash); }
+  bool MayContain(uint64_t hash) const override { return Scheme::Query(words_, shape_, hash); }
 
   // The words the query will read (the scheme's own prefetch, as the batch
   // path uses), so callers pipelining queries across filters overlap them.
-  void Prefetch(uint64_t hash) const override { Scheme::Prefetch(words_.data(), shape_, hash); }
+  void Prefetch(uint64_t hash) const override { Scheme::Prefetch(words_, shape_, hash); }
 
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
-    QueryBatch<Scheme>(words_.data(), shape_, hashes, n, results);
+    QueryBatch<Scheme>(words_, shape_, hashes, n, results);
   }
 
   // The worm view (above); the default, object-calling one for a shape it
@@ -165,15 +177,15 @@ class WormFilter final : public Filter {
   // that every worm variant has its own view).
   FilterView View() const override {
     if (view_ops_ == nullptr) return Filter::View();
-    return FilterView{view_ops_, words_.data(), WormViewParam(shape_)};
+    return FilterView{view_ops_, words_, WormViewParam(shape_)};
   }
 
-  size_t DataBytes() const override { return words_.size() * sizeof(uint64_t); }
+  size_t DataBytes() const override { return shape_.storage_words() * sizeof(uint64_t); }
 
   // The host is little-endian (CMake refuses others), so the words' bytes in
   // memory are their serialized form.
   void Serialize(std::string* out) const override {
-    AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(words_.data()), DataBytes()), Describe(), out);
+    AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(words_), DataBytes()), Describe(), out);
   }
 
   std::string Describe() const override { return DescribeWorm(*variant_, shape_); }
@@ -182,8 +194,9 @@ class WormFilter final : public Filter {
  private:
   const WormSubVariant* variant_;
   WormShape shape_;
-  CacheAlignedArray<uint64_t> words_;
-  const FilterView::Ops* view_ops_;  // nullptr: the default view
+  CacheAlignedArray<uint64_t> owned_;  // built (or copied) words; empty when viewing the caller's
+  const uint64_t* words_;               // what queries read: owned_ or the caller's bytes
+  const FilterView::Ops* view_ops_;     // nullptr: the default view
 };
 
 template <class Scheme>
@@ -201,10 +214,19 @@ std::unique_ptr<Filter> BuildWormFilter(const WormSubVariant* v, const WormShape
   return filter;
 }
 
-// Copies the data into an aligned array (the serialized bytes need not be
-// aligned, and the SIMD path loads whole aligned blocks).
+// Reads the serialized words in place when they start on a 64-byte boundary,
+// as a built filter's own array does: then queries touch exactly the lines a
+// built filter's would, from memory the caller chose (the speed harness's
+// huge-page arena), and opening costs no copy. Otherwise (std::string or
+// file buffers are typically 16-byte aligned) it copies them into an owned
+// 64-byte aligned array, because the schemes rely on that alignment: the
+// SIMD scheme's aligned 256-bit loads fault on a misaligned block, and the
+// cache-local schemes' blocks would straddle two lines (two misses a query).
 template <class Scheme>
 std::unique_ptr<Filter> OpenWormFilter(const WormSubVariant* v, const WormShape& shape, Slice data) {
+  if (IsAlignedTo(data.data(), kCacheLineBytes)) {
+    return std::make_unique<WormFilter<Scheme>>(v, shape, reinterpret_cast<const uint64_t*>(data.data()));
+  }
   auto filter = std::make_unique<WormFilter<Scheme>>(v, shape);
   std::memcpy(filter->mutable_words(), data.data(), data.size());
   return filter;
