@@ -23,22 +23,30 @@ std::string AllowedProbesText() {
   return text;
 }
 
-}  // namespace
-
-Status StandardBloom::Create(uint64_t num_bits, int num_probes, HashWidth hash_width,
-                             std::unique_ptr<StandardBloom>* out) {
-  if (num_probes < kMinProbes || num_probes > kMaxProbes) {
+// What Create checks (an opened filter's parameters too).
+Status CheckParameters(uint64_t num_bits, int num_probes, HashWidth hash_width) {
+  using SB = StandardBloom;
+  if (num_probes < SB::kMinProbes || num_probes > SB::kMaxProbes) {
     return Status::InvalidArgument("standard filter: num_probes=" + std::to_string(num_probes) +
                                    " is not allowed; num_probes must be an integer in " + AllowedProbesText());
   }
-  if (num_bits == 0 || num_bits > kMaxBits) {
+  if (num_bits == 0 || num_bits > SB::kMaxBits) {
     return Status::InvalidArgument("standard filter: num_bits=" + std::to_string(num_bits) +
                                    " is not allowed; num_bits must be in [1, 2^37]");
   }
   if (hash_width != HashWidth::k32 && hash_width != HashWidth::k64) {
     return Status::InvalidArgument("standard filter: hash width must be 32 or 64");
   }
-  out->reset(new StandardBloom(num_bits, num_probes, hash_width));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status StandardBloom::Create(uint64_t num_bits, int num_probes, HashWidth hash_width,
+                             std::unique_ptr<StandardBloom>* out) {
+  Status s = CheckParameters(num_bits, num_probes, hash_width);
+  if (!s.ok()) return s;
+  out->reset(new StandardBloom(num_bits, num_probes, hash_width, nullptr));
   return Status::OK();
 }
 
@@ -129,12 +137,13 @@ FilterView MakeView(const uint64_t* words, uint64_t num_bits, int num_probes, Ha
 
 }  // namespace
 
-StandardBloom::StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width)
+StandardBloom::StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width, const uint64_t* words)
     : num_bits_(num_bits),
       num_probes_(num_probes),
       hash_width_(hash_width),
-      words_(WordsFor(num_bits)),
-      view_(MakeView(words_.data(), num_bits_, num_probes_, hash_width_)) {}
+      owned_(words == nullptr ? WordsFor(num_bits) : 0),
+      words_(words == nullptr ? owned_.data() : words),
+      view_(MakeView(words_, num_bits_, num_probes_, hash_width_)) {}
 
 uint64_t StandardBloom::ProbeBit(uint64_t hash, int i) const {
   const uint64_t widened = hash_width_ == HashWidth::k32 ? Widen<HashWidth::k32>(hash) : Widen<HashWidth::k64>(hash);
@@ -144,7 +153,7 @@ uint64_t StandardBloom::ProbeBit(uint64_t hash, int i) const {
 void StandardBloom::Insert(uint64_t hash) {
   for (int i = 0; i < num_probes_; ++i) {
     const uint64_t bit = ProbeBit(hash, i);
-    words_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    owned_[bit >> 6] |= uint64_t{1} << (bit & 63);
   }
 }
 
@@ -155,7 +164,7 @@ std::string StandardBloom::Describe() const {
 
 void StandardBloom::Serialize(std::string* out) const {
   // Little-endian host (CMake checks), so the words' bytes are their encoding.
-  AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(words_.data()), DataBytes()), Describe(), out);
+  AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(words_), DataBytes()), Describe(), out);
 }
 
 Status StandardBloom::OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
@@ -178,15 +187,23 @@ Status StandardBloom::OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr
     return Status::Corruption("standard filter data is " + std::to_string(data.size()) + " bytes; layout '" +
                               layout.text() + "' needs " + std::to_string(words * 8));
   }
-  std::unique_ptr<StandardBloom> filter;
-  s = Create(static_cast<uint64_t>(num_bits), num_probes, hash_width, &filter);
+  s = CheckParameters(static_cast<uint64_t>(num_bits), num_probes, hash_width);
   if (!s.ok()) return Status::Corruption(s.message());
-  std::memcpy(filter->words_.data(), data.data(), data.size());
   // Bits past m are never set by Insert; any there mean damaged bytes.
+  uint64_t last_word;
+  std::memcpy(&last_word, data.data() + data.size() - 8, 8);
   const int tail_bits = static_cast<int>(num_bits % 64);
-  if (tail_bits != 0 && (filter->words_[words - 1] >> tail_bits) != 0) {
+  if (tail_bits != 0 && (last_word >> tail_bits) != 0) {
     return Status::Corruption("standard filter data has bits set beyond its " + std::to_string(num_bits) +
                               " bits (corrupted or not a standard filter)");
+  }
+  std::unique_ptr<StandardBloom> filter;
+  if (IsAlignedTo(data.data(), alignof(uint64_t))) {  // in place (see standard_bloom.h)
+    filter.reset(new StandardBloom(static_cast<uint64_t>(num_bits), num_probes, hash_width,
+                                   reinterpret_cast<const uint64_t*>(data.data())));
+  } else {  // the fallback: an owned copy
+    filter.reset(new StandardBloom(static_cast<uint64_t>(num_bits), num_probes, hash_width, nullptr));
+    std::memcpy(filter->owned_.data(), data.data(), data.size());
   }
   *out = std::move(filter);
   return Status::OK();

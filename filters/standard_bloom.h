@@ -60,11 +60,15 @@ class StandardBloom final : public Filter {
   // InvalidArgument naming the allowed ranges.
   static Status Create(uint64_t num_bits, int num_probes, HashWidth hash_width,
                        std::unique_ptr<StandardBloom>* out);
-  // Reader for the serialized form (registry open_layout). Copies the bits.
+  // Reader for the serialized form (registry open_layout). Reads the words
+  // in place (the caller keeps `data` alive, as OpenFilter requires) when
+  // they are 8-byte aligned: every probe reads one word, so no alignment
+  // beyond the word's matters. Otherwise copies them into an owned array.
   static Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out);
 
   // Sets the k bits of `hash`. Filters are immutable once handed out as a
-  // Filter (SupportsAdd() is false); this is the builder's path.
+  // Filter (SupportsAdd() is false); this is the builder's path, only for a
+  // filter from Create (an opened one may view bytes it must not change).
   void Insert(uint64_t hash);
 
   // Through the view (one query path for the object and the view).
@@ -77,7 +81,7 @@ class StandardBloom final : public Filter {
   void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
   // data = the words, param = m | k << 40 (m <= 2^37), ops by hash width.
   FilterView View() const override { return view_; }
-  size_t DataBytes() const override { return words_.size() * sizeof(uint64_t); }
+  size_t DataBytes() const override { return num_words() * sizeof(uint64_t); }
   void Serialize(std::string* out) const override;
   using Filter::Serialize;
   // "standard:hash=64,probes=7,bits=M".
@@ -90,13 +94,17 @@ class StandardBloom final : public Filter {
   uint64_t ProbeBit(uint64_t hash, int i) const;
 
  private:
-  StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width);
+  // An owned, zeroed array (words == nullptr) or a view of `words`, which
+  // the caller keeps alive and unchanged.
+  StandardBloom(uint64_t num_bits, int num_probes, HashWidth hash_width, const uint64_t* words);
+  size_t num_words() const { return static_cast<size_t>((num_bits_ + 63) / 64); }
 
   uint64_t num_bits_;
   int num_probes_;
   HashWidth hash_width_;
-  CacheAlignedArray<uint64_t> words_;
-  FilterView view_;  // after words_: it points at them
+  CacheAlignedArray<uint64_t> owned_;  // empty when viewing the caller's bytes
+  const uint64_t* words_;              // what queries read: owned_ or the caller's bytes
+  FilterView view_;                    // after words_: it points at them
 };
 
 }  // namespace filterlab

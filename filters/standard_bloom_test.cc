@@ -147,6 +147,15 @@ TEST(StandardBloomTest, RoundTripThroughSerializedBytes) {
   }
 }
 
+// Opened from 8-byte aligned bytes it reads them in place (one word per
+// probe, so nothing more aligned is needed); from less aligned ones it copies.
+TEST(StandardBloomTest, OpensInPlaceWhenWordAlignedAndCopiesOtherwise) {
+  for (const char* spec : {"standard:bpk=10", "standard:bpk=10,hash=32", "standard:bpk=10.3,probes=3"}) {
+    testing_util::ExpectOpensInPlaceWhenAligned(spec, 20000, alignof(uint64_t));
+    testing_util::ExpectOpensInPlaceWhenAligned(spec, 7, alignof(uint64_t));  // one word, bits past m unset
+  }
+}
+
 TEST(StandardBloomTest, ReaderRejectsInconsistentBytes) {
   std::unique_ptr<StandardBloom> f;
   ASSERT_TRUE(StandardBloom::Create(100, 3, HashWidth::k64, &f).ok());
