@@ -102,26 +102,34 @@ Location Locate(HashWidth width, uint64_t hash, size_t len_words) {
   return width == HashWidth::k32 ? Locate<HashWidth::k32>(hash, len_words) : Locate<HashWidth::k64>(hash, len_words);
 }
 
-// Relaxed loads: adds may run concurrently (see AddConcurrently for why no
-// stronger order is needed).
-bool ProbeAll(const std::atomic<uint64_t>* words, Location loc, int double_probes) {
+// A word of a live filter: relaxed loads, as adds may run concurrently (see
+// AddConcurrently for why no stronger order is needed). A word of an opened
+// (read-only) filter: a plain load of bytes nobody writes. On x86-64 both are
+// one mov; the split keeps atomics off memory that is no std::atomic object.
+inline uint64_t LoadWord(const std::atomic<uint64_t>& word) { return word.load(std::memory_order_relaxed); }
+inline uint64_t LoadWord(const uint64_t& word) { return word; }
+
+template <class Word>
+bool ProbeAll(const Word* words, Location loc, int double_probes) {
   uint64_t stream = loc.stream;
   for (int i = 0; i < double_probes; ++i) {
     const uint64_t mask = DynamicBloom::PairMask(stream);
-    if ((words[loc.word ^ static_cast<size_t>(i)].load(std::memory_order_relaxed) & mask) != mask) return false;
+    if ((LoadWord(words[loc.word ^ static_cast<size_t>(i)]) & mask) != mask) return false;
     stream = RotateRight64(stream, kStreamBitsPerWord);
   }
   return true;
 }
 
 // The FilterView of a DynamicBloom (and the object's own query path): data =
-// the live std::atomic<uint64_t> words, param = kLen | D << 32, ops chosen by
-// hash width.
+// the words (Word = std::atomic<uint64_t>: the live words of a DynamicBloom;
+// uint64_t: an opened filter's), param = kLen | D << 32, ops chosen by word
+// type and hash width.
 constexpr uint64_t ViewParam(size_t len_words, int double_probes) {
   return uint64_t{len_words} | uint64_t(static_cast<uint8_t>(double_probes)) << 32;
 }
-inline const std::atomic<uint64_t>* ViewWords(const FilterView& view) {
-  return static_cast<const std::atomic<uint64_t>*>(view.data);
+template <class Word>
+const Word* ViewWords(const FilterView& view) {
+  return static_cast<const Word*>(view.data);
 }
 template <HashWidth kWidth>
 Location ViewLocate(const FilterView& view, uint64_t hash) {
@@ -129,23 +137,23 @@ Location ViewLocate(const FilterView& view, uint64_t hash) {
 }
 inline int ViewDoubleProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 32); }
 
-template <HashWidth kWidth>
+template <HashWidth kWidth, class Word>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
-  return ProbeAll(ViewWords(view), ViewLocate<kWidth>(view, hash), ViewDoubleProbes(view));
+  return ProbeAll(ViewWords<Word>(view), ViewLocate<kWidth>(view, hash), ViewDoubleProbes(view));
 }
 
-template <HashWidth kWidth>
+template <HashWidth kWidth, class Word>
 void ViewPrefetch(const FilterView& view, uint64_t hash) {
-  __builtin_prefetch(ViewWords(view) + ViewLocate<kWidth>(view, hash).word, /*rw=*/0, /*locality=*/3);
+  __builtin_prefetch(ViewWords<Word>(view) + ViewLocate<kWidth>(view, hash).word, /*rw=*/0, /*locality=*/3);
 }
 
-template <HashWidth kWidth>
+template <HashWidth kWidth, class Word>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   // All D words of a key share one cache line, so one prefetch per key
   // suffices. Chunks bound the stack use and keep the prefetched lines from
   // being evicted before they are probed.
   constexpr size_t kChunk = 32;
-  const std::atomic<uint64_t>* words = ViewWords(view);
+  const Word* words = ViewWords<Word>(view);
   const int double_probes = ViewDoubleProbes(view);
   Location locs[kChunk];
   for (size_t start = 0; start < n; start += kChunk) {
@@ -158,13 +166,68 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   }
 }
 
-template <HashWidth kWidth>
-constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth>, &ViewPrefetch<kWidth>, &ViewMayContainBatch<kWidth>};
+template <HashWidth kWidth, class Word>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, Word>, &ViewPrefetch<kWidth, Word>,
+                                   &ViewMayContainBatch<kWidth, Word>};
 
-FilterView MakeView(const std::atomic<uint64_t>* words, size_t len_words, int double_probes, HashWidth width) {
-  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32> : &kViewOps<HashWidth::k64>, words,
-                    ViewParam(len_words, double_probes)};
+template <class Word>
+FilterView MakeView(const Word* words, size_t len_words, int double_probes, HashWidth width) {
+  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32, Word> : &kViewOps<HashWidth::k64, Word>,
+                    words, ViewParam(len_words, double_probes)};
 }
+
+// "dynamic:hash=32,probes=6,total_bits=N,words=K" (DynamicBloom::Describe).
+std::string DescribeDynamic(HashWidth width, int num_probes, uint64_t total_bits, size_t len_words) {
+  return "dynamic:hash=" + std::to_string(static_cast<int>(width)) + ",probes=" + std::to_string(num_probes) +
+         ",total_bits=" + std::to_string(total_bits) + ",words=" + std::to_string(len_words);
+}
+
+// What OpenFilter makes of a serialized DynamicBloom: the query side only
+// (SupportsAdd() is false), answering bit for bit as the filter serialized.
+// Read-only because it reads the serialized words in place where they are
+// 64-byte aligned (the caller's bytes, which OpenFilter never changes), so
+// the speed harness queries it in the memory it chose (a huge-page arena)
+// like every other variant; no caller adds to an opened filter (the memtable
+// builds its own with Create). Bytes not on a 64-byte boundary are copied
+// into an owned aligned array instead: at 8-byte alignment the loads would be
+// valid, but a key's aligned block of W words could straddle two cache lines
+// (two misses instead of one), which a copy avoids.
+class OpenedDynamicBloom final : public Filter {
+ public:
+  OpenedDynamicBloom(Slice data, uint64_t total_bits, int num_probes, HashWidth hash_width)
+      : total_bits_(total_bits),
+        num_probes_(num_probes),
+        hash_width_(hash_width),
+        len_words_(data.size() / 8),
+        owned_(IsAlignedTo(data.data(), kCacheLineBytes) ? 0 : len_words_),
+        words_(owned_.size() == 0 ? reinterpret_cast<const uint64_t*>(data.data()) : owned_.data()),
+        view_(MakeView(words_, len_words_, DynamicBloom::DoubleProbes(num_probes), hash_width)) {
+    if (owned_.size() != 0) std::memcpy(owned_.data(), data.data(), data.size());
+  }
+
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    view_.MayContainBatch(hashes, n, results);
+  }
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
+  // data = the words read (the caller's bytes or the copy), param as above.
+  FilterView View() const override { return view_; }
+  size_t DataBytes() const override { return len_words_ * sizeof(uint64_t); }
+  void Serialize(std::string* out) const override {
+    AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(words_), DataBytes()), Describe(), out);
+  }
+  std::string Describe() const override { return DescribeDynamic(hash_width_, num_probes_, total_bits_, len_words_); }
+  HashWidth hash_width() const override { return hash_width_; }
+
+ private:
+  uint64_t total_bits_;
+  int num_probes_;
+  HashWidth hash_width_;
+  size_t len_words_;
+  CacheAlignedArray<uint64_t> owned_;  // the copy; empty when reading the caller's bytes
+  const uint64_t* words_;
+  FilterView view_;  // after words_: it points at them
+};
 
 }  // namespace
 
@@ -215,9 +278,7 @@ void DynamicBloom::AppendData(std::string* out) const {
 }
 
 std::string DynamicBloom::Describe() const {
-  return "dynamic:hash=" + std::to_string(static_cast<int>(hash_width_)) +
-         ",probes=" + std::to_string(num_probes_) + ",total_bits=" + std::to_string(total_bits_) +
-         ",words=" + std::to_string(words_.size());
+  return DescribeDynamic(hash_width_, num_probes_, total_bits_, words_.size());
 }
 
 void DynamicBloom::Serialize(std::string* out) const {
@@ -253,15 +314,7 @@ Status DynamicBloom::OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<
     return Status::Corruption("dynamic filter data is " + std::to_string(data.size()) + " bytes; layout '" +
                               layout.text() + "' needs " + std::to_string(expected_words * 8));
   }
-  std::unique_ptr<DynamicBloom> filter;
-  s = Create(static_cast<uint64_t>(total_bits), num_probes, hash_width, &filter);
-  if (!s.ok()) return Status::Corruption(s.message());
-  for (size_t i = 0; i < expected_words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, data.data() + 8 * i, 8);
-    filter->words_[i].store(w, std::memory_order_relaxed);
-  }
-  *out = std::move(filter);
+  *out = std::make_unique<OpenedDynamicBloom>(data, static_cast<uint64_t>(total_bits), num_probes, hash_width);
   return Status::OK();
 }
 

@@ -66,12 +66,15 @@ class DynamicBloom final : public Filter {
   static Status Create(uint64_t total_bits, int num_probes, HashWidth hash_width,
                        std::unique_ptr<DynamicBloom>* out);
 
-  // kLen for RocksDB's rounding: whole blocks of W words. num_probes must be allowed.
   // Reader for the serialized form (registry open_layout): `layout` is the
-  // Describe() text from the trailer. Copies the words into a new filter,
-  // which accepts further adds. Corruption if layout and data disagree.
+  // Describe() text from the trailer. Gives a read-only filter (the query
+  // side, SupportsAdd() false) with this filter's answers, which reads the
+  // words in place where `data` is 64-byte aligned (the caller keeps it
+  // alive, as OpenFilter requires) and copies them otherwise (see
+  // OpenedDynamicBloom in the .cc). Corruption if layout and data disagree.
   static Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out);
 
+  // kLen for RocksDB's rounding: whole blocks of W words. num_probes must be allowed.
   static size_t LenWords(uint64_t total_bits, int num_probes);
   // D: 64-bit words each key touches.
   static int DoubleProbes(int num_probes) { return (num_probes + (num_probes == 1)) / 2; }
