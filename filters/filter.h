@@ -147,9 +147,20 @@ class FilterPolicy {
 // message naming the problem and what is allowed.
 Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out);
 
-// Rebuilds a filter's query side from serialized bytes alone. The returned
-// filter may point into `bytes`, which must outlive it. Truncated or corrupt
-// bytes and unknown trailers give Corruption naming what is wrong.
+// Rebuilds a filter's query side from serialized bytes alone: the returned
+// filter answers exactly as the one serialized, and is read-only
+// (SupportsAdd() is false, for dynamic variants too). Contract, for every
+// variant: the filter may read `bytes` in place, so they must outlive it and
+// its views and must not change meanwhile. Every variant does read them in
+// place where their address allows, so a caller chooses the memory queries
+// touch (the simulator's huge-page arenas) by where it puts the bytes:
+// fastlocal, legacy and legacy_block always (byte reads; fastlocal has a
+// path for unaligned lines); standard when they are 8-byte aligned (one word per
+// probe); dynamic and worm when 64-byte aligned, as their built arrays are
+// (blocks inside one cache line; the SIMD scheme's aligned loads). Bytes
+// less aligned than that are copied into an owned aligned array, with the
+// same answers. Truncated or corrupt bytes and unknown trailers give
+// Corruption naming what is wrong.
 Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out);
 
 // Hashes keys with the policy, drops a hash equal to the immediately preceding
