@@ -82,7 +82,8 @@ class Filter {
   virtual FilterView View() const;
 
   // Dynamic variants (DynamicBloom) accept adds after construction; the others
-  // are immutable once built and return false here.
+  // are immutable once built and return false here, as does every filter
+  // OpenFilter returns (it may read its caller's bytes).
   virtual bool SupportsAdd() const { return false; }
   // Precondition: SupportsAdd(). Single writer; readers may run concurrently
   // only where the variant says so.
