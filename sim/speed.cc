@@ -501,7 +501,12 @@ class SpeedRun {
   // speed moves in phases of seconds (one process measured net 18-47 ns for
   // the same pipelined queries, while the floor moved 11.3-12.2), and a slow
   // phase over one run's timed part but not its dry part would otherwise
-  // set the figure. Counts, gross and dry are over all queries.
+  // set the figure. Counts, gross and dry are over all queries. Where the
+  // timed loop is bound by the memory side (random filters over 1 GiB here:
+  // a nested page walk per line) it hides the harness's time, so net also
+  // moves with the dry loop's own speed, which varies ~25% with code layout
+  // between builds (sim/README.md, 2026-11-24 18:45): compare such figures
+  // across builds through gross and floor.
   Status Measure(const FilterSet& set, const Plan& plan, uint64_t queries, bool with_floor) {
     const uint32_t seed = cfg_.seed + (plan.mix == "outside" ? 2 : 1);
     const uint64_t batch = static_cast<uint64_t>(plan.batch);
