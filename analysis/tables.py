@@ -131,8 +131,8 @@ def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
             notes.append("2 MiB pages on this machine translate at 4 KiB (the sim's translation probe, "
                          "translation_page_bytes = 4096: a hypervisor backing guest memory with 4 KiB pages), so every "
                          "random line of the working set also costs a TLB miss and a page walk, which a query "
-                         "loop's prefetches must finish before they retire while the floor's bare read stream "
-                         "overlaps them; × floor is higher than on a machine with huge-page translations.")
+                         "loop overlaps less well than the floor's bare read stream: × floor grows with the "
+                         "working set faster than on a machine with huge-page translations.")
     flagged = cells[cells["flagged"]]
     if not flagged.empty:
         note = (f"*: the repeats of a cell so marked differ by more than {SPREAD_FLAG:g}x (max/min); the median is "
