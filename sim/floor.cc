@@ -89,6 +89,8 @@ double PrefetchAmidWork(const char* base, size_t lines, uint64_t groups, int wor
 
 }  // namespace
 
+namespace {
+
 // Sattolo: a uniformly random permutation of 0..n-1 that is one single
 // cycle, so a chase through it visits every element before repeating.
 std::vector<uint32_t> RandomCycle(size_t n, uint64_t seed) {
@@ -112,6 +114,8 @@ void LinkCycle(char* base, const std::vector<uint32_t>& order, LineOf line_of) {
     std::memcpy(base + line_of(order[i]) * 64, &next, 8);
   }
 }
+
+}  // namespace
 
 void PreparePointerChase(char* base, size_t lines, uint64_t seed) {
   LinkCycle(base, RandomCycle(lines, seed), [](uint64_t i) { return i; });
