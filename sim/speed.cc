@@ -585,13 +585,17 @@ class SpeedRun {
   // The page size the TLB caches for pages like the working set's (floor's
   // `translation` measure), once per run: where 2 MiB pages translate at
   // 4 KiB (a hypervisor backing guest memory with 4 KiB pages), every random
-  // line of a large working set needs a page walk, which the floor's stream
-  // overlaps but a query loop's prefetches must finish before they retire.
+  // line of a large working set needs a page walk, which the floor's bare
+  // stream overlaps better than a query loop does (sim/README.md).
+  // 0 when the probe's 32 MiB could not be mapped (then the field is left
+  // out); measured, or found unmeasurable, once.
   uint64_t TranslationPageBytes(bool huge) {
-    if (translation_page_bytes_ == 0) {
+    if (!translation_probed_) {
+      translation_probed_ = true;
       std::unique_ptr<PageArena> probe_arena;
-      if (!PageArena::Allocate(TranslationProbe::kPages * 4096, huge, &probe_arena).ok()) return 0;
-      translation_page_bytes_ = ProbeTranslation(probe_arena->data(), 2000000, cfg_.seed + 9).translation_page_bytes;
+      if (PageArena::Allocate(TranslationProbe::kPages * 4096, huge, &probe_arena).ok()) {
+        translation_page_bytes_ = ProbeTranslation(probe_arena->data(), 2000000, cfg_.seed + 9).translation_page_bytes;
+      }
     }
     return translation_page_bytes_;
   }
@@ -689,7 +693,8 @@ class SpeedRun {
   const SpeedConfig& cfg_;
   const FilterPolicy& policy_;
   const Emit& emit_;
-  uint64_t translation_page_bytes_ = 0;  // 0 = not measured yet
+  bool translation_probed_ = false;
+  uint64_t translation_page_bytes_ = 0;  // 0 = could not be measured
 };
 
 }  // namespace
