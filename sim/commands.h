@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "sim/json_out.h"
+#include "common/json_out.h"
 
 namespace filterlab::sim {
 

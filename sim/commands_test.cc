@@ -14,7 +14,7 @@
 #include "filters/filter.h"
 #include "filters/fp_model.h"
 #include "sim/commands.h"
-#include "sim/stats.h"
+#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {

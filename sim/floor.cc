@@ -8,7 +8,7 @@
 
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
-#include "sim/stats.h"
+#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {

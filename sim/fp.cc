@@ -11,7 +11,7 @@
 #include "hashing/remix.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
-#include "sim/timer.h"
+#include "common/timer.h"
 #include "sim/parallel.h"
 
 namespace filterlab::sim {

@@ -22,8 +22,8 @@
 
 #include "common/status.h"
 #include "filters/filter.h"
-#include "sim/json_out.h"
-#include "sim/stats.h"
+#include "common/json_out.h"
+#include "common/stats.h"
 
 namespace filterlab::sim {
 

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "sim/commands.h"
-#include "sim/flags.h"
+#include "common/flags.h"
 #include "sim/fp.h"
 #include "sim/machine.h"
 

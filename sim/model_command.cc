@@ -10,8 +10,8 @@
 #include "filters/filter.h"
 #include "filters/fp_model.h"
 #include "sim/commands.h"
-#include "sim/flags.h"
-#include "sim/number_list.h"
+#include "common/flags.h"
+#include "common/number_list.h"
 
 namespace filterlab::sim {
 namespace {

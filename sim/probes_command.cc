@@ -9,11 +9,11 @@
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
-#include "sim/flags.h"
+#include "common/flags.h"
 #include "sim/machine.h"
-#include "sim/number_list.h"
+#include "common/number_list.h"
 #include "sim/probes.h"
-#include "sim/stats.h"
+#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {

@@ -12,8 +12,8 @@
 #include "sim/keygen.h"
 #include "sim/machine.h"
 #include "sim/mt19937.h"
-#include "sim/stats.h"
-#include "sim/timer.h"
+#include "common/stats.h"
+#include "common/timer.h"
 
 namespace filterlab::sim {
 namespace {

@@ -4,10 +4,10 @@
 
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
-#include "sim/flags.h"
+#include "common/flags.h"
 #include "sim/floor.h"
 #include "sim/machine.h"
-#include "sim/number_list.h"
+#include "common/number_list.h"
 #include "sim/speed.h"
 
 namespace filterlab::sim {

@@ -15,7 +15,7 @@
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
 #include "hashing/remix.h"
-#include "sim/stats.h"
+#include "common/stats.h"
 
 namespace filterlab {
 namespace {
@@ -47,7 +47,7 @@ struct Row {
   double bytes_per_key = 0;
   uint64_t positives = 0;
   double fp = 0;
-  sim::Interval ci{0, 1};
+  Interval ci{0, 1};
   double model_fp = 0;
   double build_ns_per_key = 0;
   double single_ns = 0;
@@ -212,7 +212,7 @@ Status MeasureOne(const std::string& spec_text, const TableOptions& opt, Row* ro
   }
   row->positives = positives;
   row->fp = static_cast<double>(positives) / static_cast<double>(opt.queries);
-  row->ci = sim::WilsonInterval(positives, opt.queries);
+  row->ci = WilsonInterval(positives, opt.queries);
   row->batch_ns = batch_seconds * 1e9 / static_cast<double>(opt.queries);
 
   // Single-query pass over a prefix of the same outside stream.

@@ -4,7 +4,7 @@
 
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
-#include "sim/flags.h"
+#include "common/flags.h"
 
 namespace filterlab::lsmbench {
 
@@ -97,7 +97,7 @@ Status ParseListFlag(const std::string& flag, const std::string& text, Declare d
   const std::string list_note = is_list ? "; the flag takes one value or a comma-separated list of them" : "";
   for (const std::string& entry : entries) {
     T value{};
-    sim::FlagSet one(where, "", "");
+    FlagSet one(where, "", "");
     declare(&one, &value);
     std::string arg = "--" + flag + "=" + entry;
     char* argv[] = {arg.data()};
@@ -150,7 +150,7 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
             threads = 0, seed = 0, block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0,
             level1_mb = 0;
 
-  sim::FlagSet flags(
+  FlagSet flags(
       "lsmbench",
       "db_bench-style benchmarks of the filterlab LSM engine (and, when built with librocksdb-dev, of RocksDB "
       "with equivalent options). Human-readable results go to stderr, one JSON object per benchmark to stdout.\n"
@@ -237,11 +237,11 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   std::vector<long long> stride_list;
   s = ParseListFlag<long long>(
       "multiread_stride", strides,
-      [](sim::FlagSet* one, long long* v) { one->Int("multiread_stride", 0, 0, 1000000000, "", v); }, &stride_list);
+      [](FlagSet* one, long long* v) { one->Int("multiread_stride", 0, 0, 1000000000, "", v); }, &stride_list);
   if (!s.ok()) return s;
   c.multiread_strides.assign(stride_list.begin(), stride_list.end());
   s = ParseListFlag<bool>(
-      "multiread_batched", batched, [](sim::FlagSet* one, bool* v) { one->Bool("multiread_batched", "", v); },
+      "multiread_batched", batched, [](FlagSet* one, bool* v) { one->Bool("multiread_batched", "", v); },
       &c.multiread_batched);
   if (!s.ok()) return s;
   c.seek_nexts = seek_nexts;

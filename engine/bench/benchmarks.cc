@@ -10,21 +10,21 @@
 
 #include "engine/bench/bench_keys.h"
 #include "hashing/remix.h"
-#include "sim/timer.h"
+#include "common/timer.h"
 
 namespace filterlab::lsmbench {
 namespace {
 
-using sim::Clock;
+
 
 // Wall and benchmark-thread CPU time of one benchmark's loop. On a shared
 // machine the CPU figure shows what the loop cost when it ran.
 class LoopTimer {
  public:
-  LoopTimer() : wall_start_(Clock::now()), cpu_start_(sim::ThreadCpuSeconds()) {}
+  LoopTimer() : wall_start_(Clock::now()), cpu_start_(ThreadCpuSeconds()) {}
   void Stop(BenchResult* r) const {
-    r->seconds = sim::SecondsSince(wall_start_);
-    r->cpu_seconds = sim::ThreadCpuSeconds() - cpu_start_;
+    r->seconds = SecondsSince(wall_start_);
+    r->cpu_seconds = ThreadCpuSeconds() - cpu_start_;
   }
 
  private:
@@ -40,7 +40,7 @@ class CallTimer {
     if (per_call_) call_start_ = Clock::now();
   }
   void End() {
-    if (per_call_) latency_->Add(sim::SecondsSince(call_start_) * 1e6);
+    if (per_call_) latency_->Add(SecondsSince(call_start_) * 1e6);
   }
 
  private:

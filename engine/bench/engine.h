@@ -18,12 +18,11 @@
 #include "common/status.h"
 #include "engine/bench/bench_config.h"
 #include "engine/db/iterator.h"
-#include "sim/json_out.h"
+#include "common/json_out.h"
 
 namespace filterlab::lsmbench {
 
 // One JSON object, fields in insertion order (the simulator's record type).
-using sim::JsonRecord;
 
 // Iterators of every engine have the DB's iterator interface (forward scan
 // over user keys, newest visible values, deleted keys hidden).

@@ -15,7 +15,7 @@
 #include "engine/bench/benchmarks.h"
 #include "engine/bench/engine.h"
 #include "engine/bench/report.h"
-#include "sim/json_out.h"
+#include "common/json_out.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -159,7 +159,7 @@ int Main(int argc, char** argv) {
         if (!s.ok()) break;
         if (name != "stats") std::fputs(FormatTextLine(result).c_str(), stderr);  // stats only prints its text
         if (!result.extra_text.empty()) std::fputs(result.extra_text.c_str(), stderr);
-        sim::EmitRecord(MakeRecord(config, engine.get(), result));
+        EmitRecord(MakeRecord(config, engine.get(), result));
       }
     }
     if (!s.ok()) {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace filterlab::sim {
+namespace filterlab {
 
 // Two-sided standard-normal quantile for 95%: Phi^{-1}(0.975).
 inline constexpr double kZ95 = 1.959963984540054;
@@ -34,4 +34,4 @@ Interval PairedDifferenceInterval(uint64_t only_first, uint64_t only_second, uin
 // none. The speed command's rounds: robust to one slow phase of the host.
 double Median(std::vector<double> values);
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,4 +1,4 @@
-// The simulator's only output format: one JSON object per line on stdout,
+// The workers' only output format (filterlab-sim, lsmbench): one JSON object per line on stdout,
 // carrying every parameter that produced the measurement (the contract with
 // the Python runner). Field order is kept as inserted, for readable lines.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace filterlab::sim {
+namespace filterlab {
 
 using JsonRecord = nlohmann::ordered_json;
 
@@ -20,4 +20,4 @@ inline void EmitRecord(const JsonRecord& record, FILE* out = stdout) {
   std::fflush(out);
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,5 +1,5 @@
-// Command-line flags of filterlab-sim: a declared set of --name VALUE flags
-// per subcommand, each with help text and a validated type/range, so every
+// Command-line flags of every filterlab binary (filterlab-sim, lsmbench,
+// filterlab-tool): a declared set of --name VALUE flags per subcommand, each with help text and a validated type/range, so every
 // error names the flag, the value given and what is allowed.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 
 class FlagSet {
  public:
@@ -65,4 +65,4 @@ class FlagSet {
   bool help_requested_ = false;
 };
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

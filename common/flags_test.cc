@@ -1,12 +1,12 @@
-#include "sim/flags.h"
+#include "common/flags.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "sim/number_list.h"
+#include "common/number_list.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 namespace {
 
 struct Args {
@@ -96,4 +96,4 @@ TEST(NumberList, ListsAndRanges) {
 }
 
 }  // namespace
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,9 +1,9 @@
-#include "sim/stats.h"
+#include "common/stats.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace filterlab::sim {
+namespace filterlab {
 
 // Wilson: the set of p for which |p_hat - p| <= z sqrt(p(1-p)/n), solved for p:
 // centre (p_hat + z^2/2n) / (1 + z^2/n), half-width
@@ -47,4 +47,4 @@ double Median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,4 +1,4 @@
-#include "sim/stats.h"
+#include "common/stats.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "hashing/remix.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 namespace {
 
 // Published Wilson 95% intervals (Brown, Cai & DasGupta 2001, and Wilson's
@@ -117,4 +117,4 @@ TEST(Median, OddEvenAndEmpty) {
 }
 
 }  // namespace
-}  // namespace filterlab::sim
+}  // namespace filterlab

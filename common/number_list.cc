@@ -1,4 +1,4 @@
-#include "sim/number_list.h"
+#include "common/number_list.h"
 
 #include <cerrno>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "filters/filter_spec.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 
 namespace {
 bool ParseOne(const std::string& s, double* out) {
@@ -57,4 +57,4 @@ Status ParseNumberList(const std::string& flag, const std::string& text, double 
   return Status::OK();
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -8,9 +8,9 @@
 
 #include "common/status.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 
 Status ParseNumberList(const std::string& flag, const std::string& text, double min, double max,
                        std::vector<double>* out);
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,4 +1,4 @@
-// Timing for the simulator's measurements: wall clock (steady clock, seconds)
+// Timing for the workers' measurements (simulator and lsmbench): wall clock (steady clock, seconds)
 // and the process's CPU time, which on a shared machine shows how much of the
 // wall time the process actually ran (queries per CPU-second is the figure
 // that survives other load; the wall figure is the one to quote on an idle
@@ -9,7 +9,7 @@
 
 #include <chrono>
 
-namespace filterlab::sim {
+namespace filterlab {
 
 using Clock = std::chrono::steady_clock;
 inline double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -28,4 +28,4 @@ inline double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab

@@ -1,4 +1,4 @@
-#include "sim/flags.h"
+#include "common/flags.h"
 
 #include <cerrno>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "filters/filter_spec.h"
 
-namespace filterlab::sim {
+namespace filterlab {
 
 FlagSet::FlagSet(std::string command, std::string summary, std::string program)
     : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
@@ -220,4 +220,4 @@ std::string FlagSet::Help() const {
   return s;
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab
