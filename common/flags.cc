@@ -9,6 +9,41 @@
 
 namespace filterlab {
 
+namespace {
+
+// '-' and '_' are one character in flag names; the canonical form uses '_'.
+std::string CanonicalFlagName(std::string name) {
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find(',', begin);
+    parts.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) return parts;
+    begin = end + 1;
+  }
+}
+
+constexpr const char* kFieldTypes[] = {"int", "number", "string", "bool", "array", "object"};
+
+bool ValueHasType(const nlohmann::ordered_json& v, const std::string& type) {
+  if (type == "int") return v.is_number_integer();
+  if (type == "number") return v.is_number();
+  if (type == "string") return v.is_string();
+  if (type == "bool") return v.is_boolean();
+  if (type == "array") return v.is_array();
+  if (type == "object") return v.is_object();
+  return false;
+}
+
+}  // namespace
+
 FlagSet::FlagSet(std::string command, std::string summary, std::string program)
     : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
 
@@ -18,7 +53,7 @@ void FlagSet::Int(const char* name, long long def, long long min, long long max,
   f.imin = min;
   f.imax = max;
   f.out = out;
-  flags_.push_back(std::move(f));
+  Add(std::move(f));
 }
 
 void FlagSet::Double(const char* name, double def, double min, double max, const char* help, double* out) {
@@ -26,13 +61,13 @@ void FlagSet::Double(const char* name, double def, double min, double max, const
   f.dmin = min;
   f.dmax = max;
   f.out = out;
-  flags_.push_back(std::move(f));
+  Add(std::move(f));
 }
 
 void FlagSet::String(const char* name, const char* def, const char* help, std::string* out) {
   Flag f{name, Kind::kString, help, def};
   f.out = out;
-  flags_.push_back(std::move(f));
+  Add(std::move(f));
 }
 
 void FlagSet::Choice(const char* name, const char* def, std::initializer_list<const char*> allowed,
@@ -40,19 +75,53 @@ void FlagSet::Choice(const char* name, const char* def, std::initializer_list<co
   Flag f{name, Kind::kChoice, help, def};
   for (const char* a : allowed) f.allowed.push_back(a);
   f.out = out;
-  flags_.push_back(std::move(f));
+  Add(std::move(f));
 }
 
 void FlagSet::List(const char* name, const char* help, std::vector<std::string>* out) {
   Flag f{name, Kind::kList, help, ""};
   f.out = out;
-  flags_.push_back(std::move(f));
+  Add(std::move(f));
+}
+
+void FlagSet::ChoiceList(const char* name, const char* def, std::vector<std::string> allowed, const char* help,
+                         std::vector<std::string>* out) {
+  Flag f{name, Kind::kChoiceList, help, def};
+  f.allowed = std::move(allowed);
+  f.out = out;
+  Add(std::move(f));
 }
 
 void FlagSet::Bool(const char* name, const char* help, bool* out, bool def) {
   Flag f{name, Kind::kBool, help, def ? "true" : "false"};
   f.out = out;
+  Add(std::move(f));
+}
+
+FlagSet::Flag& FlagSet::Add(Flag f) {
+  f.name = CanonicalFlagName(f.name);
   flags_.push_back(std::move(f));
+  return flags_.back();
+}
+
+FlagSet::Flag* FlagSet::Find(const std::string& name) {
+  const std::string canonical = CanonicalFlagName(name);
+  for (auto& f : flags_) {
+    if (f.name == canonical) return &f;
+  }
+  return nullptr;
+}
+
+void FlagSet::Field(const char* name, const char* type, const char* help) {
+  std::string t = type;
+  const bool nullable = !t.empty() && t.back() == '?';
+  if (nullable) t.pop_back();
+  bool known = false;
+  for (const char* k : kFieldTypes) known = known || t == k;
+  // A misdeclared field is a programming error of the command, caught by its
+  // describe test the first time it runs.
+  if (!known) t = "invalid:" + t;
+  fields_.push_back(RecordField{name, t, nullable, help});
 }
 
 std::string FlagSet::Allowed(const Flag& f) const {
@@ -63,6 +132,11 @@ std::string FlagSet::Allowed(const Flag& f) const {
       return "a number in " + FormatNumber(f.dmin) + ".." + FormatNumber(f.dmax);
     case Kind::kChoice: {
       std::string s = "one of ";
+      for (size_t i = 0; i < f.allowed.size(); ++i) s += (i ? "|" : "") + f.allowed[i];
+      return s;
+    }
+    case Kind::kChoiceList: {
+      std::string s = "a comma-separated list of distinct entries from ";
       for (size_t i = 0; i < f.allowed.size(); ++i) s += (i ? "|" : "") + f.allowed[i];
       return s;
     }
@@ -117,6 +191,21 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
         }
       }
       return bad("unknown choice");
+    case Kind::kChoiceList: {
+      if (value.empty()) return bad("empty list");
+      std::vector<std::string> chosen;
+      for (const std::string& entry : SplitCommas(value)) {
+        bool ok = false;
+        for (const auto& a : f.allowed) ok = ok || a == entry;
+        if (!ok) return bad("unknown entry '" + entry + "'");
+        for (const auto& seen : chosen) {
+          if (seen == entry) return bad("'" + entry + "' is listed twice");
+        }
+        chosen.push_back(entry);
+      }
+      *static_cast<std::vector<std::string>*>(f.out) = std::move(chosen);
+      return Status::OK();
+    }
     case Kind::kList:
       static_cast<std::vector<std::string>*>(f.out)->push_back(value);
       return Status::OK();
@@ -135,9 +224,10 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
 
 Status FlagSet::Parse(int argc, char** argv) {
   // Defaults first.
+  help_requested_ = describe_requested_ = check_only_ = false;
   for (auto& f : flags_) {
     f.set = false;
-    if (f.kind == Kind::kList) {
+    if (f.kind == Kind::kList || (f.kind == Kind::kChoiceList && f.def.empty())) {
       static_cast<std::vector<std::string>*>(f.out)->clear();
     } else {
       Status s = Apply(f, f.def);
@@ -149,6 +239,14 @@ Status FlagSet::Parse(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       help_requested_ = true;
       return Status::OK();
+    }
+    if (arg == "--describe") {
+      describe_requested_ = true;
+      return Status::OK();
+    }
+    if (arg == "--check") {
+      check_only_ = true;
+      continue;
     }
     if (arg.rfind("--", 0) != 0) {
       return Status::InvalidArgument(command_ + ": unexpected argument '" + arg +
@@ -163,15 +261,13 @@ Status FlagSet::Parse(int argc, char** argv) {
       name = name.substr(0, eq);
       has_value = true;
     }
-    Flag* flag = nullptr;
-    for (auto& f : flags_) {
-      if (f.name == name) flag = &f;
-    }
+    name = CanonicalFlagName(name);
+    Flag* flag = Find(name);
     if (flag == nullptr) {
       std::string known;
       for (const auto& f : flags_) known += (known.empty() ? "--" : ", --") + f.name;
       return Status::InvalidArgument(command_ + ": unknown flag '--" + name + "'; known flags: " + known +
-                                     ", --help");
+                                     ", --help, --describe, --check");
     }
     if (!has_value) {
       if (flag->kind == Kind::kBool) {
@@ -193,8 +289,21 @@ Status FlagSet::Parse(int argc, char** argv) {
 }
 
 bool FlagSet::WasSet(const char* name) const {
+  const std::string canonical = CanonicalFlagName(name);
   for (const auto& f : flags_) {
-    if (f.name == name) return f.set;
+    if (f.name == canonical) return f.set;
+  }
+  return false;
+}
+
+bool FlagSet::Answered(std::string* out) const {
+  if (help_requested_) {
+    *out = Help();
+    return true;
+  }
+  if (describe_requested_) {
+    *out = Description().dump() + "\n";
+    return true;
   }
   return false;
 }
@@ -217,7 +326,96 @@ std::string FlagSet::Help() const {
     s += "\n";
   }
   s += "  --help\n      this text\n";
+  s += "  --describe\n      print the flags and record fields as JSON (for the experiment runner)\n";
+  s += "  --check\n      validate the flags, print nothing, run nothing\n";
   return s;
+}
+
+nlohmann::ordered_json FlagSet::Description() const {
+  static const char* const kKindNames[] = {"int", "number", "string", "choice", "choice_list", "list", "bool"};
+  nlohmann::ordered_json flags = nlohmann::ordered_json::array();
+  for (const auto& f : flags_) {
+    nlohmann::ordered_json d;
+    d["name"] = f.name;
+    d["type"] = kKindNames[static_cast<int>(f.kind)];
+    switch (f.kind) {
+      case Kind::kInt:
+        d["default"] = std::stoll(f.def);
+        d["min"] = f.imin;
+        d["max"] = f.imax;
+        break;
+      case Kind::kDouble:
+        d["default"] = std::stod(f.def);
+        d["min"] = f.dmin;
+        d["max"] = f.dmax;
+        break;
+      case Kind::kBool:
+        d["default"] = f.def == "true";
+        break;
+      case Kind::kChoice:
+        d["default"] = f.def;
+        d["choices"] = f.allowed;
+        break;
+      case Kind::kChoiceList:
+        d["default"] = f.def.empty() ? std::vector<std::string>{} : SplitCommas(f.def);
+        d["choices"] = f.allowed;
+        break;
+      case Kind::kList:
+        d["default"] = std::vector<std::string>{};
+        break;
+      case Kind::kString:
+        d["default"] = f.def;
+        break;
+    }
+    d["repeatable"] = f.kind == Kind::kList;
+    d["help"] = f.help;
+    flags.push_back(std::move(d));
+  }
+  nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+  for (const auto& f : fields_) {
+    fields.push_back({{"name", f.name}, {"type", f.type}, {"nullable", f.nullable}, {"help", f.help}});
+  }
+  nlohmann::ordered_json out;
+  out["command"] = command_;
+  out["summary"] = summary_;
+  out["flags"] = std::move(flags);
+  out["fields"] = std::move(fields);
+  return out;
+}
+
+Status CheckRecordFields(const nlohmann::ordered_json& record, const nlohmann::ordered_json& description) {
+  const std::string command = description.value("command", std::string());
+  if (!record.is_object()) return Status::InvalidArgument(command + ": a record must be a JSON object");
+  for (const auto& [key, value] : record.items()) {
+    const nlohmann::ordered_json* field = nullptr;
+    for (const auto& f : description["fields"]) {
+      if (f["name"] == key) field = &f;
+    }
+    if (field == nullptr) {
+      return Status::InvalidArgument(command + ": record field '" + key + "' is not declared (FlagSet::Field)");
+    }
+    if (value.is_null()) {
+      if (!(*field)["nullable"].get<bool>()) {
+        return Status::InvalidArgument(command + ": record field '" + key + "' is null but not declared nullable");
+      }
+      continue;
+    }
+    const std::string type = (*field)["type"].get<std::string>();
+    if (!ValueHasType(value, type)) {
+      return Status::InvalidArgument(command + ": record field '" + key + "' = " + value.dump() +
+                                     " is not of its declared type " + type);
+    }
+  }
+  return Status::OK();
+}
+
+nlohmann::ordered_json DescribeProgram(const std::string& program, const std::string& summary,
+                                       std::vector<nlohmann::ordered_json> commands) {
+  nlohmann::ordered_json out;
+  out["program"] = program;
+  out["summary"] = summary;
+  out["commands"] = std::move(commands);
+  return out;
 }
 
 }  // namespace filterlab

@@ -1,12 +1,26 @@
 // Command-line flags of every filterlab binary (filterlab-sim, lsmbench,
-// filterlab-tool): a declared set of --name VALUE flags per subcommand, each with help text and a validated type/range, so every
-// error names the flag, the value given and what is allowed.
+// filterlab-tool): a declared set of flags per (sub)command, each with help
+// text and a validated type and range, so every error names the flag, the
+// value given and what is allowed.
+//
+// The declaration is also the binary's contract with the Python runner:
+// `--describe` prints it as JSON (Description(): every flag's name, type,
+// range or choices, default and help, and the fields of the records the
+// command prints), and `--check` parses and cross-checks a command line
+// without running it. The runner builds its worker table from the first and
+// validates each run with the second, so no flag is written down twice.
+//
+// One flag style everywhere: --name=VALUE or --name VALUE, booleans also as
+// a bare --name; '-' and '_' are the same character in a flag name
+// (--key-size is --key_size), and names are declared with '_'.
 #pragma once
 
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -29,19 +43,40 @@ class FlagSet {
               std::string* out);
   // Repeatable; each occurrence appends one value.
   void List(const char* name, const char* help, std::vector<std::string>* out);
+  // A comma-separated list of distinct entries from `allowed` (e.g.
+  // lsmbench's --benchmarks=fillrandom,readrandom); `def` is such a list.
+  void ChoiceList(const char* name, const char* def, std::vector<std::string> allowed, const char* help,
+                  std::vector<std::string>* out);
   // "--name" sets true; "--name=false" / "--name=true" also accepted.
   void Bool(const char* name, const char* help, bool* out, bool def = false);
 
+  // A field of the records the command prints (one JSON object per line), for
+  // --describe. `type` is one of int, number, string, bool, array, object; a
+  // trailing '?' says the value may be null. Records may carry only declared
+  // fields (CheckRecordFields), and the runner learns its columns from here.
+  void Field(const char* name, const char* type, const char* help);
+
   // Parses argv[0..argc) (the arguments after the subcommand). Sets defaults
-  // first. --help / -h sets help_requested() and stops.
+  // first. --help / -h and --describe stop parsing (see Answered); --check
+  // parses the rest as usual and sets check_only().
   Status Parse(int argc, char** argv);
+  // True when --help or --describe was given: *out then receives the help
+  // text or the one-line JSON description, and the command runs nothing.
+  bool Answered(std::string* out) const;
   bool help_requested() const { return help_requested_; }
+  bool describe_requested() const { return describe_requested_; }
+  // --check: the command validates its flags (this parse and its own
+  // cross-checks), prints nothing and returns OK without running.
+  bool check_only() const { return check_only_; }
   // True if the flag was given on the command line.
   bool WasSet(const char* name) const;
   std::string Help() const;
+  // {"command", "summary", "flags": [{name, type, default, help, min, max |
+  // choices, repeatable}], "fields": [{name, type, nullable, help}]}.
+  nlohmann::ordered_json Description() const;
 
  private:
-  enum class Kind { kInt, kDouble, kString, kChoice, kList, kBool };
+  enum class Kind { kInt, kDouble, kString, kChoice, kChoiceList, kList, kBool };
   struct Flag {
     Flag(std::string name_, Kind kind_, std::string help_, std::string def_)
         : name(std::move(name_)), kind(kind_), help(std::move(help_)), def(std::move(def_)) {}
@@ -55,14 +90,36 @@ class FlagSet {
     void* out = nullptr;
     bool set = false;
   };
+  struct RecordField {
+    std::string name;
+    std::string type;
+    bool nullable;
+    std::string help;
+  };
+  Flag& Add(Flag f);
   Status Apply(Flag& f, const std::string& value);
   std::string Allowed(const Flag& f) const;
+  Flag* Find(const std::string& name);
 
   std::string command_;
   std::string summary_;
   std::string program_;
   std::vector<Flag> flags_;
+  std::vector<RecordField> fields_;
   bool help_requested_ = false;
+  bool describe_requested_ = false;
+  bool check_only_ = false;
 };
+
+// Every key of `record` is a declared field of `description` (a
+// FlagSet::Description()) and its value has the declared type (null only where
+// nullable). InvalidArgument naming the first key that is not. For the tests
+// that hold each command's printed records against its --describe.
+Status CheckRecordFields(const nlohmann::ordered_json& record, const nlohmann::ordered_json& description);
+
+// The whole program's --describe: {"program", "summary", "commands": [...]},
+// each command a FlagSet::Description().
+nlohmann::ordered_json DescribeProgram(const std::string& program, const std::string& summary,
+                                       std::vector<nlohmann::ordered_json> commands);
 
 }  // namespace filterlab

@@ -83,6 +83,91 @@ TEST_F(FlagSetTest, HelpListsEveryFlag) {
   }
 }
 
+TEST_F(FlagSetTest, DashAndUnderscoreAreOneCharacter) {
+  FlagSet f("cmd", "");
+  long long size = 0;
+  f.Int("key-size", 24, 16, 48, "declared with a dash", &size);
+  Args a({"--key_size=30"});
+  ASSERT_TRUE(f.Parse(a.argc(), a.argv()).ok());
+  EXPECT_EQ(size, 30);
+  Args b({"--key-size", "31"});
+  ASSERT_TRUE(f.Parse(b.argc(), b.argv()).ok());
+  EXPECT_EQ(size, 31);
+  EXPECT_TRUE(f.WasSet("key-size"));
+  EXPECT_EQ(f.Description()["flags"][0]["name"], "key_size");
+  Args bad({"--key_size=99"});
+  const Status s = f.Parse(bad.argc(), bad.argv());
+  EXPECT_NE(s.message().find("--key_size=99"), std::string::npos) << s.message();
+}
+
+TEST_F(FlagSetTest, ChoiceListTakesDistinctKnownEntries) {
+  FlagSet f("cmd", "");
+  std::vector<std::string> chosen;
+  f.ChoiceList("benchmarks", "a,b", {"a", "b", "c"}, "which", &chosen);
+  Args none({});
+  ASSERT_TRUE(f.Parse(none.argc(), none.argv()).ok());
+  EXPECT_EQ(chosen, (std::vector<std::string>{"a", "b"}));
+  Args some({"--benchmarks=c,a"});
+  ASSERT_TRUE(f.Parse(some.argc(), some.argv()).ok());
+  EXPECT_EQ(chosen, (std::vector<std::string>{"c", "a"}));
+  for (const char* bad : {"--benchmarks=a,x", "--benchmarks=a,a", "--benchmarks="}) {
+    Args b({bad});
+    const Status s = f.Parse(b.argc(), b.argv());
+    ASSERT_TRUE(s.IsInvalidArgument()) << bad;
+    EXPECT_NE(s.message().find("a|b|c"), std::string::npos) << s.message();
+  }
+}
+
+TEST_F(FlagSetTest, DescribeListsFlagsWithTypesRangesAndFields) {
+  flags.Field("positives", "int", "outside queries answered positive");
+  flags.Field("fp_rate", "number?", "positives / queries; null without queries");
+  ASSERT_TRUE(Parse({"--describe"}).ok());
+  std::string out;
+  ASSERT_TRUE(flags.Answered(&out));
+  const auto d = nlohmann::ordered_json::parse(out);
+  EXPECT_EQ(d["command"], "fp");
+  ASSERT_EQ(d["flags"].size(), 5u);
+  EXPECT_EQ(d["flags"][0]["name"], "keys");
+  EXPECT_EQ(d["flags"][0]["type"], "int");
+  EXPECT_EQ(d["flags"][0]["default"], 10);
+  EXPECT_EQ(d["flags"][0]["min"], 1);
+  EXPECT_EQ(d["flags"][0]["max"], 1000);
+  EXPECT_EQ(d["flags"][1]["type"], "number");
+  EXPECT_EQ(d["flags"][1]["default"], 0.4);
+  EXPECT_EQ(d["flags"][2]["choices"], (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(d["flags"][3]["repeatable"].get<bool>());
+  EXPECT_EQ(d["flags"][4]["type"], "bool");
+  EXPECT_EQ(d["flags"][4]["default"], false);
+  ASSERT_EQ(d["fields"].size(), 2u);
+  EXPECT_EQ(d["fields"][1]["type"], "number");
+  EXPECT_TRUE(d["fields"][1]["nullable"].get<bool>());
+
+  EXPECT_TRUE(CheckRecordFields({{"positives", 3}, {"fp_rate", nullptr}}, d).ok());
+  EXPECT_TRUE(CheckRecordFields({{"positives", 3}, {"fp_rate", 0.5}}, d).ok());
+  Status s = CheckRecordFields({{"positives", 3}, {"extra", 1}}, d);
+  EXPECT_NE(s.message().find("'extra' is not declared"), std::string::npos) << s.message();
+  s = CheckRecordFields({{"positives", 0.5}}, d);
+  EXPECT_NE(s.message().find("declared type int"), std::string::npos) << s.message();
+  s = CheckRecordFields({{"positives", nullptr}}, d);
+  EXPECT_NE(s.message().find("not declared nullable"), std::string::npos) << s.message();
+}
+
+TEST_F(FlagSetTest, MisdeclaredFieldTypeShowsInTheDescription) {
+  flags.Field("x", "float", "not a type of the contract");
+  EXPECT_EQ(flags.Description()["fields"][0]["type"], "invalid:float");
+}
+
+TEST_F(FlagSetTest, CheckParsesEverythingAndSaysRunNothing) {
+  ASSERT_TRUE(Parse({"--check", "--keys", "20"}).ok());
+  EXPECT_TRUE(flags.check_only());
+  EXPECT_EQ(keys, 20);
+  std::string out;
+  EXPECT_FALSE(flags.Answered(&out));
+  EXPECT_TRUE(Parse({"--check", "--keys", "0"}).IsInvalidArgument());
+  ASSERT_TRUE(Parse({"--keys", "20"}).ok());
+  EXPECT_FALSE(flags.check_only());
+}
+
 TEST(NumberList, ListsAndRanges) {
   std::vector<double> v;
   ASSERT_TRUE(ParseNumberList("bpk", "6,10,16", 0, 100, &v).ok());

@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "common/flags.h"
 
 namespace filterlab::sim {
 
@@ -21,11 +24,34 @@ const Command kCommands[] = {
     {"probes", ProbesCommand, "simulated best probe count per bits/key vs RocksDB's ChooseNumProbes"},
 };
 
+constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";
+
 int Usage(FILE* f) {
-  std::fprintf(f, "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\ncommands:\n");
+  std::fprintf(f, "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\n"
+                  "       filterlab-sim --describe      (every command's flags and record fields as JSON)\n"
+                  "commands:\n");
   for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
-  std::fprintf(f, "Every measurement is printed as one JSON object per line on stdout.\n");
+  std::fprintf(f, "%s\n", kSummary);
   return f == stdout ? 0 : 2;
+}
+
+// filterlab-sim --describe: each command's own --describe, gathered.
+int Describe() {
+  std::vector<JsonRecord> commands;
+  for (const auto& c : kCommands) {
+    std::string arg = "--describe", out;
+    char* argv[] = {arg.data()};
+    Status s = c.run(1, argv, [](const JsonRecord&) {}, &out);
+    if (!s.ok() || out.empty()) {
+      std::fprintf(stderr, "filterlab-sim %s --describe: %s\n", c.name, s.ok() ? "no description" : s.message().c_str());
+      return 1;
+    }
+    JsonRecord d = JsonRecord::parse(out);
+    d["summary_line"] = c.summary;
+    commands.push_back(std::move(d));
+  }
+  std::printf("%s\n", DescribeProgram("filterlab-sim", kSummary, std::move(commands)).dump().c_str());
+  return 0;
 }
 
 }  // namespace
@@ -34,6 +60,7 @@ int SimMain(int argc, char** argv) {
   if (argc < 2) return Usage(stderr);
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
+  if (cmd == "--describe") return Describe();
   for (const auto& c : kCommands) {
     if (cmd != c.name) continue;
     std::string help;

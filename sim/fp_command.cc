@@ -33,10 +33,7 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   flags.Int("batch", 1024, 1, 2048, "hashes per MayContainBatch call (a speed knob: counts do not depend on it)", &batch);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   if (specs.empty()) return Status::InvalidArgument("fp: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
   if (static_cast<double>(keys) * static_cast<double>(filters) > 1e13) {
     return Status::InvalidArgument("fp: --keys " + std::to_string(keys) + " x --filters " + std::to_string(filters) +

@@ -115,10 +115,7 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.List("filter", "filter spec; prints its policy's ModelFpRate(keys) for each --keys value", &specs);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   std::vector<double> keys_list, hash_list, bpk_list, probes_list;
   if (!(s = ParseNumberList("keys", keys_text, 1, 1e13, &keys_list)).ok()) return s;
 

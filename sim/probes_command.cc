@@ -82,10 +82,7 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
   flags.Bool("no-boundaries", "skip the per-boundary records", &no_boundaries);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   std::vector<double> grid;
   if (!(s = ParseNumberList("bpk", bpk_text, 1, 100, &grid)).ok()) return s;
   std::map<int, int> table;

@@ -85,10 +85,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   if (specs.empty()) return Status::InvalidArgument("speed: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
   SpeedConfig cfg;
   cfg.working_set_bytes = static_cast<uint64_t>(ws_mb) << 20;
@@ -161,10 +158,7 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.Int("seed", 0, 0, 1LL << 62, "seed of the address streams", &seed);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   if (static_cast<uint64_t>(min_kb) * 1024 > static_cast<uint64_t>(max_mb) << 20) {
     return Status::InvalidArgument("--min-kb=" + std::to_string(min_kb) + " exceeds --max-mb=" + std::to_string(max_mb));
   }

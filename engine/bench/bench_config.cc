@@ -225,10 +225,7 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   for (std::string& arg : args) arg_ptrs.push_back(arg.data());
   Status s = flags.Parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   if (!s.ok()) return s;
-  if (flags.help_requested()) {
-    *help = flags.Help();
-    return Status::OK();
-  }
+  if (flags.Answered(help)) return Status::OK();
   c.num = num;
   c.reads = reads < 0 ? num : reads;
   c.key_size = key_size;
