@@ -16,7 +16,7 @@ random_pipelined | batched | skewed | huge), mix (inside | outside | mixed),
 pick (single | random | skewed), batch, prepared (batch > 1), pipeline_depth
 (random_pipelined; 0 otherwise), skew ("50% in N filters"), ns_per_key
 (build), gross/dry/net_ns_per_op, net_cpu_ns_per_op, fp and outside_queries,
-floor_ns_per_line and x_floor (random-filter modes unless --no-floor)."""
+floor_ns_per_line and x_floor (random-filter modes unless --no_floor)."""
 
 from __future__ import annotations
 

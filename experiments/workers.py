@@ -147,7 +147,7 @@ class Worker:
         """One flag in this worker's style; rendered=None is a bare boolean flag."""
         if self.gflags:
             return [f"--{key}" if rendered is None else f"--{key}={rendered}"]
-        name = "--" + key.replace("_", "-")
+        name = "--" + key
         return [name] if rendered is None else [name, rendered]
 
 

@@ -50,31 +50,31 @@ void ExpectError(CommandFn command, std::vector<std::string> args, std::vector<s
 TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "nosuchfilter:bpk=10"}, {"--filter", "nosuchfilter"});
   ExpectError(SpeedCommand, {}, {"--filter"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--batch-sizes", "1"}, {"--batch-sizes", "2..64"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--batch_sizes", "1"}, {"--batch_sizes", "2..64"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "single,fastest"}, {"fastest", "allowed"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--average-keys", "0"}, {"--average-keys=0"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline-depth", "12"}, {"--pipeline-depth", "4, 8, 16, 32, 64"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline-depth", "128"}, {"--pipeline-depth", "4..64"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--average_keys", "0"}, {"--average_keys=0"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "12"}, {"--pipeline_depth", "4, 8, 16, 32, 64"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "128"}, {"--pipeline_depth", "4..64"});
   // 2^20 MiB = 1 TiB of filters: more than this machine has, refused up front.
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "1048576"},
-              {"--working-set-mb", "MemAvailable"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "huge", "--huge-keys", "2000000000"},
-              {"--huge-keys", "MemAvailable"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "1048576"},
+              {"--working_set_mb", "MemAvailable"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "huge", "--huge_keys", "2000000000"},
+              {"--huge_keys", "MemAvailable"});
 }
 
 TEST(FloorCommand, BadParametersGiveClearErrors) {
-  ExpectError(FloorCommand, {"--min-kb", "2048", "--max-mb", "1"}, {"--min-kb=2048", "--max-mb=1"});
-  ExpectError(FloorCommand, {"--max-mb", "1048576"}, {"--max-mb", "MemAvailable"});
+  ExpectError(FloorCommand, {"--min_kb", "2048", "--max_mb", "1"}, {"--min_kb=2048", "--max_mb=1"});
+  ExpectError(FloorCommand, {"--max_mb", "1048576"}, {"--max_mb", "MemAvailable"});
   ExpectError(FloorCommand, {"--pages", "1g"}, {"--pages", "4k|2m|both"});
 }
 
 // A floor run small enough for a test: every working set gets each measure
 // once per page size, with the fields the analysis reads; the prefetch_cost
-// measure also reports its work alone, and --prefetch-work 0 leaves it out.
+// measure also reports its work alone, and --prefetch_work 0 leaves it out.
 // (Values are timings: only their being finite and non-negative where they
 // must be is checked.)
 TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
-  const CommandRun run = RunCommand(FloorCommand, {"--min-kb", "256", "--max-mb", "1", "--reads", "16000", "--hops",
+  const CommandRun run = RunCommand(FloorCommand, {"--min_kb", "256", "--max_mb", "1", "--reads", "16000", "--hops",
                                                    "4000", "--pages", "4k", "--threads", "1"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   std::map<std::string, int> per_measure;
@@ -99,15 +99,15 @@ TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
   EXPECT_EQ(per_measure["random_line_read"], 4);
   EXPECT_EQ(per_measure["prefetch_cost"], 2);
   EXPECT_EQ(per_measure["translation"], 1);  // once per page size, not per working set
-  const CommandRun without = RunCommand(FloorCommand, {"--min-kb", "1024", "--max-mb", "1", "--reads", "16000", "--hops",
-                                                       "4000", "--pages", "4k", "--threads", "1", "--prefetch-work", "0"});
+  const CommandRun without = RunCommand(FloorCommand, {"--min_kb", "1024", "--max_mb", "1", "--reads", "16000", "--hops",
+                                                       "4000", "--pages", "4k", "--threads", "1", "--prefetch_work", "0"});
   ASSERT_TRUE(without.status.ok()) << without.status.ToString();
   for (const auto& r : without.records) EXPECT_NE(r["measure"], "prefetch_cost");
   EXPECT_EQ(without.records.size(), 4u);  // translation + dependent_load + random_line_read x 2
 }
 
 TEST(ProbesCommand, BadParametersGiveClearErrors) {
-  ExpectError(ProbesCommand, {"--variant", "nosuchfilter", "--bpk", "10", "--no-boundaries"}, {"nosuchfilter"});
+  ExpectError(ProbesCommand, {"--variant", "nosuchfilter", "--bpk", "10", "--no_boundaries"}, {"nosuchfilter"});
   ExpectError(ProbesCommand, {"--bpk", "0.5"}, {"--bpk"});
   ExpectError(ProbesCommand, {"--bpk", "1:3"}, {"--bpk=1:3"});
   ExpectError(ProbesCommand, {"--table", "/nonexistent/choose_num_probes.json"}, {"--table", "cannot open"});
@@ -118,7 +118,7 @@ TEST(ProbesCommand, BadParametersGiveClearErrors) {
 // per word: at most 16) gets the counts it accepts as candidates, not an error.
 TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
   const CommandRun run = RunCommand(ProbesCommand, {"--variant", "cache_mul64_block", "--bpk", "30", "--keys", "1000",
-                                                    "--filters", "2", "--queries", "20000", "--no-boundaries"});
+                                                    "--filters", "2", "--queries", "20000", "--no_boundaries"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   ASSERT_EQ(run.records.size(), 1u);
   std::vector<int> probes;
@@ -135,7 +135,7 @@ TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
 // carry RocksDB's own estimate.
 TEST(ModelCommand, RecordsCombineTheLayoutWithTheDistinctHashes) {
   const CommandRun run = RunCommand(ModelCommand, {"--model", "standard_exact", "--model", "fastlocal", "--model",
-                                                   "legacy", "--keys", "1e6,1e9", "--hash-bits", "32,64"});
+                                                   "legacy", "--keys", "1e6,1e9", "--hash_bits", "32,64"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   EXPECT_EQ(run.records.size(), 3u * 2 * 2 - 2);  // legacy: 32 bits only
   for (const auto& r : run.records) {
@@ -173,9 +173,9 @@ TEST(ModelCommand, RecordsCombineTheLayoutWithTheDistinctHashes) {
 }
 
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {
-  const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working-set-mb", "8", "--average-keys",
+  const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "8", "--average_keys",
                                             "2000", "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",
-                                            "--mixes", "mixed", "--batch-sizes", "16", "--pipeline-depth", "4,32"});
+                                            "--mixes", "mixed", "--batch_sizes", "16", "--pipeline_depth", "4,32"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   int build = 0, single = 0, random = 0, pipelined = 0, batched = 0;
   JsonRecord random_record, pipelined_record;
@@ -226,7 +226,7 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   EXPECT_EQ(build, 1);
   EXPECT_GE(single, 1);
   EXPECT_GE(random, 1);
-  EXPECT_EQ(pipelined, 2);  // one per --pipeline-depth
+  EXPECT_EQ(pipelined, 2);  // one per --pipeline_depth
   // The pipeline reorders memory traffic, not queries: same queries, same answers.
   EXPECT_EQ(random_record["outside_queries"], pipelined_record["outside_queries"]);
   EXPECT_EQ(random_record["fp"], pipelined_record["fp"]);

@@ -186,12 +186,12 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
   if (cfg.queries == 0) return Status::InvalidArgument("--queries=0: need at least 1 query");
   if (cfg.build_chunk == 0 || cfg.query_chunk == 0) return Status::InvalidArgument("fp: chunk sizes must be >= 1");
   if (cfg.hash_source != "synthetic" && cfg.hash_source != "keys") {
-    return Status::InvalidArgument("--hash-source=" + cfg.hash_source + ": allowed: synthetic|keys");
+    return Status::InvalidArgument("--hash_source=" + cfg.hash_source + ": allowed: synthetic|keys");
   }
   if (cfg.hash_source == "keys" && cfg.keys > 0x7fffffffu) {
     return Status::InvalidArgument("--keys=" + std::to_string(cfg.keys) +
-                                   " with --hash-source keys: filter_bench keys number added keys below 2^31; "
-                                   "allowed: 1..2147483647 (use --hash-source synthetic beyond)");
+                                   " with --hash_source keys: filter_bench keys number added keys below 2^31; "
+                                   "allowed: 1..2147483647 (use --hash_source synthetic beyond)");
   }
   std::unique_ptr<FilterPolicy> policy;
   Status s = NewFilterPolicy(cfg.filter_spec, &policy);

@@ -24,10 +24,10 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   flags.Int("keys", 1000000, 1, 1000000000000LL, "keys per filter", &keys);
   flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
   flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
-  flags.Choice("hash-source", "synthetic", {"synthetic", "keys"},
+  flags.Choice("hash_source", "synthetic", {"synthetic", "keys"},
                "synthetic: seeded uniform 64-bit hashes; keys: filter_bench keys hashed by the policy's HashKey",
                &hash_source);
-  flags.Int("key-size", 24, 16, 48, "base key length for --hash-source keys (lengths spread over +0..+4)", &key_size);
+  flags.Int("key_size", 24, 16, 48, "base key length for --hash_source keys (lengths spread over +0..+4)", &key_size);
   flags.Int("threads", 0, 0, 1024, "worker threads; 0 = all cores", &threads);
   flags.Int("seed", 0, 0, (1LL << 62), "seed of every generated stream", &seed);
   flags.Int("batch", 1024, 1, 2048, "hashes per MayContainBatch call (a speed knob: counts do not depend on it)", &batch);

@@ -155,7 +155,7 @@ TEST(FpCommand, BadParametersGiveClearErrors) {
   s = c.Run({"--keys", "10"});
   EXPECT_NE(s.message().find("--filter"), std::string::npos) << s.message();
 
-  s = c.Run({"--filter", "standard:bpk=10", "--hash-source", "files"});
+  s = c.Run({"--filter", "standard:bpk=10", "--hash_source", "files"});
   EXPECT_NE(s.message().find("synthetic|keys"), std::string::npos) << s.message();
   EXPECT_TRUE(c.records.empty());
 }
@@ -163,7 +163,7 @@ TEST(FpCommand, BadParametersGiveClearErrors) {
 TEST(FpCommand, HelpDescribesEveryFlag) {
   Captured c;
   ASSERT_TRUE(c.Run({"--help"}).ok());
-  for (const char* f : {"--filter", "--keys", "--filters", "--queries", "--hash-source", "--key-size", "--threads",
+  for (const char* f : {"--filter", "--keys", "--filters", "--queries", "--hash_source", "--key_size", "--threads",
                         "--seed"}) {
     EXPECT_NE(c.help.find(f), std::string::npos) << f;
   }

@@ -96,7 +96,7 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "cache_local_shortcut (RocksDB's mu+-sigma two-point average); two_per_word (two probes per\n"
                 "64-bit word in a group of roundup_pow2(k/2) words, exact Poisson mixture); legacy and\n"
                 "fastlocal (the layout parts of RocksDB's EstimatedFpRate; RocksDB's own estimate is printed\n"
-                "as rocksdb_fp). The n keys' --hash-bits hashes leave D distinct ones (distinct_hashes); each\n"
+                "as rocksdb_fp). The n keys' --hash_bits hashes leave D distinct ones (distinct_hashes); each\n"
                 "model is taken for D hashes in bpk*n bits (layout_fp) and combined with the chance D/2^bits\n"
                 "that a query's hash is one of them (fingerprint_fp): model_fp = fingerprint_fp + (1 -\n"
                 "fingerprint_fp) * layout_fp, as in ModelFpRate. With --filter, prints the policy's own\n"
@@ -110,8 +110,8 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   flags.String("probes", "auto", "probes: a list, a range, or auto (round(b ln 2)) (1..64)", &probes_text);
   flags.String("keys", "1000000", "keys: list or range (1..1e13); the models depend on it through the "
                "distinct hashes (and standard_exact through m)", &keys_text);
-  flags.String("hash-bits", "64", "hash width(s): 32, 64 or 32,64", &hash_text);
-  flags.Int("block-bits", 512, 64, 65536, "block size B in bits for cache_local models", &block_bits);
+  flags.String("hash_bits", "64", "hash width(s): 32, 64 or 32,64", &hash_text);
+  flags.Int("block_bits", 512, 64, 65536, "block size B in bits for cache_local models", &block_bits);
   flags.List("filter", "filter spec; prints its policy's ModelFpRate(keys) for each --keys value", &specs);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
@@ -156,9 +156,9 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   if (!(s = ParseNumberList("bpk", bpk_text, 0.5, 1000, &bpk_list)).ok()) return s;
   const bool auto_probes = probes_text == "auto";
   if (!auto_probes && !(s = ParseNumberList("probes", probes_text, 1, 64, &probes_list)).ok()) return s;
-  if (!(s = ParseNumberList("hash-bits", hash_text, 32, 64, &hash_list)).ok()) return s;
+  if (!(s = ParseNumberList("hash_bits", hash_text, 32, 64, &hash_list)).ok()) return s;
   for (double h : hash_list) {
-    if (h != 32 && h != 64) return Status::InvalidArgument("--hash-bits=" + hash_text + ": allowed: 32, 64 or 32,64");
+    if (h != 32 && h != 64) return Status::InvalidArgument("--hash_bits=" + hash_text + ": allowed: 32, 64 or 32,64");
   }
   for (double pk : probes_list) {
     if (pk != std::floor(pk)) return Status::InvalidArgument("--probes=" + probes_text + ": probes must be integers");

@@ -79,7 +79,7 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
   flags.Int("seed", 0, 0, 1LL << 62, "seed", &seed);
   flags.String("table", FILTERLAB_REFERENCE_DIR "/choose_num_probes.json",
                "RocksDB's ChooseNumProbes vectors (used for variant fastlocal)", &table_path);
-  flags.Bool("no-boundaries", "skip the per-boundary records", &no_boundaries);
+  flags.Bool("no_boundaries", "skip the per-boundary records", &no_boundaries);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();

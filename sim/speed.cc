@@ -35,7 +35,7 @@ class Random32 {
 // so picking a filter, making its key and querying it read one line of
 // harness data and then only the filter's own data: the filter's FilterView
 // (by default the variant's own, which does not touch the Filter object; with
-// --query-path object, Filter::View's default, which calls the object's
+// --query_path object, Filter::View's default, which calls the object's
 // virtual MayContain as filter_bench calls its reader object).
 struct alignas(32) FilterRef {
   FilterView view;
@@ -664,7 +664,7 @@ class SpeedRun {
     }
     if (Has(cfg_.modes, "huge")) {
       FilterSet set;
-      Status s = CheckMemory(cfg_.huge_keys * 8 * 3, "--huge-keys " + std::to_string(cfg_.huge_keys));
+      Status s = CheckMemory(cfg_.huge_keys * 8 * 3, "--huge_keys " + std::to_string(cfg_.huge_keys));
       if (!s.ok()) return s;
       std::vector<uint64_t> hashes;
       std::vector<std::string> blobs(1);
@@ -705,7 +705,7 @@ Status RunSpeed(const SpeedConfig& config, const Emit& emit) {
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
   for (int b : config.batch_sizes) {
     if (b < 2 || b > 64) {
-      return Status::InvalidArgument("--batch-sizes: " + std::to_string(b) + " is not allowed; batch sizes are 2..64");
+      return Status::InvalidArgument("--batch_sizes: " + std::to_string(b) + " is not allowed; batch sizes are 2..64");
     }
   }
   SpeedConfig cfg = config;

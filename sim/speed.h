@@ -2,7 +2,7 @@
 // ../shared/spec/rocksdb-filters.md §5, with our own code and the generic
 // filter interface only.
 //
-// Working set: filters of about --average-keys keys each (varied by
+// Working set: filters of about --average_keys keys each (varied by
 // +-vary_ratio as filter_bench does) built from filter_bench keys until their
 // serialized size reaches the working-set size (default 4x the last-level
 // cache). Each built filter is serialized into one 2 MiB-aligned arena that

@@ -41,11 +41,11 @@ Status SplitChoices(const std::string& flag, const std::string& text, std::initi
 Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   FlagSet flags("speed",
                 "filter_bench-style timings (../shared/spec/rocksdb-filters.md §5): a working set of filters\n"
-                "of ~--average-keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
+                "of ~--average_keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
                 "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, random_pipelined\n"
                 "(the same queries, the next ones' lines prefetched through FilterView::Prefetch), batched\n"
                 "(prepared = MayContainBatch with prefetch, unprepared = MayContain one by one), skewed and\n"
-                "huge (one --huge-keys filter) modes; fp among outside queries; random-filter records carry\n"
+                "huge (one --huge_keys filter) modes; fp among outside queries; random-filter records carry\n"
                 "floor_ns_per_line (independent random line read, prefetch 32, 1 thread, same arena) and\n"
                 "x_floor. Single-threaded, like filter_bench.");
   std::vector<std::string> specs;
@@ -54,10 +54,10 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   std::string modes_text, mixes_text, batches_text, depth_text, huge_pages, query_path;
   bool quick = false, net_hashing = false, no_floor = false;
   flags.List("filter", "filter spec (repeatable), e.g. fastlocal:bpk=10", &specs);
-  flags.Int("working-set-mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &ws_mb);
-  flags.Int("average-keys", 10000, 10, 100000000, "average keys per filter", &avg_keys);
-  flags.Double("vary-ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &vary);
-  flags.Int("key-size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &key_size);
+  flags.Int("working_set_mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &ws_mb);
+  flags.Int("average_keys", 10000, 10, 100000000, "average keys per filter", &avg_keys);
+  flags.Double("vary_ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &vary);
+  flags.Int("key_size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &key_size);
   flags.Int("queries", 10000000, 1000, 10000000000LL, "queries per measurement", &queries);
   flags.Int("rounds", 5, 1, 100,
             "each measurement in this many parts, timed run, dry run (and floor) back to back per part; net\n"
@@ -65,23 +65,23 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
             &rounds);
   flags.String("modes", "build,single,random,random_pipelined,batched,skewed,huge",
                "comma-separated subset of build,single,random,random_pipelined,batched,skewed,huge (random: one\n"
-               "query at a time as filter_bench; random_pipelined: the same queries in groups of --pipeline-depth,\n"
+               "query at a time as filter_bench; random_pipelined: the same queries in groups of --pipeline_depth,\n"
                "each group's lines prefetched through FilterView::Prefetch one group before it is answered)", &modes_text);
   flags.String("mixes", "inside,outside,mixed", "mixes for single/random: subset of inside,outside,mixed", &mixes_text);
-  flags.String("batch-sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
-  flags.Int("huge-keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
-  flags.Choice("huge-pages", "auto", {"auto", "on", "off"},
+  flags.String("batch_sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &batches_text);
+  flags.Int("huge_keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &huge_keys);
+  flags.Choice("huge_pages", "auto", {"auto", "on", "off"},
                "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted", &huge_pages);
-  flags.Choice("query-path", "view", {"view", "object"},
+  flags.Choice("query_path", "view", {"view", "object"},
                "view: query each filter through its FilterView kept in the harness's per-filter array (no\n"
                "read of the Filter object); object: through the object's virtual MayContain, as filter_bench\n"
                "calls its reader objects (every query also reads the object)", &query_path);
-  flags.Bool("net-includes-hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
+  flags.Bool("net_includes_hashing", "the dry run does not hash, so net ns/op includes hashing", &net_hashing);
   flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
              &quick);
-  flags.String("pipeline-depth", "16", "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
+  flags.String("pipeline_depth", "16", "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
              "answered); a list of 4, 8, 16, 32, 64 (one record each)", &depth_text);
-  flags.Bool("no-floor", "skip the memory-floor measurement of random modes", &no_floor);
+  flags.Bool("no_floor", "skip the memory-floor measurement of random modes", &no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &seed);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
@@ -100,12 +100,12 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   cfg.net_includes_hashing = net_hashing;
   cfg.measure_floor = !no_floor;
   std::vector<double> depths;
-  if (!(s = ParseNumberList("pipeline-depth", depth_text, 4, 64, &depths)).ok()) return s;
+  if (!(s = ParseNumberList("pipeline_depth", depth_text, 4, 64, &depths)).ok()) return s;
   cfg.pipeline_depths.clear();
   for (double d : depths) {
     const int depth = static_cast<int>(d);
     if (depth != d || (depth & (depth - 1)) != 0) {
-      return Status::InvalidArgument("--pipeline-depth: " + FormatNumber(d) + " is not allowed; depths are 4, 8, 16, 32, 64");
+      return Status::InvalidArgument("--pipeline_depth: " + FormatNumber(d) + " is not allowed; depths are 4, 8, 16, 32, 64");
     }
     cfg.pipeline_depths.push_back(depth);
   }
@@ -114,7 +114,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                            &cfg.modes)).ok()) return s;
   if (!(s = SplitChoices("mixes", mixes_text, {"inside", "outside", "mixed"}, &cfg.mixes)).ok()) return s;
   std::vector<double> batches;
-  if (!(s = ParseNumberList("batch-sizes", batches_text, 2, 64, &batches)).ok()) return s;
+  if (!(s = ParseNumberList("batch_sizes", batches_text, 2, 64, &batches)).ok()) return s;
   cfg.batch_sizes.clear();
   for (double b : batches) cfg.batch_sizes.push_back(static_cast<int>(b));
   if (quick) {
@@ -124,7 +124,7 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   }
   const uint64_t ws = cfg.working_set_bytes ? cfg.working_set_bytes : std::max<uint64_t>(4 * LastLevelCacheBytes(), uint64_t{64} << 20);
   // The serialized filters and the arena they are copied into coexist briefly.
-  if (!(s = CheckMemory(ws * 22 / 10, "--working-set-mb " + std::to_string(ws >> 20))).ok()) return s;
+  if (!(s = CheckMemory(ws * 22 / 10, "--working_set_mb " + std::to_string(ws >> 20))).ok()) return s;
   for (const auto& spec : specs) {
     cfg.filter_spec = spec;
     if (!(s = RunSpeed(cfg, emit)).ok()) return s;
@@ -134,24 +134,24 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
 
 Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   FlagSet flags("floor",
-                "The machine's memory floors over working sets from --min-kb to --max-mb (x4 steps below\n"
+                "The machine's memory floors over working sets from --min_kb to --max_mb (x4 steps below\n"
                 "1 GiB, x2 above): dependent random-load latency (pointer chasing, 1 thread) and independent\n"
                 "random 64-byte line reads (prefetch --distance ahead, 1 thread and --threads), on 4 KiB and\n"
                 "2 MiB pages, and prefetch_cost: the in-core ns a random-line prefetch costs amid register-only\n"
-                "work (groups of 16 prefetches, then 16 x --prefetch-work units of arithmetic; ~0 where the\n"
+                "work (groups of 16 prefetches, then 16 x --prefetch_work units of arithmetic; ~0 where the\n"
                 "line stream hides under compute). Per page size also `translation`: the page size the TLB\n"
                 "really caches (translation_page_bytes; 4096 when a hypervisor backs 2 MiB guest pages with\n"
                 "4 KiB ones), from a pointer chase over one line in each of 8192 4 KiB pages against a dense\n"
                 "one. One JSON line per measurement, ns per line (aggregate for several threads).");
   long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0, work = 0;
   std::string pages;
-  flags.Int("min-kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
-  flags.Int("max-mb", 4096, 1, 1 << 20, "largest working set in MiB", &max_mb);
+  flags.Int("min_kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
+  flags.Int("max_mb", 4096, 1, 1 << 20, "largest working set in MiB", &max_mb);
   flags.Int("distance", 32, 0, 4096, "software prefetch distance in reads (0 = no prefetch)", &distance);
   flags.Int("threads", 0, 0, 1024, "threads of the all-threads measurement; 0 = all cores", &threads);
   flags.Int("reads", 20000000, 1000, 10000000000LL, "random line reads per thread per measurement", &reads);
   flags.Int("hops", 5000000, 1000, 10000000000LL, "dependent loads per latency measurement", &hops);
-  flags.Int("prefetch-work", 16, 0, 4096,
+  flags.Int("prefetch_work", 16, 0, 4096,
             "prefetch_cost: units of arithmetic per line (4 independent multiply-adds each); 0 = skip the measure",
             &work);
   flags.Choice("pages", "both", {"4k", "2m", "both"}, "page sizes to measure", &pages);
@@ -160,10 +160,10 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();
   if (static_cast<uint64_t>(min_kb) * 1024 > static_cast<uint64_t>(max_mb) << 20) {
-    return Status::InvalidArgument("--min-kb=" + std::to_string(min_kb) + " exceeds --max-mb=" + std::to_string(max_mb));
+    return Status::InvalidArgument("--min_kb=" + std::to_string(min_kb) + " exceeds --max_mb=" + std::to_string(max_mb));
   }
   const uint64_t max_bytes = static_cast<uint64_t>(max_mb) << 20;
-  if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max-mb " + std::to_string(max_mb))).ok()) return s;
+  if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max_mb " + std::to_string(max_mb))).ok()) return s;
   const int all = threads == 0 ? NumCores() : static_cast<int>(threads);
   std::vector<uint64_t> sizes;
   for (uint64_t b = static_cast<uint64_t>(min_kb) * 1024; b <= max_bytes; b *= (b < (uint64_t{1} << 30) ? 4 : 2)) sizes.push_back(b);

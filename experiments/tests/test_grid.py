@@ -76,7 +76,7 @@ def test_argv_of_fp_run(write_config):
     run = expand(c, {}, "b")[0]
     argv = worker_argv(run.worker, Path("/B"), run.base_filter, run.params, run.seed, threads=1)
     assert argv == ["/B/sim/filterlab-sim", "fp", "--filter", "fastlocal:bpk=9.5", "--keys", "1000000",
-                    "--hash-source", "keys", "--seed", "0", "--threads", "1"]
+                    "--hash_source", "keys", "--seed", "0", "--threads", "1"]
 
 
 def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
@@ -86,7 +86,7 @@ def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
     assert len(runs) == 2
     argv = worker_argv(runs[0].worker, Path("/B"), runs[0].base_filter, runs[0].params, 0, threads=None)
     assert argv == ["/B/sim/filterlab-sim", "probes", "--variant", "fastlocal", "--bpk", "4,5,6", "--keys", "1000",
-                    "--no-boundaries", "--seed", "0"]
+                    "--no_boundaries", "--seed", "0"]
 
 
 def test_speed_sweeps_run_repeat_major_and_fp_sweeps_keep_repeats_together(write_config):

@@ -51,7 +51,7 @@ def test_random_pipelined_mode_and_one_depth(write_config):
     assert len(runs) == 2 * 3
     assert argv_of(runs[0]) == ["/B/sim/filterlab-sim", "speed", "--filter", "fastlocal:bpk=10", "--modes",
                                 "build,single,random,random_pipelined", "--mixes", "inside,outside,mixed",
-                                "--queries", "4000000", "--pipeline-depth", "32", "--query-path", "object",
+                                "--queries", "4000000", "--pipeline_depth", "32", "--query_path", "object",
                                 "--seed", "0"]
 
 
@@ -59,15 +59,15 @@ def test_several_depths_go_to_one_run(write_config):
     runs = expand(load(write_config, "pipeline_depth = [8, 16, 64]"), {}, "b")
     assert len(runs) == 2 * 3  # not x3: the sim measures every depth in one run
     assert runs[0].params["pipeline_depth"] == [8, 16, 64]
-    assert argv_of(runs[0])[-4:] == ["--pipeline-depth", "8,16,64", "--seed", "0"]
+    assert argv_of(runs[0])[-4:] == ["--pipeline_depth", "8,16,64", "--seed", "0"]
     assert run_columns(runs[0])["pipeline_depth"] == "8,16,64"  # the records' pipeline_depth refines it
 
 
 def test_depths_in_the_grid_are_collapsed_too(write_config):
     text = SPEED.format(extra="") + "[sweep.grid]\npipeline_depth = [4, 32]\n"
     runs = expand(load_config(write_config(text)), {}, "b")
-    assert len(runs) == 2 * 3 and "--pipeline-depth" in argv_of(runs[0])
-    assert argv_of(runs[0])[argv_of(runs[0]).index("--pipeline-depth") + 1] == "4,32"
+    assert len(runs) == 2 * 3 and "--pipeline_depth" in argv_of(runs[0])
+    assert argv_of(runs[0])[argv_of(runs[0]).index("--pipeline_depth") + 1] == "4,32"
 
 
 @pytest.mark.parametrize("value, got", [("12", "12 (int)"), ("[8, 12]", "12 (int)"), ('"8,16"', "'8,16' (str)"),
@@ -101,7 +101,7 @@ def test_flags_match_the_sims_help(build):
     text = out.stdout + out.stderr
     worker = WORKERS["sim speed"]
     for key in worker.flags:
-        assert "--" + key.replace("_", "-") + " " in text or "--" + key.replace("_", "-") + "\n" in text, key
+        assert "--" + key + " " in text or "--" + key + "\n" in text, key
     assert "build,single,random,random_pipelined,batched,skewed,huge" in text
     assert worker.flags["modes"].choices == ("build", "single", "random", "random_pipelined", "batched", "skewed",
                                              "huge")
