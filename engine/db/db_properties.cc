@@ -27,8 +27,10 @@ std::string Num(uint64_t v) { return std::to_string(v); }
 std::string LevelSummary(const DbStats& stats) {
   std::string files, bytes;
   for (const LevelStats& l : stats.levels) {
-    files += (files.empty() ? "" : " ") + Num(l.files);
-    bytes += (bytes.empty() ? "" : " ") + Num(l.bytes);
+    if (!files.empty()) files += ' ';
+    if (!bytes.empty()) bytes += ' ';
+    files += Num(l.files);
+    bytes += Num(l.bytes);
   }
   return "files[" + files + "] bytes[" + bytes + "]";
 }
@@ -42,9 +44,16 @@ std::string FilterLine(const LevelStats& l) {
   } else {
     std::snprintf(fp, sizeof(fp), "n/a");
   }
-  return "L" + std::to_string(l.level) + ": checked=" + Num(c.checked) + " useful=" + Num(c.useful) +
-         " positive=" + Num(c.positive) + " true_positive=" + Num(c.true_positive) + " fp_rate=" + fp +
-         " filter=" + l.filter;
+  std::string line = "L";
+  line += std::to_string(l.level);
+  line += ": checked=" + Num(c.checked);
+  line += " useful=" + Num(c.useful);
+  line += " positive=" + Num(c.positive);
+  line += " true_positive=" + Num(c.true_positive);
+  line += " fp_rate=";
+  line += fp;
+  line += " filter=" + l.filter;
+  return line;
 }
 
 std::string FilterLines(const DbStats& stats) {
