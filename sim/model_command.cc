@@ -131,7 +131,7 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
         j["filter_arg"] = spec;
         j["variant"] = std::string(policy->variant());
         j["bits_per_key"] = policy->bits_per_key();
-        j["probes"] = policy->num_probes();
+        j["probes"] = JsonOrNull(policy->num_probes());
         j["keys"] = static_cast<uint64_t>(keys);
         j["hash_bits"] = static_cast<int>(policy->hash_width());
         j["model"] = "policy";

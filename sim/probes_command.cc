@@ -113,7 +113,7 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
     Status st = NewFilterPolicy(spec, &p);
     if (!st.ok()) return Status::InvalidArgument("--variant: " + st.message());
     *source = "policy default";
-    *out = p->num_probes();
+    *out = p->num_probes().value_or(0);
     return Status::OK();
   };
 
