@@ -175,6 +175,115 @@ Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   return Status::OK();
 }
 
+namespace {
+
+struct FloorArgs {
+  long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0, work = 0;
+  std::string pages;
+};
+
+void DeclareFloorFlags(FlagSet& flags, FloorArgs* a) {
+  flags.Int("min_kb", 32, 4, 1 << 30, "smallest working set in KiB", &a->min_kb);
+  flags.Int("max_mb", 4096, 1, 1 << 20, "largest working set in MiB", &a->max_mb);
+  flags.Int("distance", 32, 0, 4096, "software prefetch distance in reads (0 = no prefetch)", &a->distance);
+  flags.Int("threads", 0, 0, 1024, "threads of the all-threads measurement; 0 = all cores", &a->threads);
+  flags.Int("reads", 20000000, 1000, 10000000000LL, "random line reads per thread per measurement", &a->reads);
+  flags.Int("hops", 5000000, 1000, 10000000000LL, "dependent loads per latency measurement", &a->hops);
+  flags.Int("prefetch_work", 16, 0, 4096,
+            "prefetch_cost: units of arithmetic per line (4 independent multiply-adds each); 0 = skip the measure",
+            &a->work);
+  flags.Choice("pages", "both", {"4k", "2m", "both"}, "page sizes to measure", &a->pages);
+  flags.Int("seed", 0, 0, 1LL << 62, "seed of the address streams", &a->seed);
+  flags.Field("command", "string", "\"floor\"");
+  flags.Field("measure", "string", "translation | dependent_load | random_line_read | prefetch_cost");
+  flags.Field("working_set_bytes", "int", "bytes the measurement spans");
+  flags.Field("page_bytes", "int", "page size asked for: 4096 or 2097152");
+  flags.Field("huge_pages", "bool", "whether 2 MiB pages were granted");
+  flags.Field("threads", "int", "threads reading");
+  flags.Field("pages_touched", "int", "translation: 4 KiB pages the spread chase visits");
+  flags.Field("dense_ns_per_line", "number", "translation: chase over densely packed lines");
+  flags.Field("translation_page_bytes", "int", "translation: the page size the TLB really caches");
+  flags.Field("prefetch_distance", "int", "random_line_read: reads prefetched ahead");
+  flags.Field("prefetch_work", "int", "prefetch_cost: arithmetic units per line");
+  flags.Field("work_ns_per_line", "number", "prefetch_cost: the arithmetic alone, ns per line");
+  flags.Field("ns_per_line", "number", "ns per line (aggregate over threads)");
+}
+
+// Working sets from min_kb to max_mb, x4 below 1 GiB and x2 above, max_mb last.
+std::vector<uint64_t> FloorSizes(const FloorArgs& a) {
+  const uint64_t max_bytes = static_cast<uint64_t>(a.max_mb) << 20;
+  std::vector<uint64_t> sizes;
+  for (uint64_t b = static_cast<uint64_t>(a.min_kb) * 1024; b <= max_bytes; b *= (b < (uint64_t{1} << 30) ? 4 : 2)) {
+    sizes.push_back(b);
+  }
+  if (sizes.empty() || sizes.back() != max_bytes) sizes.push_back(max_bytes);
+  return sizes;
+}
+
+// Whether pages of this size translate as what they are (ProbeTranslation).
+Status EmitTranslation(const FloorArgs& a, bool huge, const Emit& emit) {
+  std::unique_ptr<PageArena> probe_arena;
+  const size_t probe_bytes = TranslationProbe::kPages * 4096;
+  Status s = PageArena::Allocate(probe_bytes, huge, &probe_arena);
+  if (!s.ok()) return s;
+  const TranslationProbe probe =
+      ProbeTranslation(probe_arena->data(), static_cast<uint64_t>(a.hops), static_cast<uint64_t>(a.seed) + 3);
+  JsonRecord r;
+  r["command"] = "floor";
+  r["measure"] = "translation";
+  r["working_set_bytes"] = probe_bytes;
+  r["page_bytes"] = huge ? 2097152 : 4096;
+  r["huge_pages"] = huge && probe_arena->huge_pages();
+  r["threads"] = 1;
+  r["pages_touched"] = TranslationProbe::kPages;
+  r["dense_ns_per_line"] = probe.dense_ns;
+  r["ns_per_line"] = probe.spread_ns;
+  r["translation_page_bytes"] = probe.translation_page_bytes;
+  emit(r);
+  return Status::OK();
+}
+
+// Every measure over the first `bytes` of the arena.
+void EmitWorkingSet(const FloorArgs& a, PageArena& arena, uint64_t bytes, bool huge, int all_threads, const Emit& emit) {
+  const size_t lines = bytes / 64;
+  const uint64_t seed = static_cast<uint64_t>(a.seed), reads = static_cast<uint64_t>(a.reads);
+  PreparePointerChase(arena.data(), lines, seed);
+  JsonRecord base;
+  base["command"] = "floor";
+  base["working_set_bytes"] = bytes;
+  base["page_bytes"] = huge ? 2097152 : 4096;
+  base["huge_pages"] = huge && arena.huge_pages();
+  JsonRecord lat = base;
+  lat["measure"] = "dependent_load";
+  lat["threads"] = 1;
+  DependentLoadNs(arena.data(), std::min<uint64_t>(static_cast<uint64_t>(a.hops) / 4, lines));  // warm-up
+  lat["ns_per_line"] = DependentLoadNs(arena.data(), static_cast<uint64_t>(a.hops));
+  emit(lat);
+  for (int t : {1, all_threads}) {
+    for (int d : {0, static_cast<int>(a.distance)}) {
+      JsonRecord r = base;
+      r["measure"] = "random_line_read";
+      r["threads"] = t;
+      r["prefetch_distance"] = d;
+      r["ns_per_line"] = RandomLineReadNs(arena.data(), lines, reads, d, t, seed + 1);
+      emit(r);
+    }
+    if (all_threads == 1) break;
+  }
+  if (a.work > 0) {
+    JsonRecord r = base;
+    r["measure"] = "prefetch_cost";
+    r["threads"] = 1;
+    r["prefetch_work"] = a.work;
+    double work_ns = 0;
+    r["ns_per_line"] = PrefetchCostNs(arena.data(), lines, reads, static_cast<int>(a.work), seed + 2, &work_ns);
+    r["work_ns_per_line"] = work_ns;
+    emit(r);
+  }
+}
+
+}  // namespace
+
 Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   FlagSet flags("floor",
                 "The machine's memory floors over working sets from --min_kb to --max_mb (x4 steps below\n"
@@ -186,91 +295,24 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
                 "really caches (translation_page_bytes; 4096 when a hypervisor backs 2 MiB guest pages with\n"
                 "4 KiB ones), from a pointer chase over one line in each of 8192 4 KiB pages against a dense\n"
                 "one. One JSON line per measurement, ns per line (aggregate for several threads).");
-  long long min_kb = 0, max_mb = 0, distance = 0, threads = 0, reads = 0, hops = 0, seed = 0, work = 0;
-  std::string pages;
-  flags.Int("min_kb", 32, 4, 1 << 30, "smallest working set in KiB", &min_kb);
-  flags.Int("max_mb", 4096, 1, 1 << 20, "largest working set in MiB", &max_mb);
-  flags.Int("distance", 32, 0, 4096, "software prefetch distance in reads (0 = no prefetch)", &distance);
-  flags.Int("threads", 0, 0, 1024, "threads of the all-threads measurement; 0 = all cores", &threads);
-  flags.Int("reads", 20000000, 1000, 10000000000LL, "random line reads per thread per measurement", &reads);
-  flags.Int("hops", 5000000, 1000, 10000000000LL, "dependent loads per latency measurement", &hops);
-  flags.Int("prefetch_work", 16, 0, 4096,
-            "prefetch_cost: units of arithmetic per line (4 independent multiply-adds each); 0 = skip the measure",
-            &work);
-  flags.Choice("pages", "both", {"4k", "2m", "both"}, "page sizes to measure", &pages);
-  flags.Int("seed", 0, 0, 1LL << 62, "seed of the address streams", &seed);
+  FloorArgs args;
+  DeclareFloorFlags(flags, &args);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();
-  if (static_cast<uint64_t>(min_kb) * 1024 > static_cast<uint64_t>(max_mb) << 20) {
-    return Status::InvalidArgument("--min_kb=" + std::to_string(min_kb) + " exceeds --max_mb=" + std::to_string(max_mb));
+  if (static_cast<uint64_t>(args.min_kb) * 1024 > static_cast<uint64_t>(args.max_mb) << 20) {
+    return Status::InvalidArgument("--min_kb=" + std::to_string(args.min_kb) + " exceeds --max_mb=" + std::to_string(args.max_mb));
   }
-  const uint64_t max_bytes = static_cast<uint64_t>(max_mb) << 20;
-  if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max_mb " + std::to_string(max_mb))).ok()) return s;
-  const int all = threads == 0 ? NumCores() : static_cast<int>(threads);
-  std::vector<uint64_t> sizes;
-  for (uint64_t b = static_cast<uint64_t>(min_kb) * 1024; b <= max_bytes; b *= (b < (uint64_t{1} << 30) ? 4 : 2)) sizes.push_back(b);
-  if (sizes.empty() || sizes.back() != max_bytes) sizes.push_back(max_bytes);
+  const uint64_t max_bytes = static_cast<uint64_t>(args.max_mb) << 20;
+  if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max_mb " + std::to_string(args.max_mb))).ok()) return s;
+  if (flags.check_only()) return Status::OK();
+  const int all = args.threads == 0 ? NumCores() : static_cast<int>(args.threads);
   for (bool huge : {false, true}) {
-    if ((huge && pages == "4k") || (!huge && pages == "2m")) continue;
-    {
-      // Whether these pages translate as what they are (see ProbeTranslation).
-      std::unique_ptr<PageArena> probe_arena;
-      const size_t probe_bytes = TranslationProbe::kPages * 4096;
-      if (!(s = PageArena::Allocate(probe_bytes, huge, &probe_arena)).ok()) return s;
-      const TranslationProbe probe = ProbeTranslation(probe_arena->data(), static_cast<uint64_t>(hops), static_cast<uint64_t>(seed) + 3);
-      JsonRecord r;
-      r["command"] = "floor";
-      r["measure"] = "translation";
-      r["working_set_bytes"] = probe_bytes;
-      r["page_bytes"] = huge ? 2097152 : 4096;
-      r["huge_pages"] = huge && probe_arena->huge_pages();
-      r["threads"] = 1;
-      r["pages_touched"] = TranslationProbe::kPages;
-      r["dense_ns_per_line"] = probe.dense_ns;
-      r["ns_per_line"] = probe.spread_ns;
-      r["translation_page_bytes"] = probe.translation_page_bytes;
-      emit(r);
-    }
+    if ((huge && args.pages == "4k") || (!huge && args.pages == "2m")) continue;
+    if (!(s = EmitTranslation(args, huge, emit)).ok()) return s;
     std::unique_ptr<PageArena> arena;
     if (!(s = PageArena::Allocate(max_bytes, huge, &arena)).ok()) return s;
-    for (uint64_t bytes : sizes) {
-      const size_t lines = bytes / 64;
-      PreparePointerChase(arena->data(), lines, static_cast<uint64_t>(seed));
-      JsonRecord base;
-      base["command"] = "floor";
-      base["working_set_bytes"] = bytes;
-      base["page_bytes"] = huge ? 2097152 : 4096;
-      base["huge_pages"] = huge && arena->huge_pages();
-      JsonRecord lat = base;
-      lat["measure"] = "dependent_load";
-      lat["threads"] = 1;
-      DependentLoadNs(arena->data(), std::min<uint64_t>(hops / 4, lines));  // warm-up
-      lat["ns_per_line"] = DependentLoadNs(arena->data(), static_cast<uint64_t>(hops));
-      emit(lat);
-      for (int t : {1, all}) {
-        for (int d : {0, static_cast<int>(distance)}) {
-          JsonRecord r = base;
-          r["measure"] = "random_line_read";
-          r["threads"] = t;
-          r["prefetch_distance"] = d;
-          r["ns_per_line"] = RandomLineReadNs(arena->data(), lines, static_cast<uint64_t>(reads), d, t, static_cast<uint64_t>(seed) + 1);
-          emit(r);
-        }
-        if (all == 1) break;
-      }
-      if (work > 0) {
-        JsonRecord r = base;
-        r["measure"] = "prefetch_cost";
-        r["threads"] = 1;
-        r["prefetch_work"] = work;
-        double work_ns = 0;
-        r["ns_per_line"] = PrefetchCostNs(arena->data(), lines, static_cast<uint64_t>(reads), static_cast<int>(work),
-                                          static_cast<uint64_t>(seed) + 2, &work_ns);
-        r["work_ns_per_line"] = work_ns;
-        emit(r);
-      }
-    }
+    for (uint64_t bytes : FloorSizes(args)) EmitWorkingSet(args, *arena, bytes, huge, all, emit);
   }
   return Status::OK();
 }
