@@ -86,8 +86,8 @@ void AddAllImpl(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_
   // while hash i is added, so kDepth cache misses are in flight instead of
   // one. The line is located again when its hash is added (a multiply and a
   // shift): cheaper than keeping a ring of prepared offsets. Building a
-  // 10^8-key filter (125 MB, 2 MiB pages; 2026-11-24, 2-core VM, key
-  // generation included): 2.9 / 2.1-2.5 / 1.8-2.2 s at depth 8 / 16 / 32.
+  // 10^8-key filter (125 MB, 2 MiB pages, 2-core VM, key generation
+  // included): 2.9 / 2.1-2.5 / 1.8-2.2 s at depth 8 / 16 / 32.
   constexpr size_t kDepth = 32;
   const uint32_t lines = len_bytes >> 6;
   auto line_of = [&](uint64_t hash) { return data + (size_t{FastRange32(Lower32(hash), lines)} << 6); };

@@ -174,9 +174,11 @@ struct SpeedPlan {
 // the memory latency under load with D misses in flight (Little's law): at
 // ~25 ns per query and ~250-300 ns per DRAM miss over 1 GiB, 8 cap a query
 // at ~30 ns gross, while a group of 32 prefetches issued back to back asks
-// for more misses at once than the core's miss buffers take (2026-11-24,
-// AMD EPYC 2-core VM, 1 GiB of 10k-key filters, one process, 3 each: gross
-// 28.4-31.2 / 24.2-26.6 / ~35 ns at depth 8 / 16 / 32). 16 is the default.
+// for more misses at once than the core's miss buffers take (AMD EPYC 2-core
+// VM, 1 GiB of 10k-key filters, one process, 3 each: gross 28.4-31.2 /
+// 24.2-26.6 / ~35 ns at depth 8 / 16 / 32; `filterlab-sim speed --filter
+// fastlocal:bpk=10 --working_set_mb 1024 --modes random_pipelined
+// --pipeline_depth 8,16,32`). 16 is the default.
 
 struct Tally {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
@@ -378,16 +380,16 @@ __attribute__((noinline)) Tally RunOneByOne(QuerySource& source, uint64_t querie
 // prefetches and the queries.
 //
 // Why groups and not one query's prefetch per query answered (query q+D
-// hashed and prefetched while q is answered, the schedule before): there,
-// each prefetch's address came at the end of its query's hashing chain
+// hashed and prefetched while q is answered): there, each prefetch's
+// address came at the end of its query's hashing chain
 // (key -> XXH3 -> FastRange -> line), in the middle of the next queries'
 // work, and one query is most of what the core's reorder buffer holds
 // (~250 instructions per query, 320 entries on this AMD EPYC), so a prefetch
 // not yet issued or waiting for a miss buffer stalled the whole window.
 // Grouped, the hashing of a group runs with nothing waiting on memory and the
 // group's prefetches then issue together from ready addresses. Measured in
-// one process, 1 GiB of 10k-key filters, depth 16, 3 alternations
-// (2026-11-24): gross 32.3-42.5 ns/op per query one-by-one, 24.2-26.6 grouped.
+// one process, 1 GiB of 10k-key filters, depth 16, 3 alternations: gross
+// 32.3-42.5 ns/op per query one-by-one, 24.2-26.6 grouped.
 template <bool kDry, uint64_t kDepth>
 __attribute__((noinline)) Tally RunPipelined(QuerySource& source, uint64_t queries) {
   struct Pending {
@@ -509,16 +511,15 @@ class SpeedRun {
   // record. Each round asks the next 1/rounds of the queries, timed and dry
   // back to back (after the round's floor, when the plan has one), so a
   // round's net and x_floor pair measurements taken within about a second.
-  // The record's net and x_floor are the medians over rounds: this host's
-  // speed moves in phases of seconds (one process measured net 18-47 ns for
-  // the same pipelined queries, while the floor moved 11.3-12.2), and a slow
-  // phase over one run's timed part but not its dry part would otherwise
-  // set the figure. Counts, gross and dry are over all queries. Where the
-  // timed loop is bound by the memory side (random filters over 1 GiB here:
-  // a nested page walk per line) it hides the harness's time, so net also
-  // moves with the dry loop's own speed, which varies ~25% with code layout
-  // between builds (sim/README.md, 2026-11-24 18:45): compare such figures
-  // across builds through gross and floor.
+  // The record's net and x_floor are the medians over rounds, so a change
+  // of the host's speed during one round's timed part but not its dry part
+  // moves one round, not the figure. Counts, gross and dry are over all
+  // queries. Where the timed loop is bound by the memory side (random
+  // filters over 1 GiB on a VM: a nested page walk per line) it hides the
+  // harness's time, so net also moves with the dry loop's own speed, which
+  // varies with code layout between builds (paper/findings.md, "the dry
+  // loop's layout sensitivity"): compare such figures across builds through
+  // gross and floor.
   Status Measure(const FilterSet& set, const Measurement& plan, uint64_t queries) {
     const uint32_t seed = cfg_.seed + (plan.mix == QueryMix::kOutside ? 2 : 1);
     const uint64_t batch = static_cast<uint64_t>(plan.batch);
@@ -585,10 +586,10 @@ class SpeedRun {
     return Status::OK();
   }
 
-  // Measured again in each round of a random-filter measurement: the host's
-  // speed drifts between phases, and a floor taken minutes earlier would put
-  // that drift into x_floor. 4M reads (~50 ms a round) gave 11.3-11.8
-  // ns/line over 1 GiB, the range 20M-read floors gave in the same session.
+  // Measured again in each round of a random-filter measurement, beside the
+  // round's timed and dry runs, so a change of the host's speed between
+  // rounds moves both sides of x_floor. 4M reads (~50 ms a round) gave
+  // 11.3-11.8 ns/line over 1 GiB, the range 20M-read floors gave.
   double Floor(const FilterSet& set) const {
     if (!cfg_.measure_floor) return 0;
     return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 4000000, 32, 1, cfg_.seed + 7);
