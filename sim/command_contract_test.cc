@@ -10,27 +10,11 @@
 #include <vector>
 
 #include "common/flags.h"
+#include "sim/command_test_util.h"
 #include "sim/commands.h"
 
 namespace filterlab::sim {
 namespace {
-
-using CommandFn = Status (*)(int, char**, const Emit&, std::string*);
-
-struct CommandRun {
-  std::vector<JsonRecord> records;
-  std::string help;
-  Status status;
-};
-
-CommandRun RunCommand(CommandFn command, std::vector<std::string> args) {
-  CommandRun run;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  run.status = command(static_cast<int>(argv.size()), argv.data(),
-                       [&run](const JsonRecord& r) { run.records.push_back(r); }, &run.help);
-  return run;
-}
 
 JsonRecord Describe(CommandFn command) {
   const CommandRun run = RunCommand(command, {"--describe"});

@@ -15,39 +15,12 @@
 #include "filters/fp_model.h"
 #include "filters/registry.h"
 #include "filters/filter_spec.h"
+#include "sim/command_test_util.h"
 #include "sim/commands.h"
 #include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {
-
-using CommandFn = Status (*)(int, char**, const Emit&, std::string*);
-
-struct CommandRun {
-  std::vector<JsonRecord> records;
-  std::string help;
-  Status status;
-};
-
-CommandRun RunCommand(CommandFn command, std::vector<std::string> args) {
-  CommandRun run;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  run.status = command(static_cast<int>(argv.size()), argv.data(),
-                       [&run](const JsonRecord& r) { run.records.push_back(r); }, &run.help);
-  return run;
-}
-
-void ExpectError(CommandFn command, std::vector<std::string> args, std::vector<std::string> must_mention) {
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  const CommandRun run = RunCommand(command, args);
-  EXPECT_TRUE(run.status.IsInvalidArgument()) << joined << "-> " << run.status.ToString();
-  for (const auto& m : must_mention) {
-    EXPECT_NE(run.status.message().find(m), std::string::npos) << joined << "-> " << run.status.message();
-  }
-  EXPECT_TRUE(run.records.empty()) << joined;
-}
 
 TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "nosuchfilter:bpk=10"}, {"--filter", "nosuchfilter"});
