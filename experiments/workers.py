@@ -316,9 +316,7 @@ def worker_argv(worker: Worker, build: Path, base_filter: str | None, params: di
     if worker.name == "sim probes":
         name, extra = split_spec(base_filter)
         extra.update({k: SPEC_PARAMS[k].render(v) for k, v in spec_params.items() if k != "bpk"})
-        argv += ["--variant", name]
-        if extra:
-            argv += ["--params", ",".join(f"{k}={v}" for k, v in extra.items())]
+        argv += ["--filter", join_spec(name, extra)]
         if "bpk" in spec_params:
             bpk = spec_params["bpk"]
             argv += ["--bpk", ",".join(map(_num, bpk if isinstance(bpk, list) else [bpk]))]

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_out.h"
 #include "filters/filter.h"
 #include "filters/registry.h"
 
@@ -61,7 +62,7 @@ int RunCheckSpec(int argc, char** argv) {
       record["variant"] = std::string(policy->variant());
       record["hash_bits"] = static_cast<int>(policy->hash_width());
       record["bits_per_key"] = policy->bits_per_key();
-      record["probes"] = policy->num_probes();
+      record["probes"] = JsonOrNull(policy->num_probes());
     } else {
       all_ok = false;
       record["error"] = s.ToString();

@@ -85,7 +85,7 @@ def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
     runs = expand(c, {}, "b")
     assert len(runs) == 2
     argv = worker_argv(runs[0].worker, Path("/B"), runs[0].base_filter, runs[0].params, 0, threads=None)
-    assert argv == ["/B/sim/filterlab-sim", "probes", "--variant", "fastlocal", "--bpk", "4,5,6", "--keys", "1000",
+    assert argv == ["/B/sim/filterlab-sim", "probes", "--filter", "fastlocal", "--bpk", "4,5,6", "--keys", "1000",
                     "--no_boundaries", "--seed", "0"]
 
 
