@@ -2,7 +2,7 @@
 //   list-filters                 every registered variant, its parameters and examples
 //   verify-vectors FILE...       check reference-vector files, one line per case
 //   table [--bpk B] [--keys N]   FP rate, bytes/key and query ns of every registered filter
-//   check-spec SPEC...           validate filter specs with the registry (JSON lines)
+//   check-spec [--json] SPEC...  validate filter specs with the registry (the runner reads --json)
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -27,8 +27,8 @@ int Usage(FILE* f) {
                "  table [--bpk B] [--keys N] [--queries Q] [--batch S] [--filter SPEC]...\n"
                "                            FP rate, bytes/key and query ns for every registered filter\n"
                "                            (table --help for details)\n"
-               "  check-spec [--examples] SPEC...\n"
-               "                            validate filter specs with the registry; one JSON line each\n");
+               "  check-spec [--json] [--examples] SPEC...\n"
+               "                            validate filter specs with the registry; one line (--json: object) each\n");
   return f == stdout ? 0 : 2;
 }
 
