@@ -6,8 +6,9 @@ engine_tables.py both draw from here, so a figure and its table agree.
 The records (one per benchmark, see experiments/README.md "lsmbench records"):
 engine, benchmark, num, reads, micros_per_op, ops_per_sec, batch_size, stride,
 filter, hash_index, memtable_filter, ...; optional sst_bytes; optional
-levels = [{level, files, bytes, filter_useful, filter_positive,
-filter_true_positive}] (the table holds one row per level, columns levels_*);
+levels = [{level, files, bytes, filter, filter_checked, filter_useful,
+filter_positive, filter_true_positive, fp_rate}] (the table holds one row per
+level, columns levels_*);
 approximatememtablestats adds expected, count, mean, stddev, min, p50, p99,
 max, optionally zero_fraction and histogram = [[bucket_low, count], ...] (JSON
 text here)."""
@@ -272,10 +273,11 @@ def filter_rows(df: pd.DataFrame, names=("readrandom", "readmissing")) -> pd.Dat
 
 def level_fp(df: pd.DataFrame) -> pd.DataFrame | None:
     """Measured FP rate per engine, filter and level, pooled over repeats and read
-    benchmarks: (positive - true positive) / (useful + positive - true positive), the
-    queries for keys not in the file that the filter let through, with a 95% Wilson
-    interval."""
-    need = ("levels_level", "levels_filter_useful", "levels_filter_positive", "levels_filter_true_positive")
+    benchmarks, with a 95% Wilson interval. Each record's fp_rate (lsmbench computes it:
+    the share of lookups for keys not in the level's tables that the filter let through)
+    is weighted by those lookups, checked - true positive; rate x lookups gives back the
+    false-positive count the interval needs."""
+    need = ("levels_level", "levels_filter_checked", "levels_filter_true_positive", "levels_fp_rate")
     if not all(c in df for c in need) or "benchmark" not in df:
         return None
     runs = filter_rows(df, names=None)
@@ -286,8 +288,8 @@ def level_fp(df: pd.DataFrame) -> pd.DataFrame | None:
     if "engine" not in lv:
         lv["engine"] = "filterlab"
     lv["engine"] = lv["engine"].fillna("filterlab")
-    lv["false_positive"] = lv["levels_filter_positive"] - lv["levels_filter_true_positive"]
-    lv["negatives"] = lv["levels_filter_useful"] + lv["false_positive"]
+    lv["negatives"] = lv["levels_filter_checked"] - lv["levels_filter_true_positive"]
+    lv["false_positive"] = (lv["levels_fp_rate"].astype(float).fillna(0.0) * lv["negatives"]).round()
     agg = lv.groupby(["engine", "filter_label", "levels_level"], sort=True).agg(
         false_positive=("false_positive", "sum"), negatives=("negatives", "sum")).reset_index()
     agg = agg[agg["negatives"] > 0].rename(columns={"levels_level": "level"})

@@ -31,7 +31,8 @@ Interval WilsonInterval(uint64_t successes, uint64_t trials, double z = kZ95);
 Interval PairedDifferenceInterval(uint64_t only_first, uint64_t only_second, uint64_t trials, double z = kZ95);
 
 // Median of `values` (the mean of the middle two for an even count); NaN for
-// none. The speed command's rounds: robust to one slow phase of the host.
+// none. The speed command takes it over rounds, so one round disturbed by
+// other load on a shared host does not move the figure.
 double Median(std::vector<double> values);
 
 }  // namespace filterlab

@@ -164,7 +164,7 @@ def test_fill_benchmarks_start_from_an_empty_database(lsmbench):
 
 @pytest.mark.parametrize("args, expected", [
     (["--bogus=1"], ["unknown flag '--bogus'", "known flags:", "--num"]),
-    (["--benchmarks=readrandom,fillsequential"], ["unknown benchmark 'fillsequential'", "fillseq"]),
+    (["--benchmarks=readrandom,fillsequential"], ["unknown entry 'fillsequential'", "fillseq"]),
     (["--num=abc"], ["--num=abc", "not an integer"]),
     (["--filter=nosuch:bpk=10"], ["--filter=nosuch:bpk=10"]),
     (["--engine=rocksdb", "--filter=standard:bpk=10"], ["rocksdb"]),
@@ -180,6 +180,57 @@ def test_bad_flags_get_clear_errors(lsmbench, args, expected):
     assert r.stdout == "", "no JSON on errors"
     for text in expected:
         assert text in r.stderr, (text, r.stderr)
+
+
+def test_describe_is_json_with_every_flag(lsmbench):
+    r = run(lsmbench, "--describe")
+    assert r.stderr == ""
+    d = json.loads(r.stdout)
+    assert d["program"] == "lsmbench" and len(d["commands"]) == 1
+    command = d["commands"][0]
+    flags = {f["name"]: f for f in command["flags"]}
+    assert len(flags) == len(command["flags"]), "a flag is described twice"
+    # Every flag --help lists is described, with its type.
+    help_flags = {line.split()[0][2:].split("=")[0] for line in run(lsmbench, "--help").stdout.splitlines()
+                  if line.startswith("  --")}
+    help_flags -= {"help", "describe", "check"}
+    assert help_flags and help_flags <= set(flags), help_flags - set(flags)
+    assert all(f["type"] and f["help"] for f in flags.values())
+    assert flags["benchmarks"]["type"] == "choice_list"
+    assert "approximatememtablestats" in flags["benchmarks"]["choices"]
+    fields = {f["name"] for f in command["fields"]}
+    assert COMMON_FIELDS <= fields
+
+
+def test_check_accepts_a_good_command_line_without_creating_anything(lsmbench, tmp_path):
+    db = tmp_path / "db"
+    r = run(lsmbench, "--check", f"--db={db}", "--benchmarks=fillrandom,readrandom", f"--num={NUM}",
+            "--filter=fastlocal:bpk=10")
+    assert (r.stdout, r.stderr) == ("", "")
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--benchmarks=readrandom,fillsequential"], "unknown entry 'fillsequential'"),
+    (["--benchmarks=approximatememtablestats", "--num=10", "--batch_size=10"], "below --num"),
+    (["--engine=rocksdb", "--filter=standard:bpk=10"], "rocksdb"),
+])
+def test_check_rejects_a_bad_command_line_with_the_usual_message(lsmbench, tmp_path, args, expected):
+    db = tmp_path / "db"
+    checked = run(lsmbench, "--check", f"--db={db}", *args, check=False)
+    assert checked.returncode == 2 and checked.stdout == ""
+    assert expected in checked.stderr, checked.stderr
+    assert not db.exists()
+    # The same message a real run prints before it starts.
+    ran = run(lsmbench, f"--db={db}", *args, check=False)
+    assert (ran.returncode, ran.stderr) == (2, checked.stderr)
+
+
+def test_check_rejects_a_non_empty_db_directory(lsmbench, tmp_path):
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "somefile").write_text("x")
+    r = run(lsmbench, "--check", f"--db={tmp_path / 'db'}", check=False)
+    assert r.returncode == 2 and "exists and is not empty" in r.stderr
 
 
 def test_help_lists_benchmarks(lsmbench):

@@ -111,8 +111,9 @@ def multiget_collapsed_frame() -> pd.DataFrame:
 
 def _levels(fp_by_level: list[float], queries: int = 10000) -> list[dict]:
     """Per-level filter statistics of `queries` absent keys and 500 present ones at the given FP rates."""
-    return [{"level": lv, "files": 1 + lv, "bytes": 50000 * (lv + 1), "filter_useful": round(queries * (1 - fp)),
-             "filter_positive": round(queries * fp) + 500, "filter_true_positive": 500}
+    return [{"level": lv, "files": 1 + lv, "bytes": 50000 * (lv + 1), "filter_checked": queries + 500,
+             "filter_useful": round(queries * (1 - fp)), "filter_positive": round(queries * fp) + 500,
+             "filter_true_positive": 500, "fp_rate": round(queries * fp) / queries}
             for lv, fp in enumerate(fp_by_level)]
 
 
@@ -167,8 +168,9 @@ def engine_frame() -> pd.DataFrame:
     # Filters: FP 1% (fastlocal) and 1.2% (legacy) on both levels; no filter: no filter checks.
     for base, fps, us in (("fastlocal", [0.01, 0.01], 2.0), ("legacy", [0.012, 0.012], 2.5), ("none", None, 4.0)):
         for seed in (0, 1):
-            levels = _levels(fps) if fps else [{"level": lv, "files": 1, "bytes": 50000, "filter_useful": 0,
-                                                "filter_positive": 0, "filter_true_positive": 0} for lv in (0, 1)]
+            levels = _levels(fps) if fps else [{"level": lv, "files": 1, "bytes": 50000, "filter_checked": 0,
+                                                "filter_useful": 0, "filter_positive": 0, "filter_true_positive": 0,
+                                                "fp_rate": None} for lv in (0, 1)]
             rows += _lsm_rows("filters", base, seed, {"bpk": 10} if base != "none" else {}, [
                 {"benchmark": "fillrandom", "micros_per_op": 5.0},
                 {"benchmark": "readrandom", "micros_per_op": us, "levels": levels},

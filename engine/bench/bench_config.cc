@@ -2,9 +2,10 @@
 
 #include <memory>
 
+#include "common/flags.h"
+#include "engine/db/options.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
-#include "common/flags.h"
 
 namespace filterlab::lsmbench {
 
@@ -19,6 +20,10 @@ const std::vector<std::string>& KnownBenchmarks() {
 
 namespace {
 
+constexpr char kSummary[] =
+    "db_bench-style benchmarks of the filterlab LSM engine (and, when built with librocksdb-dev, of RocksDB with "
+    "equivalent options). Human-readable results go to stderr, one JSON object per benchmark to stdout.";
+
 std::vector<std::string> Split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   size_t begin = 0;
@@ -30,12 +35,6 @@ std::vector<std::string> Split(const std::string& text, char sep) {
   }
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 bool Contains(const std::vector<std::string>& v, const std::string& x) {
   for (const auto& e : v) {
     if (e == x) return true;
@@ -43,21 +42,175 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
   return false;
 }
 
+// The flags' values as the FlagSet writes them; ParseBenchConfig converts
+// and checks them into a BenchConfig.
+struct RawFlags {
+  std::string filter, filter_per_level, memtable_filter, strides, batched;
+  long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
+            block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0, level1_mb = 0;
+};
+
+void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
+  flags->ChoiceList("benchmarks", "fillrandom,readrandom", KnownBenchmarks(),
+                    "comma-separated benchmarks, run in order on one database", &c->benchmarks);
+  flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb"},
+                "filterlab = our DB (engine/db); memtable = one bare MemTable (no WAL, never flushed); "
+                "rocksdb = librocksdb with equivalent options",
+                &c->engine);
+  flags->Int("num", 1000000, 1, 10000000000LL, "keys in the key space (and writes of fill benchmarks)", &raw->num);
+  flags->Int("reads", -1, -1, 1000000000000LL, "operations of read benchmarks; -1 = --num", &raw->reads);
+  flags->Int("key_size", 16, 8, 65536,
+             "key bytes: 8-byte big-endian key number padded with '0' (db_bench's format)", &raw->key_size);
+  flags->Int("value_size", 100, 0, 64 << 20, "value bytes", &raw->value_size);
+  flags->Int("batch_size", 1, 1, 1000000,
+             "entries per write batch and keys per MultiGet; the true range width of approximatememtablestats",
+             &raw->batch_size);
+  // The two multireadrandom lists are String flags parsed entry by entry
+  // (ParseListFlag); their help says what the records of other benchmarks report.
+  flags->String("multiread_stride", "0",
+                "multireadrandom: keys of a batch are k, k+S, k+2S, ... (0 = independent random keys); S in "
+                "0..1000000000, or a comma-separated list (0,16,256) to run multireadrandom once per stride on the "
+                "same database. Other benchmarks' records report the first stride",
+                &raw->strides);
+  flags->String("multiread_batched", "true",
+                "multireadrandom: one batched MultiGet per batch (true; a bare --multiread_batched is true) or a "
+                "loop of Get over the same keys (false, the baseline); or the list true,false to run both. With "
+                "lists of both flags multireadrandom runs once per (stride, batched) pair, stride-major in list "
+                "order, each with its own line and record. Other benchmarks' records report the first value",
+                &raw->batched);
+  flags->Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &raw->seek_nexts);
+  flags->Int("threads", 1, 1, 1, "benchmark threads (only 1 is implemented)", &raw->threads);
+  flags->Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &raw->seed);
+  flags->Bool("histogram", "also time each call and report latency percentiles", &c->histogram);
+  flags->String("filter", "fastlocal:bpk=10", "full filter of every table: a registry spec or none", &raw->filter);
+  flags->String("filter_per_level", "",
+                "per-level filters SPEC0;SPEC1;... (an empty entry = --filter, none = no filter at that level)",
+                &raw->filter_per_level);
+  flags->String("memtable_filter", "none", "memtable filter: a dynamic registry spec or none", &raw->memtable_filter);
+  flags->Double("memtable_bloom_ratio", 0.1, 0.0001, 0.25,
+                "memtable filter bytes / write buffer bytes (RocksDB memtable_prefix_bloom_size_ratio)",
+                &c->memtable_bloom_ratio);
+  flags->Bool("hash_index", "data-block hash index (kDataBlockBinaryAndHash)", &c->hash_index);
+  flags->Double("util_ratio", 0.75, 0.01, 1, "data-block hash index util ratio (keys per bucket)", &c->util_ratio);
+  flags->Choice("approx_algorithm", "new", {"new", "old"},
+                "ApproximateNumEntries algorithm of approximatememtablestats (rocksdb 7.8.3 has only old)",
+                &c->approx_algorithm);
+  flags->Int("block_size", 4096, 256, 64 << 20, "data block bytes", &raw->block_size);
+  flags->Int("cache_mb", 1024, 0, 1 << 20, "block cache MiB (0 = none)", &raw->cache_mb);
+  flags->Int("write_buffer_mb", 64, 1, 1 << 16, "memtable MiB before a flush", &raw->write_buffer_mb);
+  flags->Int("target_file_mb", 64, 1, 1 << 16, "compaction output file MiB", &raw->target_file_mb);
+  flags->Int("level1_mb", 256, 1, 1 << 24, "L1 target MiB (each deeper level x10)", &raw->level1_mb);
+  flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
+              &c->disable_auto_compactions);
+  flags->Bool("sync", "sync the WAL on every write", &c->sync);
+  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers", &c->statistics);
+  flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
+  flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
+              &c->use_existing_db);
+  flags->Bool("keep_db", "keep the temporary database directory (its path is printed)", &c->keep_db);
+}
+
+// Every field of the JSON records (report.cc MakeRecord, the benchmarks'
+// own fields in benchmarks.cc, each engine's DescribeOptions / Levels /
+// FilterStats). Fields a record may lack are simply absent.
+void DeclareRecordFields(FlagSet* flags) {
+  // Every record.
+  flags->Field("engine", "string", "--engine");
+  flags->Field("benchmark", "string", "the benchmark's name");
+  flags->Field("num", "int", "--num");
+  flags->Field("reads", "int", "--reads (resolved: --num when -1)");
+  flags->Field("ops", "int", "operations done");
+  flags->Field("seconds", "number", "wall time of the operations");
+  flags->Field("micros_per_op", "number", "seconds x 1e6 / ops (0 without ops)");
+  flags->Field("ops_per_sec", "number", "ops / seconds (0 without time)");
+  flags->Field("cpu_seconds", "number", "process CPU time of the operations");
+  flags->Field("cpu_micros_per_op", "number", "cpu_seconds x 1e6 / ops (0 without ops)");
+  flags->Field("mb_per_sec", "number", "fills and scans: (key + value bytes) per second in MiB");
+  flags->Field("found", "int?", "read benchmarks: lookups that found their key; null for the others");
+  flags->Field("batch_size", "int", "--batch_size");
+  flags->Field("stride", "int", "multireadrandom: its pass's stride; others: the first --multiread_stride");
+  flags->Field("multiread_batched", "bool",
+               "multireadrandom: whether its pass called MultiGet; others: the first --multiread_batched");
+  flags->Field("key_size", "int", "--key_size");
+  flags->Field("value_size", "int", "--value_size");
+  flags->Field("filter", "string", "the --filter policy's canonical spec, or none");
+  flags->Field("filter_per_level", "array",
+               "with --filter_per_level: per level, the canonical spec its tables are built with, or none");
+  flags->Field("hash_index", "bool", "--hash_index");
+  flags->Field("util_ratio", "number", "--util_ratio");
+  flags->Field("memtable_filter", "string", "the --memtable_filter policy's canonical spec, or none");
+  flags->Field("memtable_bloom_ratio", "number", "--memtable_bloom_ratio, 0 without a memtable filter");
+  flags->Field("block_size", "int", "--block_size");
+  flags->Field("cache_mb", "int", "--cache_mb");
+  flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
+  flags->Field("seed", "int", "--seed");
+  // --histogram.
+  flags->Field("latency_unit", "string", "with --histogram: the unit of the latency fields (micros per call)");
+  flags->Field("p50_micros", "number", "with --histogram: median latency per call");
+  flags->Field("p99_micros", "number", "with --histogram: 99th percentile latency per call");
+  flags->Field("p999_micros", "number", "with --histogram: 99.9th percentile latency per call");
+  flags->Field("max_micros", "number", "with --histogram: largest latency per call");
+  // The benchmarks' own fields.
+  flags->Field("entries_written", "int", "fill benchmarks: entries written");
+  flags->Field("seek_nexts", "int", "seekrandom: --seek_nexts");
+  flags->Field("nexts_done", "int", "seekrandom: Next() calls that found an entry");
+  flags->Field("batches", "int", "multireadrandom: batches looked up");
+  flags->Field("writes_during", "int", "readwhilewriting: writes done while the reads ran");
+  flags->Field("expected", "int", "approximatememtablestats: the true entries per range (--batch_size)");
+  flags->Field("count", "int", "approximatememtablestats: estimates taken");
+  flags->Field("mean", "number", "approximatememtablestats: mean estimate");
+  flags->Field("stddev", "number", "approximatememtablestats: standard deviation of the estimates");
+  flags->Field("stddev_pct", "number", "approximatememtablestats: stddev as a percentage of expected");
+  flags->Field("min", "number", "approximatememtablestats: smallest estimate");
+  flags->Field("p50", "number", "approximatememtablestats: median estimate");
+  flags->Field("p75", "number", "approximatememtablestats: 75th percentile estimate");
+  flags->Field("p99", "number", "approximatememtablestats: 99th percentile estimate");
+  flags->Field("p99_9", "number", "approximatememtablestats: 99.9th percentile estimate");
+  flags->Field("max", "number", "approximatememtablestats: largest estimate");
+  flags->Field("zero_fraction", "number", "approximatememtablestats: fraction of estimates that were 0");
+  flags->Field("histogram", "array", "approximatememtablestats: [[bucket_low, count], ...] of the estimates");
+  flags->Field("table_bytes", "int",
+               "approximatememtablestats and stats: bytes in tables when it ran (0: all data in memtables)");
+  flags->Field("stats", "string", "stats: the engine's statistics text (the DB's filterlab.stats property)");
+  // The engines' own fields.
+  flags->Field("approx_algorithm", "string",
+               "filterlab engine and approximatememtablestats: the memtable range estimate (new or old)");
+  flags->Field("engine_note", "string", "memtable and rocksdb engines: what a reader of the numbers must know");
+  flags->Field("memtable_entries", "int", "memtable engine: entries in the memtable");
+  flags->Field("engine_version", "string", "rocksdb engine: the library's version");
+  flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
+  flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
+  flags->Field("levels", "array",
+               "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
+               "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
+               "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
+               "always, rocksdb with --statistics), filter_checked, filter_useful (negatives), filter_positive, "
+               "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
+               "lookups of absent keys: (positive - true_positive) / (checked - true_positive))");
+  flags->Field("filter_stats", "object",
+               "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
+               "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "
+               "collisions} (with --hash_index); rocksdb with --statistics also total {useful, positive, "
+               "true_positive}");
+}
+
+nlohmann::ordered_json Describe(const FlagSet& flags) {
+  return DescribeProgram("lsmbench", kSummary, {flags.Description()});
+}
+
 // RocksDB's block-based tables offer FastLocalBloom (format_version 5) with
 // only a bits/key knob; our spec must say no more than that.
-Status CheckRocksDbFilter(const std::string& canonical) {
-  if (canonical.empty()) return Status::OK();
-  std::unique_ptr<FilterPolicy> policy;
-  Status s = NewFilterPolicy(canonical, &policy);
-  if (!s.ok()) return s;
+Status CheckRocksDbFilter(const FilterPolicy* policy) {
+  if (policy == nullptr) return Status::OK();
+  // Plain = what "fastlocal:bpk=B" alone resolves to.
   std::unique_ptr<FilterPolicy> plain;
   if (policy->variant() == "fastlocal") {
-    s = NewFilterPolicy("fastlocal:bpk=" + FormatNumber(policy->bits_per_key()), &plain);
+    Status s = NewFilterPolicy("fastlocal:bpk=" + FormatNumber(policy->bits_per_key()), &plain);
     if (!s.ok()) return s;
   }
-  if (plain == nullptr || plain->spec() != canonical) {
+  if (plain == nullptr || plain->spec() != policy->spec()) {
     return Status::InvalidArgument(
-        "lsmbench: --filter=" + canonical +
+        "lsmbench: --filter=" + policy->spec() +
         " cannot run on --engine=rocksdb: RocksDB's table filter is FastLocalBloom (format_version=5, "
         "NewBloomFilterPolicy(bits)), which chooses its own probes and 64-bit hash; allowed: none or "
         "fastlocal:bpk=B");
@@ -67,13 +220,10 @@ Status CheckRocksDbFilter(const std::string& canonical) {
 
 // RocksDB's memtable Bloom is always DynamicBloom with 6 probes over the
 // 32-bit legacy hash; only its size (the bits ratio) is a knob.
-Status CheckRocksDbMemtableFilter(const std::string& canonical) {
-  if (canonical.empty()) return Status::OK();
-  std::unique_ptr<FilterPolicy> policy;
-  Status s = NewFilterPolicy(canonical, &policy);
-  if (!s.ok()) return s;
+Status CheckRocksDbMemtableFilter(const FilterPolicy* policy) {
+  if (policy == nullptr) return Status::OK();
   if (policy->variant() != "dynamic" || policy->num_probes() != 6 || policy->hash_width() != HashWidth::k32) {
-    return Status::InvalidArgument("lsmbench: --memtable_filter=" + canonical +
+    return Status::InvalidArgument("lsmbench: --memtable_filter=" + policy->spec() +
                                    " cannot run on --engine=rocksdb: RocksDB's memtable Bloom is DynamicBloom "
                                    "with 6 probes and a 32-bit hash, sized by --memtable_bloom_ratio; allowed: "
                                    "none or dynamic:probes=6,hash=32");
@@ -114,6 +264,132 @@ Status ParseListFlag(const std::string& flag, const std::string& text, Declare d
   return Status::OK();
 }
 
+// The policy a filter flag names: "none" gives nullptr. With require_dynamic
+// the variant must take inserts one at a time (the memtable filter).
+Status ParseFilterFlag(const std::string& flag, const std::string& text, bool require_dynamic,
+                       std::shared_ptr<const FilterPolicy>* policy) {
+  Status s = engine::FilterPolicyFromSpec(text, policy);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --" + flag + "=" + text + ": " + s.message());
+  if (require_dynamic && *policy != nullptr && !(*policy)->is_dynamic()) {
+    return Status::InvalidArgument("lsmbench: --" + flag + "=" + text +
+                                   ": the memtable filter takes inserts one at a time, so it must be a dynamic "
+                                   "variant (e.g. dynamic:bpk=8,probes=6,hash=32; see ./filterlab list-filters), "
+                                   "or none");
+  }
+  return Status::OK();
+}
+
+// --multiread_batched was a boolean flag, so its bare form means true; the
+// String flag that now carries its list would take the next argument as its
+// value instead, so the bare form is spelled out first.
+std::vector<std::string> SpellOutBareFlags(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::string& arg : args) {
+    if (arg == "--multiread_batched" || arg == "--multiread-batched") arg += "=true";
+  }
+  return args;
+}
+
+void CopyScalars(const RawFlags& raw, BenchConfig* c) {
+  c->num = raw.num;
+  c->reads = raw.reads < 0 ? raw.num : raw.reads;
+  c->key_size = raw.key_size;
+  c->value_size = raw.value_size;
+  c->batch_size = raw.batch_size;
+  c->seek_nexts = raw.seek_nexts;
+  c->threads = raw.threads;
+  c->seed = static_cast<uint64_t>(raw.seed);
+  c->block_size = raw.block_size;
+  c->cache_mb = raw.cache_mb;
+  c->write_buffer_mb = raw.write_buffer_mb;
+  c->target_file_mb = raw.target_file_mb;
+  c->level1_mb = raw.level1_mb;
+}
+
+Status ParseMultiReadLists(const RawFlags& raw, BenchConfig* c) {
+  std::vector<long long> strides;
+  Status s = ParseListFlag<long long>(
+      "multiread_stride", raw.strides,
+      [](FlagSet* one, long long* v) { one->Int("multiread_stride", 0, 0, 1000000000, "", v); }, &strides);
+  if (!s.ok()) return s;
+  c->multiread_strides.assign(strides.begin(), strides.end());
+  return ParseListFlag<bool>(
+      "multiread_batched", raw.batched, [](FlagSet* one, bool* v) { one->Bool("multiread_batched", "", v); },
+      &c->multiread_batched);
+}
+
+Status ParseFilters(const RawFlags& raw, BenchConfig* c) {
+  Status s = ParseFilterFlag("filter", raw.filter, false, &c->filter);
+  if (!s.ok()) return s;
+  if (!raw.filter_per_level.empty()) {
+    int level = 0;
+    for (const std::string& part : Split(raw.filter_per_level, ';')) {
+      std::shared_ptr<const FilterPolicy> policy = c->filter;  // an empty entry: --filter
+      if (!part.empty()) {
+        s = ParseFilterFlag("filter_per_level (level " + std::to_string(level) + ")", part, false, &policy);
+        if (!s.ok()) return s;
+      }
+      c->filter_per_level.push_back(std::move(policy));
+      ++level;
+    }
+  }
+  return ParseFilterFlag("memtable_filter", raw.memtable_filter, true, &c->memtable_filter);
+}
+
+// Cross-checks between flags that hold whatever the engine.
+Status CheckWorkload(const RawFlags& raw, const BenchConfig& c) {
+  if (Contains(c.benchmarks, "approximatememtablestats") && c.batch_size >= c.num) {
+    return Status::InvalidArgument("lsmbench: approximatememtablestats needs --batch_size (the range width, " +
+                                   std::to_string(c.batch_size) + ") below --num (" + std::to_string(c.num) +
+                                   ")");
+  }
+  if (Contains(c.benchmarks, "multireadrandom")) {
+    for (const int64_t stride : c.multiread_strides) {
+      if (stride > 0 && c.batch_size * stride > c.num) {
+        return Status::InvalidArgument("lsmbench: multireadrandom with --multiread_stride=" + std::to_string(stride) +
+                                       (c.multiread_strides.size() > 1
+                                            ? " (from --multiread_stride=" + raw.strides + ")"
+                                            : std::string()) +
+                                       " and --batch_size=" + std::to_string(c.batch_size) + " spans more than --num=" +
+                                       std::to_string(c.num) + " keys; allowed: batch_size x multiread_stride <= num");
+      }
+    }
+  }
+  if (c.use_existing_db && c.db.empty()) {
+    return Status::InvalidArgument("lsmbench: --use_existing_db needs --db=PATH (the database to open)");
+  }
+  return Status::OK();
+}
+
+// What each engine can run: the memtable engine keeps nothing on disk,
+// RocksDB offers only its own filters and the old range estimate.
+Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
+  if (c->engine == "memtable" && (c->use_existing_db || !c->db.empty())) {
+    return Status::InvalidArgument("lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
+                                   "apply to the filterlab and rocksdb engines");
+  }
+  if (c->engine == "rocksdb") {
+    if (!c->filter_per_level.empty()) {
+      return Status::InvalidArgument("lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
+                                     "filter policy per column family); allowed there: --filter");
+    }
+    Status s = CheckRocksDbFilter(c->filter.get());
+    if (!s.ok()) return s;
+    s = CheckRocksDbMemtableFilter(c->memtable_filter.get());
+    if (!s.ok()) return s;
+    if (flags.WasSet("approx_algorithm") && c->approx_algorithm == "new") {
+      return Status::InvalidArgument("lsmbench: --approx_algorithm=new is not available with --engine=rocksdb: "
+                                     "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
+    }
+    c->approx_algorithm = "old";
+  }
+  if (c->engine != "rocksdb" && c->statistics) {
+    return Status::InvalidArgument("lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "
+                                   "always reports its filter statistics)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config) {
@@ -124,206 +400,39 @@ std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config) {
   return variants;
 }
 
-Status CanonicalFilterSpec(const std::string& flag, const std::string& text, bool require_dynamic,
-                           std::string* canonical) {
-  canonical->clear();
-  if (text.empty() || text == "none") return Status::OK();
-  std::unique_ptr<FilterPolicy> policy;
-  Status s = NewFilterPolicy(text, &policy);
-  if (!s.ok()) return Status::InvalidArgument("lsmbench: --" + flag + "=" + text + ": " + s.message());
-  if (require_dynamic && !policy->is_dynamic()) {
-    return Status::InvalidArgument("lsmbench: --" + flag + "=" + text +
-                                   ": the memtable filter takes inserts one at a time, so it must be a dynamic "
-                                   "variant (e.g. dynamic:bpk=8,probes=6,hash=32; see ./filterlab list-filters), "
-                                   "or none");
-  }
-  *canonical = policy->spec();
-  return Status::OK();
+nlohmann::ordered_json LsmbenchDescription() {
+  BenchConfig config;
+  RawFlags raw;
+  FlagSet flags("lsmbench", kSummary, "");
+  DeclareFlags(&flags, &raw, &config);
+  DeclareRecordFields(&flags);
+  return Describe(flags);
 }
 
 Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string* help) {
   help->clear();
   *config = BenchConfig();
-  BenchConfig& c = *config;
-  std::string benchmarks, filter, filter_per_level, memtable_filter, strides, batched;
-  long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0,
-            threads = 0, seed = 0, block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0,
-            level1_mb = 0;
-
-  FlagSet flags(
-      "lsmbench",
-      "db_bench-style benchmarks of the filterlab LSM engine (and, when built with librocksdb-dev, of RocksDB "
-      "with equivalent options). Human-readable results go to stderr, one JSON object per benchmark to stdout.\n"
-      "benchmarks: " + JoinNames(KnownBenchmarks()),
-      "");
-  flags.String("benchmarks", "fillrandom,readrandom", "comma-separated benchmarks, run in order", &benchmarks);
-  flags.Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb"},
-               "filterlab = our DB (engine/db); memtable = one bare MemTable (no WAL, never flushed); "
-               "rocksdb = librocksdb with equivalent options",
-               &c.engine);
-  flags.Int("num", 1000000, 1, 10000000000LL, "keys in the key space (and writes of fill benchmarks)", &num);
-  flags.Int("reads", -1, -1, 1000000000000LL, "operations of read benchmarks; -1 = --num", &reads);
-  flags.Int("key_size", 16, 8, 65536,
-            "key bytes: 8-byte big-endian key number padded with '0' (db_bench's format)", &key_size);
-  flags.Int("value_size", 100, 0, 64 << 20, "value bytes", &value_size);
-  flags.Int("batch_size", 1, 1, 1000000,
-            "entries per write batch and keys per MultiGet; the true range width of approximatememtablestats",
-            &batch_size);
-  // The two multireadrandom lists are String flags parsed entry by entry
-  // below (ParseListFlag); their help says what the records of other
-  // benchmarks report.
-  flags.String("multiread_stride", "0",
-               "multireadrandom: keys of a batch are k, k+S, k+2S, ... (0 = independent random keys); S in "
-               "0..1000000000, or a comma-separated list (0,16,256) to run multireadrandom once per stride on the "
-               "same database. Other benchmarks' records report the first stride",
-               &strides);
-  flags.String("multiread_batched", "true",
-               "multireadrandom: one batched MultiGet per batch (true; a bare --multiread_batched is true) or a "
-               "loop of Get over the same keys (false, the baseline); or the list true,false to run both. With "
-               "lists of both flags multireadrandom runs once per (stride, batched) pair, stride-major in list "
-               "order, each with its own line and record. Other benchmarks' records report the first value",
-               &batched);
-  flags.Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &seek_nexts);
-  flags.Int("threads", 1, 1, 1, "benchmark threads (only 1 is implemented)", &threads);
-  flags.Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &seed);
-  flags.Bool("histogram", "also time each call and report latency percentiles", &c.histogram);
-  flags.String("filter", "fastlocal:bpk=10", "full filter of every table: a registry spec or none", &filter);
-  flags.String("filter_per_level", "",
-               "per-level filters SPEC0;SPEC1;... (an empty entry = --filter, none = no filter at that level)",
-               &filter_per_level);
-  flags.String("memtable_filter", "none", "memtable filter: a dynamic registry spec or none", &memtable_filter);
-  flags.Double("memtable_bloom_ratio", 0.1, 0.0001, 0.25,
-               "memtable filter bytes / write buffer bytes (RocksDB memtable_prefix_bloom_size_ratio)",
-               &c.memtable_bloom_ratio);
-  flags.Bool("hash_index", "data-block hash index (kDataBlockBinaryAndHash)", &c.hash_index);
-  flags.Double("util_ratio", 0.75, 0.01, 1, "data-block hash index util ratio (keys per bucket)", &c.util_ratio);
-  flags.Choice("approx_algorithm", "new", {"new", "old"},
-               "ApproximateNumEntries algorithm of approximatememtablestats (rocksdb 7.8.3 has only old)",
-               &c.approx_algorithm);
-  flags.Int("block_size", 4096, 256, 64 << 20, "data block bytes", &block_size);
-  flags.Int("cache_mb", 1024, 0, 1 << 20, "block cache MiB (0 = none)", &cache_mb);
-  flags.Int("write_buffer_mb", 64, 1, 1 << 16, "memtable MiB before a flush", &write_buffer_mb);
-  flags.Int("target_file_mb", 64, 1, 1 << 16, "compaction output file MiB", &target_file_mb);
-  flags.Int("level1_mb", 256, 1, 1 << 24, "L1 target MiB (each deeper level x10)", &level1_mb);
-  flags.Bool("disable_auto_compactions", "no background compactions (flushes still run)",
-             &c.disable_auto_compactions);
-  flags.Bool("sync", "sync the WAL on every write", &c.sync);
-  flags.Bool("statistics", "rocksdb: collect Statistics and report its filter tickers", &c.statistics);
-  flags.String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c.db);
-  flags.Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
-             &c.use_existing_db);
-  flags.Bool("keep_db", "keep the temporary database directory (its path is printed)", &c.keep_db);
-
-  // --multiread_batched was a boolean flag, so its bare form means true; the
-  // String flag that now carries its list would take the next argument as
-  // its value instead, so the bare form is spelled out first.
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::string& arg : args) {
-    if (arg == "--multiread_batched") arg += "=true";
-  }
+  RawFlags raw;
+  FlagSet flags("lsmbench", kSummary, "");
+  DeclareFlags(&flags, &raw, config);
+  DeclareRecordFields(&flags);
+  std::vector<std::string> args = SpellOutBareFlags(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& arg : args) arg_ptrs.push_back(arg.data());
   Status s = flags.Parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   if (!s.ok()) return s;
+  if (flags.describe_requested()) {
+    *help = Describe(flags).dump() + "\n";
+    return Status::OK();
+  }
   if (flags.Answered(help)) return Status::OK();
-  c.num = num;
-  c.reads = reads < 0 ? num : reads;
-  c.key_size = key_size;
-  c.value_size = value_size;
-  c.batch_size = batch_size;
-  std::vector<long long> stride_list;
-  s = ParseListFlag<long long>(
-      "multiread_stride", strides,
-      [](FlagSet* one, long long* v) { one->Int("multiread_stride", 0, 0, 1000000000, "", v); }, &stride_list);
-  if (!s.ok()) return s;
-  c.multiread_strides.assign(stride_list.begin(), stride_list.end());
-  s = ParseListFlag<bool>(
-      "multiread_batched", batched, [](FlagSet* one, bool* v) { one->Bool("multiread_batched", "", v); },
-      &c.multiread_batched);
-  if (!s.ok()) return s;
-  c.seek_nexts = seek_nexts;
-  c.threads = threads;
-  c.seed = static_cast<uint64_t>(seed);
-  c.block_size = block_size;
-  c.cache_mb = cache_mb;
-  c.write_buffer_mb = write_buffer_mb;
-  c.target_file_mb = target_file_mb;
-  c.level1_mb = level1_mb;
-
-  for (const std::string& name : Split(benchmarks, ',')) {
-    if (name.empty()) continue;  // tolerate "a,,b" and a trailing comma
-    if (!Contains(KnownBenchmarks(), name)) {
-      return Status::InvalidArgument("lsmbench: --benchmarks: unknown benchmark '" + name +
-                                     "'; allowed: " + JoinNames(KnownBenchmarks()));
-    }
-    c.benchmarks.push_back(name);
-  }
-  if (c.benchmarks.empty()) {
-    return Status::InvalidArgument("lsmbench: --benchmarks is empty; allowed: " + JoinNames(KnownBenchmarks()));
-  }
-
-  s = CanonicalFilterSpec("filter", filter, false, &c.filter);
-  if (!s.ok()) return s;
-  if (!filter_per_level.empty()) {
-    int level = 0;
-    for (const std::string& part : Split(filter_per_level, ';')) {
-      std::string canonical;
-      if (part == "none") {
-        canonical = "none";  // the DB's per-level marker for "no filter here"
-      } else if (!part.empty()) {
-        s = CanonicalFilterSpec("filter_per_level (level " + std::to_string(level) + ")", part, false, &canonical);
-        if (!s.ok()) return s;
-      }
-      c.filter_per_level.push_back(canonical);
-      ++level;
-    }
-  }
-  s = CanonicalFilterSpec("memtable_filter", memtable_filter, true, &c.memtable_filter);
-  if (!s.ok()) return s;
-
-  if (Contains(c.benchmarks, "approximatememtablestats") && c.batch_size >= c.num) {
-    return Status::InvalidArgument("lsmbench: approximatememtablestats needs --batch_size (the range width, " +
-                                   std::to_string(c.batch_size) + ") below --num (" + std::to_string(c.num) +
-                                   ")");
-  }
-  if (Contains(c.benchmarks, "multireadrandom")) {
-    for (const int64_t stride : c.multiread_strides) {
-      if (stride > 0 && c.batch_size * stride > c.num) {
-        return Status::InvalidArgument("lsmbench: multireadrandom with --multiread_stride=" + std::to_string(stride) +
-                                       (c.multiread_strides.size() > 1 ? " (from --multiread_stride=" + strides + ")"
-                                                                       : std::string()) +
-                                       " and --batch_size=" + std::to_string(c.batch_size) + " spans more than --num=" +
-                                       std::to_string(c.num) + " keys; allowed: batch_size x multiread_stride <= num");
-      }
-    }
-  }
-  if (c.use_existing_db && c.db.empty()) {
-    return Status::InvalidArgument("lsmbench: --use_existing_db needs --db=PATH (the database to open)");
-  }
-  if (c.engine == "memtable" && (c.use_existing_db || !c.db.empty())) {
-    return Status::InvalidArgument("lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
-                                   "apply to the filterlab and rocksdb engines");
-  }
-  if (c.engine == "rocksdb") {
-    if (!c.filter_per_level.empty()) {
-      return Status::InvalidArgument("lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
-                                     "filter policy per column family); allowed there: --filter");
-    }
-    s = CheckRocksDbFilter(c.filter);
-    if (!s.ok()) return s;
-    s = CheckRocksDbMemtableFilter(c.memtable_filter);
-    if (!s.ok()) return s;
-    if (flags.WasSet("approx_algorithm") && c.approx_algorithm == "new") {
-      return Status::InvalidArgument("lsmbench: --approx_algorithm=new is not available with --engine=rocksdb: "
-                                     "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
-    }
-    c.approx_algorithm = "old";
-  }
-  if (c.engine != "rocksdb" && c.statistics) {
-    return Status::InvalidArgument("lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "
-                                   "always reports its filter statistics)");
-  }
-  return Status::OK();
+  config->check_only = flags.check_only();
+  CopyScalars(raw, config);
+  s = ParseMultiReadLists(raw, config);
+  if (s.ok()) s = ParseFilters(raw, config);
+  if (s.ok()) s = CheckWorkload(raw, *config);
+  if (s.ok()) s = CheckEngineLimits(flags, config);
+  return s;
 }
 
 }  // namespace filterlab::lsmbench

@@ -1,15 +1,27 @@
 // lsmbench's configuration: every command-line flag, parsed and cross-checked
-// once (benchmark names, filter specs, engine-specific limits), so the
-// benchmarks and engines read plain validated fields. Flags follow db_bench's
-// names where db_bench has the same knob (--num, --reads, --batch_size,
-// --multiread_stride, --seek_nexts, --use_existing_db, ...).
+// once (benchmark names, filter specs made into typed policies, engine-specific
+// limits), so the benchmarks and engines read plain validated fields. Flags
+// follow db_bench's names where db_bench has the same knob (--num, --reads,
+// --batch_size, --multiread_stride, --seek_nexts, --use_existing_db, ...).
+//
+// The flag declarations are also lsmbench's description of itself:
+// `lsmbench --describe` prints them with every field of its JSON records
+// (LsmbenchDescription), and `lsmbench --check ...` runs every validation
+// here and exits without running anything.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/status.h"
+
+namespace filterlab {
+class FilterPolicy;
+}
 
 namespace filterlab::lsmbench {
 
@@ -37,11 +49,12 @@ struct BenchConfig {
   uint64_t seed = 301;
   bool histogram = false;
 
-  // --- engine options (canonical spec strings; "" = none) ---
-  std::string filter;
-  // Per-level overrides: entry L is the spec of level L ("" = use filter).
-  std::vector<std::string> filter_per_level;
-  std::string memtable_filter;
+  // --- engine options (filters as typed policies; nullptr = none) ---
+  std::shared_ptr<const FilterPolicy> filter;
+  // Per-level filters: entry L is level L's (the --filter policy where the
+  // flag's entry was empty); levels past the list use `filter`.
+  std::vector<std::shared_ptr<const FilterPolicy>> filter_per_level;
+  std::shared_ptr<const FilterPolicy> memtable_filter;
   double memtable_bloom_ratio = 0.1;
   bool hash_index = false;
   double util_ratio = 0.75;
@@ -59,6 +72,9 @@ struct BenchConfig {
   std::string db;  // "" = a fresh temporary directory
   bool use_existing_db = false;
   bool keep_db = false;
+
+  // --check: everything above was validated; run nothing.
+  bool check_only = false;
 };
 
 // One multireadrandom pass: its stride and whether it calls MultiGet (true)
@@ -73,15 +89,14 @@ struct MultiReadVariant {
 // (0,false), (16,true), (16,false).
 std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config);
 
-// Parses argv[1..argc) into *config. With --help, *help receives the usage
-// text and the result is OK; bad flags or values give InvalidArgument naming
-// the flag, the value and what is allowed.
+// Parses argv[1..argc) into *config and cross-checks it. With --help or
+// --describe, *help receives the usage text or the JSON description and the
+// result is OK; with --check, config->check_only is set. Bad flags or values
+// give InvalidArgument naming the flag, the value and what is allowed.
 Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string* help);
 
-// "none" or "" → ""; otherwise the canonical spec of a valid filter policy
-// (InvalidArgument naming `flag` on a bad spec). With require_dynamic the
-// variant must be a dynamic one (the memtable filter).
-Status CanonicalFilterSpec(const std::string& flag, const std::string& text, bool require_dynamic,
-                           std::string* canonical);
+// What `lsmbench --describe` prints: DescribeProgram("lsmbench", ...) with one
+// command holding every flag and every field of the JSON records.
+nlohmann::ordered_json LsmbenchDescription();
 
 }  // namespace filterlab::lsmbench

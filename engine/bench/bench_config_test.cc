@@ -30,8 +30,9 @@ TEST(BenchConfigTest, DefaultsFollowDbBench) {
   EXPECT_EQ(c.key_size, 16);
   EXPECT_EQ(c.value_size, 100);
   EXPECT_EQ(c.seek_nexts, 10);
-  EXPECT_EQ(c.filter, "fastlocal:bpk=10,probes=6,hash=64");  // canonical
-  EXPECT_EQ(c.memtable_filter, "");
+  ASSERT_NE(c.filter, nullptr);
+  EXPECT_EQ(c.filter->spec(), "fastlocal:bpk=10,probes=6,hash=64");  // canonical
+  EXPECT_EQ(c.memtable_filter, nullptr);
   EXPECT_EQ(c.approx_algorithm, "new");
 }
 
@@ -93,18 +94,37 @@ TEST(BenchConfigTest, TheIssueCommandParses) {
   EXPECT_EQ(c.value_size, 1);
 }
 
-TEST(BenchConfigTest, FilterSpecsAreCanonicalAndPerLevelKeepsNone) {
+TEST(BenchConfigTest, FiltersBecomePoliciesOnceAndPerLevelKeepsNone) {
   BenchConfig c;
-  ASSERT_TRUE(Parse({"--filter=none", "--filter_per_level=none;;fastlocal:bpk=5",
+  ASSERT_TRUE(Parse({"--filter=legacy:bpk=10", "--filter_per_level=none;;fastlocal:bpk=5",
                      "--memtable_filter=dynamic:bpk=8"},
                     &c)
                   .ok());
-  EXPECT_EQ(c.filter, "");
+  ASSERT_NE(c.filter, nullptr);
+  EXPECT_EQ(c.filter->spec().rfind("legacy:bpk=10", 0), 0u);
   ASSERT_EQ(c.filter_per_level.size(), 3u);
-  EXPECT_EQ(c.filter_per_level[0], "none");
-  EXPECT_EQ(c.filter_per_level[1], "");  // falls back to --filter
-  EXPECT_EQ(c.filter_per_level[2].rfind("fastlocal:bpk=5", 0), 0u);
-  EXPECT_EQ(c.memtable_filter.rfind("dynamic:bpk=8", 0), 0u);
+  EXPECT_EQ(c.filter_per_level[0], nullptr);   // none
+  EXPECT_EQ(c.filter_per_level[1], c.filter);  // an empty entry falls back to --filter
+  ASSERT_NE(c.filter_per_level[2], nullptr);
+  EXPECT_EQ(c.filter_per_level[2]->spec().rfind("fastlocal:bpk=5", 0), 0u);
+  ASSERT_NE(c.memtable_filter, nullptr);
+  EXPECT_EQ(c.memtable_filter->spec().rfind("dynamic:bpk=8", 0), 0u);
+  ASSERT_TRUE(Parse({"--filter=none"}, &c).ok());
+  EXPECT_EQ(c.filter, nullptr);
+}
+
+TEST(BenchConfigTest, CheckValidatesAndSaysRunNothing) {
+  BenchConfig c;
+  ASSERT_TRUE(Parse({"--benchmarks=fillrandom,readrandom", "--num=5000"}, &c).ok());
+  EXPECT_FALSE(c.check_only);
+  ASSERT_TRUE(Parse({"--check", "--benchmarks=fillrandom,readrandom", "--num=5000"}, &c).ok());
+  EXPECT_TRUE(c.check_only);
+  // --check runs the cross-checks too, the RocksDB limits included.
+  Status s = Parse({"--check", "--engine=rocksdb", "--filter=standard:bpk=10"}, &c);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("fastlocal:bpk=B"), std::string::npos) << s.message();
+  s = Parse({"--check", "--benchmarks=approximatememtablestats", "--num=100", "--batch_size=100"}, &c);
+  EXPECT_NE(s.message().find("below --num"), std::string::npos) << s.message();
 }
 
 TEST(BenchConfigTest, HelpListsFlagsAndBenchmarks) {
@@ -128,8 +148,10 @@ struct BadCase {
 TEST(BenchConfigTest, BadInputNamesTheProblemAndWhatIsAllowed) {
   const std::vector<BadCase> cases = {
       {{"--bogus=1"}, {"unknown flag '--bogus'", "--num"}},
-      {{"--benchmarks=readrandom,fillsequential"}, {"unknown benchmark 'fillsequential'", "fillseq"}},
-      {{"--benchmarks=,"}, {"--benchmarks is empty"}},
+      {{"--benchmarks=readrandom,fillsequential"}, {"unknown entry 'fillsequential'", "fillseq|"}},
+      {{"--benchmarks="}, {"--benchmarks=", "empty list"}},
+      {{"--benchmarks=readrandom,readrandom"}, {"'readrandom' is listed twice"}},
+      {{"--filter="}, {"--filter=", "none"}},
       {{"--num=abc"}, {"--num=abc", "not an integer"}},
       {{"--num=0"}, {"--num=0", "out of range"}},
       {{"--key_size=4"}, {"--key_size=4", "8..65536"}},

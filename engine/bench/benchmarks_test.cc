@@ -14,22 +14,14 @@
 #include <vector>
 
 #include "engine/bench/bench_config.h"
+#include "engine/bench/bench_test_util.h"
 #include "engine/bench/engine.h"
 #include "engine/bench/report.h"
 
 namespace filterlab::lsmbench {
 namespace {
 
-BenchConfig ParseOrDie(std::vector<std::string> args) {
-  args.insert(args.begin(), "lsmbench");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  BenchConfig config;
-  std::string help;
-  const Status s = ParseBenchConfig(static_cast<int>(argv.size()), argv.data(), &config, &help);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return config;
-}
+using testing_util::ParseOrDie;
 
 // fillrandom, then every multireadrandom pass, then readrandom, as lsmbench's
 // driver runs them; returns the records in order.

@@ -1,6 +1,15 @@
 #include "engine/bench/engine.h"
 
 namespace filterlab::lsmbench {
+namespace {
+
+Status RocksDbMissing() {
+  return Status::NotSupported(
+      "lsmbench: --engine=rocksdb is not available: this lsmbench was built without RocksDB (CMake found no "
+      "pkg-config 'rocksdb'; install librocksdb-dev and reconfigure, or FILTERLAB_WITH_ROCKSDB was OFF)");
+}
+
+}  // namespace
 
 bool HaveRocksDb() {
 #ifdef FILTERLAB_HAVE_ROCKSDB
@@ -8,6 +17,25 @@ bool HaveRocksDb() {
 #else
   return false;
 #endif
+}
+
+void AddFilterCounters(const engine::FilterCounters& counters, JsonRecord* level) {
+  JsonRecord& entry = *level;
+  entry["filter_checked"] = counters.checked;
+  entry["filter_useful"] = counters.useful;
+  entry["filter_positive"] = counters.positive;
+  entry["filter_true_positive"] = counters.true_positive;
+  const std::optional<double> fp_rate = counters.FpRate();
+  entry["fp_rate"] = fp_rate ? JsonRecord(*fp_rate) : JsonRecord();
+}
+
+Status CheckEngineConfig(const BenchConfig& config) {
+  if (config.engine == "rocksdb" && !HaveRocksDb()) return RocksDbMissing();
+  if (config.engine == "filterlab") {
+    Status s = FilterlabDbOptions(config).Validate();
+    if (!s.ok()) return Status::InvalidArgument("lsmbench: filterlab DB options: " + s.message());
+  }
+  return Status::OK();
 }
 
 Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
@@ -18,9 +46,7 @@ Status OpenEngine(const BenchConfig& config, const std::string& path, std::uniqu
     return OpenRocksDbEngine(config, path, out);
 #else
     (void)path;
-    return Status::NotSupported(
-        "lsmbench: --engine=rocksdb is not available: this lsmbench was built without RocksDB (CMake found no "
-        "pkg-config 'rocksdb'; install librocksdb-dev and reconfigure, or FILTERLAB_WITH_ROCKSDB was OFF)");
+    return RocksDbMissing();
 #endif
   }
   return Status::InvalidArgument("lsmbench: unknown engine '" + config.engine +

@@ -2,7 +2,7 @@
 // drives our DB, a bare memtable and RocksDB alike. Keys and values are
 // opaque bytes; "not found" is a result, not an error (Status is for
 // failures). Implementations: filterlab_engine.cc (engine/db), memtable_
-// engine.cc (one MemTable, what issue 5's memtable benchmarks measure) and
+// engine.cc (one MemTable, what the memtable benchmarks measure) and
 // rocksdb_engine_rocksdb.cc (librocksdb, compiled only when CMake finds it).
 // Concurrency: one writer thread and one reader thread may call at once
 // (readwhilewriting); everything else is single-threaded.
@@ -17,7 +17,9 @@
 #include "common/slice.h"
 #include "common/status.h"
 #include "engine/bench/bench_config.h"
+#include "engine/db/db_stats.h"
 #include "engine/db/iterator.h"
+#include "engine/db/options.h"
 #include "common/json_out.h"
 
 namespace filterlab::lsmbench {
@@ -62,10 +64,9 @@ class Engine {
   // notes a reader of the numbers needs (e.g. how the library was built).
   virtual void DescribeOptions(JsonRecord* record) const = 0;
   // One object per non-empty level (or level whose filter was consulted):
-  // level, files, bytes and, where the engine counts them, filter_checked,
-  // filter_useful (negatives), filter_positive, filter_true_positive,
-  // fp_rate, filter counters since the last ResetStats. Null when the engine
-  // has no levels.
+  // level, files, bytes and, where the engine counts them, the filter
+  // counters since the last ResetStats (AddFilterCounters). Null when the
+  // engine has no levels.
   virtual JsonRecord Levels() = 0;
   // Other filter and cache counters since the last ResetStats (memtable
   // filter, block cache, hash index, totals); null when there are none.
@@ -73,6 +74,19 @@ class Engine {
   // Zeroes the counters FilterStats reports (called before each benchmark).
   virtual void ResetStats() = 0;
 };
+
+// A level's filter counters as record fields: filter_checked, filter_useful
+// (negatives), filter_positive, filter_true_positive and fp_rate (null when
+// no lookup was for an absent key).
+void AddFilterCounters(const engine::FilterCounters& counters, JsonRecord* level);
+
+// The options of the filterlab DB lsmbench opens for `config` (at `path`
+// with OpenFilterlabEngine); DB::Open validates them.
+engine::Options FilterlabDbOptions(const BenchConfig& config);
+
+// Everything OpenEngine would refuse for `config` without opening anything:
+// an engine not compiled in, DB options the DB would reject.
+Status CheckEngineConfig(const BenchConfig& config);
 
 // Opens the engine named by config.engine on directory `path` (unused by
 // the memtable engine). The directory exists; for a fresh database it is

@@ -1,13 +1,9 @@
 // --engine=filterlab: our DB (engine/db) behind lsmbench's Engine interface.
-// Every lsmbench option maps to one DB option (filters per level, memtable
-// filter and ratio, hash index and util ratio, block size, block cache,
-// write buffer, level and file sizes), so a run's JSON names exactly what
-// was measured. Filter statistics come from the DB's properties
-// (filterlab.filter-stats-level<N>, filterlab.memtable-filter-stats) and are
-// zeroed before each benchmark.
-#include <cstdlib>
-#include <sstream>
-
+// Every lsmbench option maps to one DB option (filter policies per level,
+// memtable filter and ratio, hash index and util ratio, block size, block
+// cache, write buffer, level and file sizes), so a run's JSON names exactly
+// what was measured. Its statistics are the DB's typed DbStats (GetStats);
+// the filter counters are zeroed before each benchmark.
 #include "engine/bench/engine.h"
 #include "engine/db/db.h"
 
@@ -15,27 +11,6 @@ namespace filterlab::lsmbench {
 namespace {
 
 namespace db = engine;
-
-// "a=1 b=2 (note)" → {"a": 1, "b": 2}; tokens without '=' are dropped, values
-// that are not integers stay strings.
-JsonRecord ParseKeyValues(const std::string& text) {
-  JsonRecord out = JsonRecord::object();
-  std::istringstream in(text);
-  std::string token;
-  while (in >> token) {
-    const size_t eq = token.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    const std::string key = token.substr(0, eq), value = token.substr(eq + 1);
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-    if (!value.empty() && *end == '\0') {
-      out[key] = v;
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
 
 class FilterlabEngine : public Engine {
  public:
@@ -83,10 +58,7 @@ class FilterlabEngine : public Engine {
     db_->GetApproximateMemTableStats(start, limit, count, bytes);
     return Status::OK();
   }
-  uint64_t TableBytes() override {
-    std::string v;
-    return db_->GetProperty("filterlab.total-sst-bytes", &v) ? std::strtoull(v.c_str(), nullptr, 10) : 0;
-  }
+  uint64_t TableBytes() override { return db_->GetStats().total_sst_bytes; }
   std::string StatsText() override {
     std::string v;
     return db_->GetProperty("filterlab.stats", &v) ? v : std::string("(filterlab.stats unavailable)\n");
@@ -96,59 +68,37 @@ class FilterlabEngine : public Engine {
   }
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
-    std::string files_text, bytes_text, filter_text;
-    for (int level = 0; db_->GetProperty("filterlab.num-files-at-level" + std::to_string(level), &files_text) &&
-                        db_->GetProperty("filterlab.bytes-at-level" + std::to_string(level), &bytes_text) &&
-                        db_->GetProperty("filterlab.filter-stats-level" + std::to_string(level), &filter_text);
-         ++level) {
-      const unsigned long long files = std::strtoull(files_text.c_str(), nullptr, 10);
-      const unsigned long long bytes = std::strtoull(bytes_text.c_str(), nullptr, 10);
-      unsigned long long checked = 0, useful = 0, positive = 0, true_positive = 0;
-      if (std::sscanf(filter_text.c_str(), "%llu %llu %llu %llu", &checked, &useful, &positive, &true_positive) !=
-          4) {
-        checked = useful = positive = true_positive = 0;
-      }
-      if (files == 0 && checked == 0) continue;
-      JsonRecord entry = {{"level", level},
-                          {"files", files},
-                          {"bytes", bytes},
-                          {"filter", FilterForLevel(level)},
-                          {"filter_checked", checked},
-                          {"filter_useful", useful},
-                          {"filter_positive", positive},
-                          {"filter_true_positive", true_positive}};
-      // FP rate over the lookups of keys the level's tables do not hold.
-      const unsigned long long absent = checked - true_positive;
-      entry["fp_rate"] = absent > 0 ? JsonRecord(static_cast<double>(positive - true_positive) /
-                                                 static_cast<double>(absent))
-                                    : JsonRecord();
+    for (const db::LevelStats& level : db_->GetStats().levels) {
+      if (level.files == 0 && level.filter_counters.checked == 0) continue;
+      JsonRecord entry = {{"level", level.level}, {"files", level.files}, {"bytes", level.bytes},
+                          {"filter", level.filter}};
+      AddFilterCounters(level.filter_counters, &entry);
       levels.push_back(std::move(entry));
     }
     return levels;
   }
   JsonRecord FilterStats() override {
+    const db::DbStats stats = db_->GetStats();
     JsonRecord out = JsonRecord::object();
-    std::string v;
-    if (!config_.memtable_filter.empty() && db_->GetProperty("filterlab.memtable-filter-stats", &v)) {
-      out["memtable"] = ParseKeyValues(v);
+    if (config_.memtable_filter != nullptr) {
+      out["memtable"] = {{"negatives", stats.memtable_filter.negatives},
+                         {"positives", stats.memtable_filter.positives}};
     }
-    if (db_->GetProperty("filterlab.block-cache-stats", &v)) out["block_cache"] = ParseKeyValues(v);
-    if (config_.hash_index && db_->GetProperty("filterlab.hash-index-stats", &v)) {
-      out["hash_index"] = ParseKeyValues(v);
+    out["block_cache"] = JsonRecord::object();
+    if (stats.block_cache) {
+      out["block_cache"] = {{"hits", stats.block_cache->hits},
+                            {"misses", stats.block_cache->misses},
+                            {"usage", stats.block_cache->usage},
+                            {"capacity", stats.block_cache->capacity}};
+    }
+    if (config_.hash_index) {
+      out["hash_index"] = {{"lookups", stats.hash_index.lookups}, {"collisions", stats.hash_index.collisions}};
     }
     return out;
   }
   void ResetStats() override { db_->ResetFilterStats(); }
 
  private:
-  std::string FilterForLevel(int level) const {
-    const std::string spec = level < static_cast<int>(config_.filter_per_level.size()) &&
-                                     !config_.filter_per_level[level].empty()
-                                 ? config_.filter_per_level[level]
-                                 : config_.filter;
-    return spec.empty() ? "none" : spec;
-  }
-
   const BenchConfig config_;
   std::unique_ptr<db::DB> db_;
   db::ReadOptions read_options_;
@@ -159,11 +109,11 @@ class FilterlabEngine : public Engine {
 
 }  // namespace
 
-Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
+db::Options FilterlabDbOptions(const BenchConfig& config) {
   db::Options options;
   options.create_if_missing = !config.use_existing_db;
   options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
-  options.memtable_filter_spec = config.memtable_filter;
+  options.memtable_filter_policy = config.memtable_filter;
   options.memtable_filter_bits_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
@@ -173,11 +123,15 @@ Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, s
   options.block_size = static_cast<size_t>(config.block_size);
   options.use_hash_index = config.hash_index;
   options.hash_index_util_ratio = config.util_ratio;
-  options.filter_spec = config.filter;
-  options.per_level_filter_spec = config.filter_per_level;
+  options.filter_policy = config.filter;
+  options.per_level_filter_policy = config.filter_per_level;
   options.block_cache_bytes = static_cast<size_t>(config.cache_mb) << 20;
+  return options;
+}
+
+Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
   std::unique_ptr<db::DB> database;
-  Status s = db::DB::Open(options, path, &database);
+  Status s = db::DB::Open(FilterlabDbOptions(config), path, &database);
   if (s.IsInvalidArgument()) return Status::InvalidArgument("lsmbench: filterlab DB options: " + s.message());
   if (!s.ok()) return Status::IOError("lsmbench: cannot open the filterlab DB at " + path + ": " + s.ToString());
   *out = std::make_unique<FilterlabEngine>(config, std::move(database));

@@ -1,5 +1,5 @@
 // --engine=memtable: one bare MemTable (engine/memtable) behind the Engine
-// interface, with no WAL, no flush and no tables. It is the object issue 5's
+// interface, with no WAL, no flush and no tables: what the memtable
 // benchmarks measure (filluniquerandom into a memtable, then
 // approximatememtablestats on its skip list) without the DB's write path
 // around it, and a baseline for point lookups that never leave memory.
@@ -161,10 +161,8 @@ class MemTableEngine : public Engine {
 Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* out) {
   engine::MemTableOptions options;
   options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
-  if (!config.memtable_filter.empty()) {
-    options.bloom_size_ratio = config.memtable_bloom_ratio;
-    options.bloom_spec = config.memtable_filter;
-  }
+  options.bloom_policy = config.memtable_filter;
+  if (config.memtable_filter != nullptr) options.bloom_size_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
   std::unique_ptr<MemTable> mem;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/db/options.h"
+
 namespace filterlab::lsmbench {
 namespace {
 
@@ -57,16 +59,16 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["multiread_batched"] = static_cast<bool>(c.multiread_batched.front());
   rec["key_size"] = c.key_size;
   rec["value_size"] = c.value_size;
-  rec["filter"] = c.filter.empty() ? "none" : c.filter;
+  rec["filter"] = engine::FilterLabel(c.filter.get());
   if (!c.filter_per_level.empty()) {
     JsonRecord levels = JsonRecord::array();
-    for (const auto& spec : c.filter_per_level) levels.push_back(spec.empty() ? (c.filter.empty() ? "none" : c.filter) : spec);
+    for (const auto& policy : c.filter_per_level) levels.push_back(engine::FilterLabel(policy.get()));
     rec["filter_per_level"] = levels;
   }
   rec["hash_index"] = c.hash_index;
   rec["util_ratio"] = c.util_ratio;
-  rec["memtable_filter"] = c.memtable_filter.empty() ? "none" : c.memtable_filter;
-  rec["memtable_bloom_ratio"] = c.memtable_filter.empty() ? 0.0 : c.memtable_bloom_ratio;
+  rec["memtable_filter"] = engine::FilterLabel(c.memtable_filter.get());
+  rec["memtable_bloom_ratio"] = c.memtable_filter == nullptr ? 0.0 : c.memtable_bloom_ratio;
   rec["block_size"] = c.block_size;
   rec["cache_mb"] = c.cache_mb;
   rec["write_buffer_mb"] = c.write_buffer_mb;

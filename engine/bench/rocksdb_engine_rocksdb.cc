@@ -227,15 +227,12 @@ class RocksDbEngine : public Engine {
         const rocksdb::PerfContextByLevel& c = *counters;
         // RocksDB counts a Get that its filter let through as positive, one
         // it stopped as useful; "checked" is their sum.
-        entry["filter_checked"] = c.bloom_filter_useful + c.bloom_filter_full_positive;
-        entry["filter_useful"] = c.bloom_filter_useful;
-        entry["filter_positive"] = c.bloom_filter_full_positive;
-        entry["filter_true_positive"] = c.bloom_filter_full_true_positive;
-        const uint64_t absent = c.bloom_filter_useful + c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
-        entry["fp_rate"] = absent > 0 ? JsonRecord(static_cast<double>(c.bloom_filter_full_positive -
-                                                                       c.bloom_filter_full_true_positive) /
-                                                   static_cast<double>(absent))
-                                      : JsonRecord();
+        engine::FilterCounters counted;
+        counted.checked = c.bloom_filter_useful + c.bloom_filter_full_positive;
+        counted.useful = c.bloom_filter_useful;
+        counted.positive = c.bloom_filter_full_positive;
+        counted.true_positive = c.bloom_filter_full_true_positive;
+        AddFilterCounters(counted, &entry);
       }
       levels.push_back(std::move(entry));
     }
@@ -275,11 +272,9 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   rocksdb::BlockBasedTableOptions table;
   table.format_version = 5;
   std::string filter_text = "none";
-  if (!config.filter.empty()) {
-    // The config checked the spec is plain fastlocal:bpk=B.
-    std::unique_ptr<FilterPolicy> policy;
-    Status s = NewFilterPolicy(config.filter, &policy);
-    if (!s.ok()) return s;
+  if (config.filter != nullptr) {
+    // The config checked the policy is plain fastlocal:bpk=B.
+    const FilterPolicy* policy = config.filter.get();
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(policy->bits_per_key(), /*use_block_based_builder=*/false));
     table.whole_key_filtering = true;
     filter_text = "NewBloomFilterPolicy(" + std::to_string(policy->bits_per_key()) + ") FastLocalBloom";
@@ -304,7 +299,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb) << 20;
   options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
   options.disable_auto_compactions = config.disable_auto_compactions;
-  if (!config.memtable_filter.empty()) {
+  if (config.memtable_filter != nullptr) {
     options.memtable_prefix_bloom_size_ratio = config.memtable_bloom_ratio;
     options.memtable_whole_key_filtering = true;
   }
@@ -326,8 +321,8 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
                              "; block_cache=LRU " + std::to_string(config.cache_mb) +
                              " MiB (index and filter blocks cached); compression=none; write_buffer_size=" +
                              std::to_string(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
-                             (config.memtable_filter.empty() ? "0" : std::to_string(config.memtable_bloom_ratio)) +
-                             " whole_key_filtering=" + (config.memtable_filter.empty() ? "false" : "true") +
+                             (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
+                             " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +
                              "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
   *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), std::move(options_text));
   return Status::OK();

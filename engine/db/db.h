@@ -1,11 +1,11 @@
-// DB: filterlab's mini LSM-tree key-value store (issue 6, spec
-// lsm-features.md §3–§5). Keys and values are byte strings (empty allowed,
-// several MiB fine), ordered bytewise.
+// DB: filterlab's mini LSM-tree key-value store (spec lsm-features.md
+// §3–§5). Keys and values are byte strings (empty allowed, several MiB
+// fine), ordered bytewise.
 //
 //   std::unique_ptr<DB> db;
 //   Options options; options.create_if_missing = true;
-//   options.filter_spec = "fastlocal:bpk=10";
-//   Status s = DB::Open(options, "/tmp/mydb", &db);
+//   Status s = FilterPolicyFromSpec("fastlocal:bpk=10", &options.filter_policy);
+//   s = DB::Open(options, "/tmp/mydb", &db);
 //   s = db->Put(WriteOptions(), "key", "value");
 //   std::string value; s = db->Get(ReadOptions(), "key", &value);
 //
@@ -29,6 +29,7 @@
 
 #include "common/slice.h"
 #include "common/status.h"
+#include "engine/db/db_stats.h"
 #include "engine/db/iterator.h"
 #include "engine/db/options.h"
 #include "engine/db/write_batch.h"
@@ -87,13 +88,15 @@ class DB {
   virtual void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                            uint64_t* bytes) = 0;
 
-  // Properties (false for an unknown name):
+  // Every counter, typed, taken now (see db_stats.h).
+  virtual DbStats GetStats() = 0;
+  // The same values as text, for people and tools (false for an unknown name):
   //   filterlab.num-files-at-level<N>   files at level N
   //   filterlab.bytes-at-level<N>       bytes of the tables at level N
   //   filterlab.level-summary           "files[a b c ...] bytes[...]"
   //   filterlab.filter-stats            one line per level: filter checked,
-  //                                     useful (negative), positive, true positive
-  //                                     and the measured FP rate
+  //                                     useful (negative), positive, true positive,
+  //                                     the measured FP rate and the tables' filter
   //   filterlab.filter-stats-level<N>   "checked useful positive true_positive" of level N
   //   filterlab.memtable-filter-stats   memtable filter negatives / positives
   //   filterlab.block-cache-stats       hits misses usage capacity

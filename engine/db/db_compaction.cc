@@ -62,6 +62,7 @@ class TableOutput {
     Status s = builder_->Finish();
     if (!s.ok()) return s;
     meta_.file_size = builder_->FileSize();
+    meta_.filter_spec = builder_->properties().filter_spec;
     *out = std::make_shared<FileMetaData>(meta_);
     return Status::OK();
   }
@@ -286,8 +287,10 @@ void DBImpl::SetupOtherInputs(Compaction* c) {
   }
   const Slice lo_s(lo), hi_s(hi);
   c->inputs[1] = v.OverlappingFiles(c->level + 1, &lo_s, &hi_s);
+  // A moved table keeps its filter, so only a move between levels with the same filter is trivial.
   c->trivial_move = c->inputs[0].size() == 1 && c->inputs[1].empty() &&
-                    options_.FilterSpecForLevel(c->level) == options_.FilterSpecForLevel(c->level + 1);
+                    SameFilter(options_.FilterPolicyForLevel(c->level).get(),
+                               options_.FilterPolicyForLevel(c->level + 1).get());
   compact_pointer_[c->level] = hi;
 }
 
@@ -337,23 +340,90 @@ std::unique_ptr<DBImpl::Compaction> DBImpl::ManualCompaction(int level, const Sl
   return c;
 }
 
-Status DBImpl::RunCompaction(const Compaction& c) {
-  const int out_level = c.level + 1;
-  if (c.trivial_move) {
-    std::lock_guard<std::mutex> m(manifest_mu_);
-    Status s = InstallVersion({&c.inputs[0]}, out_level, c.inputs[0], false);
-    if (s.ok()) counters_.trivial_moves.fetch_add(1, std::memory_order_relaxed);
-    return s;
+// What a compaction wrote: its finished files, every file number it took
+// (finished or not, for cleanup) and the entries it dropped.
+struct DBImpl::CompactionOutput {
+  FileList files;
+  std::vector<uint64_t> numbers;
+  uint64_t dropped = 0;
+};
+
+namespace {
+
+// Decides which entries of a compaction's merged input survive. Entries come
+// in internal-key order: per user key, newest first.
+class EntryFilter {
+ public:
+  EntryFilter(SequenceNumber smallest_snapshot, const Version& input_version, int out_level)
+      : smallest_snapshot_(smallest_snapshot), input_version_(input_version), out_level_(out_level) {}
+
+  bool Drop(const ParsedInternalKey& p) {
+    if (!has_current_ || p.user_key != Slice(current_key_)) {
+      current_key_.assign(p.user_key.data(), p.user_key.size());
+      has_current_ = true;
+      last_seq_for_key_ = UINT64_MAX;  // no newer entry of this key yet
+    }
+    bool drop = false;
+    if (last_seq_for_key_ <= smallest_snapshot_) {
+      drop = true;  // shadowed by a newer entry that every reader sees
+    } else if (p.type == kTypeDeletion && p.sequence <= smallest_snapshot_ &&
+               input_version_.IsBottommostForKey(out_level_, p.user_key)) {
+      drop = true;  // nothing older below to hide
+    }
+    last_seq_for_key_ = p.sequence;
+    return drop;
   }
-  SequenceNumber smallest_snapshot;
+
+ private:
+  const SequenceNumber smallest_snapshot_;
+  const Version& input_version_;
+  const int out_level_;
+  std::string current_key_;
+  bool has_current_ = false;
+  SequenceNumber last_seq_for_key_ = 0;
+};
+
+}  // namespace
+
+Status DBImpl::RunCompaction(const Compaction& c) {
+  if (c.trivial_move) return RunTrivialMove(c);
+  uint64_t bytes_read = 0;
+  std::unique_ptr<InternalIterator> input = NewCompactionInput(c, &bytes_read);
+  CompactionOutput out;
+  Status s = WriteCompactionOutputs(c, input.get(), &out);
+  input.reset();
+  if (s.ok()) s = InstallCompaction(c, out);
   {
     std::lock_guard<std::mutex> l(mu_);
-    smallest_snapshot = snapshots_.empty() ? last_sequence_.load(std::memory_order_acquire) : *snapshots_.begin();
+    for (uint64_t n : out.numbers) pending_outputs_.erase(n);
   }
+  if (!s.ok()) {
+    for (uint64_t n : out.numbers) RemoveFile(TableFileName(dir_, n));
+    return s;
+  }
+  RecordCompaction(c, bytes_read, out);
+  DeleteObsoleteFiles();
+  return Status::OK();
+}
+
+Status DBImpl::RunTrivialMove(const Compaction& c) {
+  std::lock_guard<std::mutex> m(manifest_mu_);
+  Status s = InstallVersion({&c.inputs[0]}, c.level + 1, c.inputs[0], false);
+  if (s.ok()) counters_.trivial_moves.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
+
+SequenceNumber DBImpl::SmallestSnapshot() {
+  std::lock_guard<std::mutex> l(mu_);
+  return snapshots_.empty() ? last_sequence_.load(std::memory_order_acquire) : *snapshots_.begin();
+}
+
+// The merged entries of every input file; level-0 inputs may overlap, so each is its own child.
+std::unique_ptr<InternalIterator> DBImpl::NewCompactionInput(const Compaction& c, uint64_t* bytes_read) {
   std::vector<std::unique_ptr<InternalIterator>> children;
-  uint64_t bytes_read = 0;
+  *bytes_read = 0;
   for (int which = 0; which < 2; ++which) {
-    for (const auto& f : c.inputs[which]) bytes_read += f->file_size;
+    for (const auto& f : c.inputs[which]) *bytes_read += f->file_size;
     if (c.inputs[which].empty()) continue;
     if (which == 0 && c.level == 0) {
       for (const auto& f : c.inputs[0]) children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}));
@@ -361,97 +431,74 @@ Status DBImpl::RunCompaction(const Compaction& c) {
       children.push_back(NewLevelIterator(table_cache_.get(), c.inputs[which]));
     }
   }
-  auto merged = NewMergingIterator(std::move(children));
+  return NewMergingIterator(std::move(children));
+}
+
+Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out) {
+  const int out_level = c.level + 1;
   const TableOptions table_options = options_.TableOptionsForLevel(out_level);
-  FileList outputs;
-  std::vector<uint64_t> numbers;
-  std::unique_ptr<TableOutput> out;
-  Status s;
-  auto finish_output = [&] {
+  EntryFilter entries(SmallestSnapshot(), *c.input_version, out_level);
+  std::unique_ptr<TableOutput> table;
+  auto finish_table = [&] {
     std::shared_ptr<FileMetaData> meta;
-    Status fs = out->Finish(&meta);
-    if (fs.ok()) outputs.push_back(meta);
-    out.reset();
+    Status fs = table->Finish(&meta);
+    if (fs.ok()) out->files.push_back(meta);
+    table.reset();
     return fs;
   };
-  std::string current_key;
-  bool has_current = false;
-  SequenceNumber last_seq_for_key = 0;
-  uint64_t dropped = 0;
-  for (merged->SeekToFirst(); merged->Valid(); merged->Next()) {
-    if (abort_compaction_.load(std::memory_order_relaxed)) {
-      s = Status::IOError("compaction stopped: the DB is closing");
-      break;
-    }
-    const Slice key = merged->key();
+  Status s;
+  for (input->SeekToFirst(); input->Valid(); input->Next()) {
+    if (abort_compaction_.load(std::memory_order_relaxed)) return Status::IOError("compaction stopped: the DB is closing");
+    const Slice key = input->key();
     ParsedInternalKey p;
     s = ParseInternalKey(key, &p);
-    if (!s.ok()) break;
-    if (!has_current || p.user_key != Slice(current_key)) {
-      current_key.assign(p.user_key.data(), p.user_key.size());
-      has_current = true;
-      last_seq_for_key = UINT64_MAX;  // no newer entry of this key yet
-    }
-    bool drop = false;
-    if (last_seq_for_key <= smallest_snapshot) {
-      drop = true;  // shadowed by a newer entry that every reader sees
-    } else if (p.type == kTypeDeletion && p.sequence <= smallest_snapshot &&
-               c.input_version->IsBottommostForKey(out_level, p.user_key)) {
-      drop = true;  // nothing older below to hide
-    }
-    last_seq_for_key = p.sequence;
-    if (drop) {
-      ++dropped;
+    if (!s.ok()) return s;
+    if (entries.Drop(p)) {
+      ++out->dropped;
       continue;
     }
     // Cut only between user keys, so a key's versions stay in one file.
-    if (out && out->FileSize() >= options_.target_file_size && out->last_user_key() != p.user_key) {
-      s = finish_output();
-      if (!s.ok()) break;
+    if (table && table->FileSize() >= options_.target_file_size && table->last_user_key() != p.user_key) {
+      s = finish_table();
+      if (!s.ok()) return s;
     }
-    if (!out) {
+    if (!table) {
       uint64_t number;
       {
         std::lock_guard<std::mutex> l(mu_);
         number = NewFileNumber();
         pending_outputs_.insert(number);
       }
-      numbers.push_back(number);
-      out = std::make_unique<TableOutput>();
-      s = out->Open(TableFileName(dir_, number), table_options, number, !options_.disable_data_sync);
-      if (!s.ok()) break;
+      out->numbers.push_back(number);
+      table = std::make_unique<TableOutput>();
+      s = table->Open(TableFileName(dir_, number), table_options, number, !options_.disable_data_sync);
+      if (!s.ok()) return s;
     }
-    s = out->Add(key, merged->value());
-    if (!s.ok()) break;
+    s = table->Add(key, input->value());
+    if (!s.ok()) return s;
   }
-  if (s.ok()) s = merged->status();
-  if (s.ok() && out) s = finish_output();
-  merged.reset();
-  if (s.ok()) {
-    std::lock_guard<std::mutex> m(manifest_mu_);
-    s = InstallVersion({&c.inputs[0], &c.inputs[1]}, out_level, outputs, false);
-  }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    for (uint64_t n : numbers) pending_outputs_.erase(n);
-  }
-  if (!s.ok()) {
-    for (uint64_t n : numbers) RemoveFile(TableFileName(dir_, n));
-    return s;
-  }
+  s = input->status();
+  if (s.ok() && table) s = finish_table();
+  return s;
+}
+
+Status DBImpl::InstallCompaction(const Compaction& c, const CompactionOutput& out) {
+  std::lock_guard<std::mutex> m(manifest_mu_);
+  return InstallVersion({&c.inputs[0], &c.inputs[1]}, c.level + 1, out.files, false);
+}
+
+void DBImpl::RecordCompaction(const Compaction& c, uint64_t bytes_read, const CompactionOutput& out) {
   uint64_t bytes_written = 0;
-  for (const auto& f : outputs) bytes_written += f->file_size;
+  for (const auto& f : out.files) bytes_written += f->file_size;
   counters_.compactions.fetch_add(1, std::memory_order_relaxed);
   counters_.compaction_bytes_read.fetch_add(bytes_read, std::memory_order_relaxed);
   counters_.compaction_bytes_written.fetch_add(bytes_written, std::memory_order_relaxed);
-  counters_.entries_dropped.fetch_add(dropped, std::memory_order_relaxed);
+  counters_.entries_dropped.fetch_add(out.dropped, std::memory_order_relaxed);
   Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) +
-          " files of L" + std::to_string(c.level) + "+L" + std::to_string(out_level) + " into " +
-          std::to_string(outputs.size()) + " (" + std::to_string(bytes_read) + " -> " +
-          std::to_string(bytes_written) + " bytes, " + std::to_string(dropped) + " entries dropped)",
+          " files of L" + std::to_string(c.level) + "+L" + std::to_string(c.level + 1) + " into " +
+          std::to_string(out.files.size()) + " (" + std::to_string(bytes_read) + " -> " +
+          std::to_string(bytes_written) + " bytes, " + std::to_string(out.dropped) + " entries dropped)",
       false);
-  DeleteObsoleteFiles();
-  return Status::OK();
 }
 
 void DBImpl::CompactionThread() {

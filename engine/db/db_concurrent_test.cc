@@ -44,7 +44,7 @@ int64_t VersionOf(const std::string& key, const std::string& value) {
 TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
   ScratchDir dir;
   Options o = test::SmallOptions();
-  o.memtable_filter_spec = "dynamic:bpk=8,probes=6,hash=32";
+  o.memtable_filter_policy = test::Policy("dynamic:bpk=8,probes=6,hash=32");
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(o, dir.db(), &db).ok());
   const int writes_per_writer = 6000 / test::kScale;

@@ -88,13 +88,8 @@ void DBImpl::Log(const std::string& message, bool warning) {
 }
 
 Status DBImpl::NewMemTable(std::shared_ptr<MemTable>* out) const {
-  MemTableOptions mo;
-  mo.write_buffer_size = options_.write_buffer_size;
-  mo.bloom_size_ratio = options_.memtable_filter_spec.empty() ? 0.0 : options_.memtable_filter_bits_ratio;
-  if (!options_.memtable_filter_spec.empty()) mo.bloom_spec = options_.memtable_filter_spec;
-  mo.approx_algorithm = options_.approx_algorithm;
   std::unique_ptr<MemTable> mem;
-  Status s = MemTable::Create(mo, &mem);
+  Status s = MemTable::Create(options_.MemTableOptionsForDb(), &mem);
   if (s.ok()) *out = std::move(mem);
   return s;
 }
@@ -136,55 +131,12 @@ Status DBImpl::OpenImpl() {
 // fully verified) before the first file is written.
 Status DBImpl::Recover() {
   ManifestState state;
-  uint64_t old_manifest = 0;
-  Status s = ReadManifest(dir_, &state, &old_manifest);
-  const bool is_new = s.IsNotFound();
   std::vector<std::string> names;
-  Status ls = ListDir(dir_, &names);
-  if (!ls.ok()) return ls;
-  if (is_new) {
-    for (const auto& name : names) {
-      uint64_t number = 0;
-      const DbFileType type = ParseDbFileName(name, &number);
-      if (type == DbFileType::kTable || type == DbFileType::kManifest) {
-        return Status::Corruption(dir_ + " has no CURRENT file but holds database file " + name +
-                                  " (CURRENT lost?); refusing to start a new database over it");
-      }
-    }
-    if (!options_.create_if_missing) {
-      return Status::NotFound("no database in " + dir_ + " (no CURRENT file; set create_if_missing to create one)");
-    }
-    state.version = std::make_shared<Version>(options_.num_levels);
-    state.next_file_number = 2;
-  } else if (!s.ok()) {
-    return s;
-  } else if (options_.error_if_exists) {
-    return Status::InvalidArgument("database " + dir_ + " already exists and error_if_exists is set");
-  }
-
-  // The configured number of levels must hold every file.
-  auto version = std::make_shared<Version>(options_.num_levels);
-  for (int l = 0; l < state.version->num_levels(); ++l) {
-    if (state.version->files(l).empty()) continue;
-    if (l >= options_.num_levels) {
-      return Status::InvalidArgument("database " + dir_ + " has files at level " + std::to_string(l) +
-                                     " but options.num_levels is " + std::to_string(options_.num_levels));
-    }
-    version->mutable_files(l) = state.version->files(l);
-  }
-
-  // Open every live table: size, footer, meta blocks, index and filter are verified.
-  for (int l = 0; l < version->num_levels(); ++l) {
-    for (const auto& f : version->files(l)) {
-      std::shared_ptr<const TableReader> table;
-      s = table_cache_->Get(f->number, f->file_size, &table);
-      if (!s.ok()) return s;
-      if (options_.paranoid_checks) {
-        s = table->ForEachDataBlock([](const BlockHandle&, const Block&) { return Status::OK(); });
-        if (!s.ok()) return s;
-      }
-    }
-  }
+  Status s = ReadDbState(&state, &names);
+  if (!s.ok()) return s;
+  std::shared_ptr<Version> version;
+  s = OpenLiveTables(*state.version, &version);
+  if (!s.ok()) return s;
 
   // WALs to replay, and the largest number in use.
   uint64_t max_number = 0;
@@ -210,12 +162,75 @@ Status DBImpl::Recover() {
   }
   next_file_number_ = std::max(state.next_file_number, max_number + 1);
   current_ = version;
+  s = WriteRecoveredTables(recovered, version.get());
+  if (!s.ok()) return s;
+  return StartFromRecoveredState(version, last_sequence);
+}
+
+Status DBImpl::ReadDbState(ManifestState* state, std::vector<std::string>* names) {
+  uint64_t old_manifest = 0;
+  Status s = ReadManifest(dir_, state, &old_manifest);
+  const bool is_new = s.IsNotFound();
+  Status ls = ListDir(dir_, names);
+  if (!ls.ok()) return ls;
+  if (!is_new) {
+    if (!s.ok()) return s;
+    if (options_.error_if_exists) {
+      return Status::InvalidArgument("database " + dir_ + " already exists and error_if_exists is set");
+    }
+    return Status::OK();
+  }
+  for (const auto& name : *names) {
+    uint64_t number = 0;
+    const DbFileType type = ParseDbFileName(name, &number);
+    if (type == DbFileType::kTable || type == DbFileType::kManifest) {
+      return Status::Corruption(dir_ + " has no CURRENT file but holds database file " + name +
+                                " (CURRENT lost?); refusing to start a new database over it");
+    }
+  }
+  if (!options_.create_if_missing) {
+    return Status::NotFound("no database in " + dir_ + " (no CURRENT file; set create_if_missing to create one)");
+  }
+  state->version = std::make_shared<Version>(options_.num_levels);
+  state->next_file_number = 2;
+  return Status::OK();
+}
+
+Status DBImpl::OpenLiveTables(const Version& manifest_version, std::shared_ptr<Version>* version) {
+  // The configured number of levels must hold every file.
+  for (int l = options_.num_levels; l < manifest_version.num_levels(); ++l) {
+    if (!manifest_version.files(l).empty()) {
+      return Status::InvalidArgument("database " + dir_ + " has files at level " + std::to_string(l) +
+                                     " but options.num_levels is " + std::to_string(options_.num_levels));
+    }
+  }
+  auto v = std::make_shared<Version>(options_.num_levels);
+  for (int l = 0; l < manifest_version.num_levels(); ++l) {
+    // Opening verifies size, footer, meta blocks, index and filter.
+    for (const auto& f : manifest_version.files(l)) {
+      std::shared_ptr<const TableReader> table;
+      Status s = table_cache_->Get(f->number, f->file_size, &table);
+      if (!s.ok()) return s;
+      if (options_.paranoid_checks) {
+        s = table->ForEachDataBlock([](const BlockHandle&, const Block&) { return Status::OK(); });
+        if (!s.ok()) return s;
+      }
+      auto opened = std::make_shared<FileMetaData>(*f);
+      opened->filter_spec = table->properties().filter_spec;
+      v->mutable_files(l).push_back(std::move(opened));
+    }
+  }
+  *version = std::move(v);
+  return Status::OK();
+}
+
+Status DBImpl::WriteRecoveredTables(const std::vector<std::shared_ptr<MemTable>>& recovered, Version* version) {
   for (const auto& mem : recovered) {
     const uint64_t number = NewFileNumber();
     auto meta = std::make_shared<FileMetaData>();
     auto it = NewMemTableIterator(mem);
     it->SeekToFirst();
-    s = WriteTable(it.get(), 0, number, meta.get());
+    Status s = WriteTable(it.get(), 0, number, meta.get());
     if (!s.ok()) return s;
     if (meta->file_size > 0) {
       version->mutable_files(0).push_back(meta);
@@ -225,7 +240,11 @@ Status DBImpl::Recover() {
     }
   }
   version->SortLevels();
-  s = NewMemTable(&mem_);
+  return Status::OK();
+}
+
+Status DBImpl::StartFromRecoveredState(const std::shared_ptr<Version>& version, SequenceNumber last_sequence) {
+  Status s = NewMemTable(&mem_);
   if (!s.ok()) return s;
   mem_log_number_ = NewFileNumber();
   s = NewLogFile(mem_log_number_, &log_);
@@ -501,6 +520,35 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
   return Status::NotFound("");
 }
 
+// One sorted batch of at most kMultiGetBatch keys of a MultiGet call. The
+// vectors are reused from batch to batch.
+struct DBImpl::MultiGetBatch {
+  const std::vector<size_t>* order = nullptr;  // sorted position -> index into keys
+  size_t start = 0;                            // sorted position of the batch's first key
+  std::vector<std::string>* values = nullptr;
+  std::vector<Status>* statuses = nullptr;
+  std::vector<LookupKey> lkeys;  // lkeys[j]: the j-th key of the batch
+  std::vector<size_t> pending;   // batch positions j not yet decided, in sorted order
+  std::vector<size_t> group;     // the pending keys handed to one table
+  std::vector<bool> decided;
+  std::vector<Slice> targets;
+  std::vector<LookupResult> results;
+
+  size_t index(size_t j) const { return (*order)[start + j]; }
+  void Decide(size_t j, Status s) {
+    (*statuses)[index(j)] = std::move(s);
+    decided[j] = true;
+  }
+  // Removes decided keys from `pending`.
+  void DropDecided() {
+    size_t kept = 0;
+    for (size_t j : pending) {
+      if (!decided[j]) pending[kept++] = j;
+    }
+    pending.resize(kept);
+  }
+};
+
 // Spec §3: sort the keys, then per batch of 32: memtables, then each level
 // once, handing every table the run of pending keys inside its key range
 // as one TableReader::MultiGet (whose filter probes the whole group with
@@ -518,99 +566,103 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
   for (size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a].compare(keys[b]) < 0; });
 
-  std::vector<LookupKey> lkeys;
-  std::vector<size_t> pending, group;
-  std::vector<Slice> targets;
-  std::vector<LookupResult> results;
+  MultiGetBatch batch;
+  batch.order = &order;
+  batch.values = values;
+  batch.statuses = statuses;
+  const Version& version = *v.version;
   for (size_t start = 0; start < n; start += kMultiGetBatch) {
-    const size_t batch = std::min(kMultiGetBatch, n - start);
-    lkeys.clear();
-    pending.clear();
-    // pending holds positions j in this batch (sorted order); lkeys[j] its lookup key.
-    for (size_t j = 0; j < batch; ++j) lkeys.emplace_back(keys[order[start + j]], v.sequence);
-    for (size_t j = 0; j < batch; ++j) {
-      const size_t i = order[start + j];
-      Status s;
-      bool done = MemTableGet(*v.mem, lkeys[j], &(*values)[i], &s);
-      for (size_t m = 0; !done && m < v.imm.size(); ++m) done = MemTableGet(*v.imm[m], lkeys[j], &(*values)[i], &s);
-      if (done) {
-        (*statuses)[i] = s;
+    const size_t size = std::min(kMultiGetBatch, n - start);
+    batch.start = start;
+    batch.lkeys.clear();
+    for (size_t j = 0; j < size; ++j) batch.lkeys.emplace_back(keys[order[start + j]], v.sequence);
+    batch.decided.assign(size, false);
+    MultiGetFromMemTables(v, &batch);
+    for (int level = 0; level < version.num_levels() && !batch.pending.empty(); ++level) {
+      if (version.files(level).empty()) continue;
+      if (level == 0) {
+        MultiGetFromLevel0(version.files(0), &batch);
       } else {
-        pending.push_back(j);
+        MultiGetFromSortedLevel(version, level, &batch);
       }
     }
-    // Looks the keys of `group` up in `file`; decided keys leave `pending`.
-    std::vector<bool> decided(batch, false);
-    auto lookup_group = [&](int level, const FileMetaData& file) {
-      if (group.empty()) return;
-      std::shared_ptr<const TableReader> table;
-      Status s = table_cache_->Get(file.number, file.file_size, &table);
-      if (!s.ok()) {
-        for (size_t j : group) {
-          (*statuses)[order[start + j]] = s;
-          decided[j] = true;
-        }
-        return;
-      }
-      targets.clear();
-      for (size_t j : group) targets.push_back(lkeys[j].internal_key());
-      results.assign(group.size(), LookupResult());
-      counters_.table_lookups.fetch_add(group.size(), std::memory_order_relaxed);
-      table->MultiGet(targets.data(), targets.size(), results.data());
-      for (size_t g = 0; g < group.size(); ++g) {
-        const size_t j = group[g], i = order[start + j];
-        CountFilter(level, results[g]);
-        if (!results[g].status.ok()) {
-          (*statuses)[i] = results[g].status;
-          decided[j] = true;
-        } else if (results[g].found) {
-          (*statuses)[i] = ResolveTableEntry(results[g], &(*values)[i]);
-          decided[j] = true;
-        }
-      }
-    };
-    auto drop_decided = [&] {
-      size_t kept = 0;
-      for (size_t j : pending) {
-        if (!decided[j]) pending[kept++] = j;
-      }
-      pending.resize(kept);
-    };
-    const Version& version = *v.version;
-    for (int level = 0; level < version.num_levels() && !pending.empty(); ++level) {
-      const FileList& files = version.files(level);
-      if (files.empty()) continue;
-      if (level == 0) {
-        // Every L0 file, newest first, with the pending keys inside its range.
-        for (const auto& f : files) {
-          group.clear();
-          for (size_t j : pending) {
-            if (f->ContainsUserKey(lkeys[j].user_key())) group.push_back(j);
-          }
-          lookup_group(0, *f);
-          drop_decided();
-          if (pending.empty()) break;
-        }
-        continue;
-      }
-      // Sorted level: consecutive pending keys falling in the same file form one group.
-      size_t current_file = files.size();
-      group.clear();
-      size_t lower = 0;  // keys are sorted, so each search starts where the last ended
-      for (size_t j : pending) {
-        const Slice uk = lkeys[j].user_key();
-        const size_t lo = version.FindFile(level, uk, lower);
-        lower = lo;
-        if (lo == files.size() || !files[lo]->ContainsUserKey(uk)) continue;
-        if (lo != current_file) {
-          if (current_file < files.size()) lookup_group(level, *files[current_file]);
-          group.clear();
-          current_file = lo;
-        }
-        group.push_back(j);
-      }
-      if (current_file < files.size()) lookup_group(level, *files[current_file]);
-      drop_decided();
+  }
+}
+
+// Decides the keys the memtables answer; the rest become `pending`.
+void DBImpl::MultiGetFromMemTables(const ReadView& v, MultiGetBatch* batch) {
+  batch->pending.clear();
+  for (size_t j = 0; j < batch->lkeys.size(); ++j) {
+    const size_t i = batch->index(j);
+    Status s;
+    bool done = MemTableGet(*v.mem, batch->lkeys[j], &(*batch->values)[i], &s);
+    for (size_t m = 0; !done && m < v.imm.size(); ++m) {
+      done = MemTableGet(*v.imm[m], batch->lkeys[j], &(*batch->values)[i], &s);
+    }
+    if (done) {
+      (*batch->statuses)[i] = s;
+    } else {
+      batch->pending.push_back(j);
+    }
+  }
+}
+
+// Every L0 file, newest first, with the pending keys inside its range.
+void DBImpl::MultiGetFromLevel0(const FileList& files, MultiGetBatch* batch) {
+  for (const auto& f : files) {
+    batch->group.clear();
+    for (size_t j : batch->pending) {
+      if (f->ContainsUserKey(batch->lkeys[j].user_key())) batch->group.push_back(j);
+    }
+    MultiGetGroup(0, *f, batch);
+    batch->DropDecided();
+    if (batch->pending.empty()) return;
+  }
+}
+
+// A sorted level: consecutive pending keys falling in the same file form one group.
+void DBImpl::MultiGetFromSortedLevel(const Version& version, int level, MultiGetBatch* batch) {
+  const FileList& files = version.files(level);
+  size_t current_file = files.size();
+  batch->group.clear();
+  size_t lower = 0;  // keys are sorted, so each search starts where the last ended
+  for (size_t j : batch->pending) {
+    const Slice uk = batch->lkeys[j].user_key();
+    const size_t lo = version.FindFile(level, uk, lower);
+    lower = lo;
+    if (lo == files.size() || !files[lo]->ContainsUserKey(uk)) continue;
+    if (lo != current_file) {
+      if (current_file < files.size()) MultiGetGroup(level, *files[current_file], batch);
+      batch->group.clear();
+      current_file = lo;
+    }
+    batch->group.push_back(j);
+  }
+  if (current_file < files.size()) MultiGetGroup(level, *files[current_file], batch);
+  batch->DropDecided();
+}
+
+void DBImpl::MultiGetGroup(int level, const FileMetaData& file, MultiGetBatch* batch) {
+  if (batch->group.empty()) return;
+  std::shared_ptr<const TableReader> table;
+  Status s = table_cache_->Get(file.number, file.file_size, &table);
+  if (!s.ok()) {
+    for (size_t j : batch->group) batch->Decide(j, s);
+    return;
+  }
+  batch->targets.clear();
+  for (size_t j : batch->group) batch->targets.push_back(batch->lkeys[j].internal_key());
+  batch->results.assign(batch->group.size(), LookupResult());
+  counters_.table_lookups.fetch_add(batch->group.size(), std::memory_order_relaxed);
+  table->MultiGet(batch->targets.data(), batch->targets.size(), batch->results.data());
+  for (size_t g = 0; g < batch->group.size(); ++g) {
+    const size_t j = batch->group[g];
+    const LookupResult& r = batch->results[g];
+    CountFilter(level, r);
+    if (!r.status.ok()) {
+      batch->Decide(j, r.status);
+    } else if (r.found) {
+      batch->Decide(j, ResolveTableEntry(r, &(*batch->values)[batch->index(j)]));
     }
   }
 }
@@ -669,141 +721,85 @@ void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Properties
+// Statistics (their text forms, GetProperty, are in db_properties.cc)
 
 namespace {
 
-bool ParseLevelSuffix(const std::string& name, const std::string& prefix, int num_levels, int* level) {
-  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 3) return false;
-  int v = 0;
-  for (size_t i = prefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    v = v * 10 + (name[i] - '0');
-  }
-  if (v >= num_levels) return false;
-  *level = v;
-  return true;
-}
-
 uint64_t Load(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
+
+// The filters a level's tables hold (see LevelStats::filter); `fallback`
+// when the level has no tables.
+std::string LevelFilterLabel(const FileList& files, const std::string& fallback) {
+  std::vector<const std::string*> specs;
+  for (const auto& f : files) {
+    const std::string& spec = f->filter_spec;
+    bool seen = false;
+    for (const std::string* s : specs) seen = seen || *s == spec;
+    if (!seen) specs.push_back(&spec);
+  }
+  if (specs.empty()) return fallback;
+  std::string label;
+  for (const std::string* s : specs) label += (label.empty() ? "" : " | ") + (s->empty() ? "none" : *s);
+  return label;
+}
 
 }  // namespace
 
-bool DBImpl::GetProperty(const std::string& name, std::string* value) {
-  const std::string prefix = "filterlab.";
-  if (name.rfind(prefix, 0) != 0) return false;
-  const std::string what = name.substr(prefix.size());
-  std::shared_ptr<const Version> version;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    version = current_;
+DbStats DBImpl::GetStats() {
+  DbStats stats;
+  const ReadView v = GetReadView(ReadOptions());
+  const Version& version = *v.version;
+  for (int l = 0; l < version.num_levels(); ++l) {
+    LevelStats level;
+    level.level = l;
+    level.files = version.files(l).size();
+    level.bytes = version.LevelBytes(l);
+    level.filter = LevelFilterLabel(version.files(l), FilterLabel(options_.FilterPolicyForLevel(l).get()));
+    const LevelFilterStats& f = *filter_stats_[l];
+    level.filter_counters.checked = Load(f.checked);
+    level.filter_counters.useful = Load(f.negative);
+    level.filter_counters.positive = Load(f.positive);
+    level.filter_counters.true_positive = Load(f.true_positive);
+    stats.total_sst_bytes += level.bytes;
+    stats.levels.push_back(std::move(level));
   }
-  if (!version) return false;
-  const int num_levels = version->num_levels();
-  int level = 0;
-  auto filter_line = [&](int l) {
-    const LevelFilterStats& st = *filter_stats_[l];
-    const uint64_t checked = Load(st.checked), positive = Load(st.positive), tp = Load(st.true_positive);
-    char fp[64];
-    const uint64_t absent = checked - tp;
-    if (absent > 0) {
-      std::snprintf(fp, sizeof(fp), "%.6f", static_cast<double>(positive - tp) / static_cast<double>(absent));
-    } else {
-      std::snprintf(fp, sizeof(fp), "n/a");
-    }
-    std::string line = "L";
-    line += std::to_string(l);
-    line += ": checked=" + std::to_string(checked);
-    line += " useful=" + std::to_string(Load(st.negative));
-    line += " positive=" + std::to_string(positive);
-    line += " true_positive=" + std::to_string(tp);
-    line += " fp_rate=";
-    line += fp;
-    const std::string spec = options_.FilterSpecForLevel(l);
-    line += " filter=";
-    line += spec.empty() ? std::string("none") : spec;
-    return line;
-  };
-  if (ParseLevelSuffix(what, "num-files-at-level", num_levels, &level)) {
-    *value = std::to_string(version->files(level).size());
-    return true;
+  stats.memtable_filter.negatives = v.mem->bloom_negatives();
+  stats.memtable_filter.positives = v.mem->bloom_positives();
+  for (const auto& imm : v.imm) {
+    stats.memtable_filter.negatives += imm->bloom_negatives();
+    stats.memtable_filter.positives += imm->bloom_positives();
   }
-  if (ParseLevelSuffix(what, "bytes-at-level", num_levels, &level)) {
-    *value = std::to_string(version->LevelBytes(level));
-    return true;
+  if (block_cache_) {
+    stats.block_cache = BlockCacheStats{block_cache_->hits(), block_cache_->misses(), block_cache_->usage(),
+                                        block_cache_->capacity()};
   }
-  if (ParseLevelSuffix(what, "filter-stats-level", num_levels, &level)) {
-    const LevelFilterStats& st = *filter_stats_[level];
-    *value = std::to_string(Load(st.checked)) + " " + std::to_string(Load(st.negative)) + " " +
-             std::to_string(Load(st.positive)) + " " + std::to_string(Load(st.true_positive));
-    return true;
-  }
-  std::string levels_files, levels_bytes, filters;
-  uint64_t total_bytes = 0;
-  for (int l = 0; l < num_levels; ++l) {
-    levels_files += (l ? " " : "") + std::to_string(version->files(l).size());
-    levels_bytes += (l ? " " : "") + std::to_string(version->LevelBytes(l));
-    total_bytes += version->LevelBytes(l);
-    filters += filter_line(l) + "\n";
-  }
-  const std::string summary = "files[" + levels_files + "] bytes[" + levels_bytes + "]";
-  std::string mem_filter;
-  {
-    const ReadView v = GetReadView(ReadOptions());
-    uint64_t neg = v.mem->bloom_negatives(), pos = v.mem->bloom_positives();
-    for (const auto& imm : v.imm) {
-      neg += imm->bloom_negatives();
-      pos += imm->bloom_positives();
-    }
-    mem_filter = "negatives=" + std::to_string(neg) + " positives=" + std::to_string(pos) +
-                 " (live memtables only)";
-  }
-  const std::string cache =
-      block_cache_ ? "hits=" + std::to_string(block_cache_->hits()) + " misses=" +
-                         std::to_string(block_cache_->misses()) + " usage=" + std::to_string(block_cache_->usage()) +
-                         " capacity=" + std::to_string(block_cache_->capacity())
-                   : std::string("none");
-  uint64_t hash_lookups = 0, hash_collisions = 0, block_reads = 0;
   table_cache_->ForEachOpen([&](uint64_t, const TableReader& t) {
     const TableReaderStats st = t.stats();
-    hash_lookups += st.hash_lookups;
-    hash_collisions += st.hash_collisions;
-    block_reads += st.data_block_reads;
+    stats.hash_index.lookups += st.hash_lookups;
+    stats.hash_index.collisions += st.hash_collisions;
+    stats.data_block_reads += st.data_block_reads;
   });
-  const std::string hash = "lookups=" + std::to_string(hash_lookups) + " collisions=" +
-                           std::to_string(hash_collisions) + " (tables currently open)";
-  if (what == "level-summary") {
-    *value = summary;
-  } else if (what == "filter-stats") {
-    *value = filters;
-  } else if (what == "memtable-filter-stats") {
-    *value = mem_filter;
-  } else if (what == "block-cache-stats") {
-    *value = cache;
-  } else if (what == "hash-index-stats") {
-    *value = hash;
-  } else if (what == "total-sst-bytes") {
-    *value = std::to_string(total_bytes);
-  } else if (what == "stats") {
-    const Counters& c = counters_;
-    *value = "levels: " + summary + "\n" + filters + "memtable filter: " + mem_filter + "\nblock cache: " + cache +
-             "\nhash index: " + hash + "\nwrites=" + std::to_string(Load(c.writes)) + " batches=" +
-             std::to_string(Load(c.write_batches)) + " bytes=" + std::to_string(Load(c.bytes_written)) +
-             " wal_syncs=" + std::to_string(Load(c.wal_syncs)) + " stalls=" + std::to_string(Load(c.stalls)) +
-             " stall_micros=" + std::to_string(Load(c.stall_micros)) + " slowdowns=" +
-             std::to_string(Load(c.slowdowns)) + "\nflushes=" + std::to_string(Load(c.flushes)) + " flush_bytes=" +
-             std::to_string(Load(c.flush_bytes)) + " compactions=" + std::to_string(Load(c.compactions)) +
-             " trivial_moves=" + std::to_string(Load(c.trivial_moves)) + " compaction_bytes_read=" +
-             std::to_string(Load(c.compaction_bytes_read)) + " compaction_bytes_written=" +
-             std::to_string(Load(c.compaction_bytes_written)) + " entries_dropped=" +
-             std::to_string(Load(c.entries_dropped)) + "\ngets=" + std::to_string(Load(c.gets)) + " multigets=" +
-             std::to_string(Load(c.multigets)) + " multiget_keys=" + std::to_string(Load(c.multiget_keys)) +
-             " table_lookups=" + std::to_string(Load(c.table_lookups)) + " data_block_reads(open tables)=" +
-             std::to_string(block_reads) + "\n";
-  } else {
-    return false;
-  }
-  return true;
+  const Counters& c = counters_;
+  DbCounters& out = stats.counters;
+  out.writes = Load(c.writes);
+  out.write_batches = Load(c.write_batches);
+  out.bytes_written = Load(c.bytes_written);
+  out.wal_syncs = Load(c.wal_syncs);
+  out.stalls = Load(c.stalls);
+  out.stall_micros = Load(c.stall_micros);
+  out.slowdowns = Load(c.slowdowns);
+  out.flushes = Load(c.flushes);
+  out.flush_bytes = Load(c.flush_bytes);
+  out.compactions = Load(c.compactions);
+  out.trivial_moves = Load(c.trivial_moves);
+  out.compaction_bytes_read = Load(c.compaction_bytes_read);
+  out.compaction_bytes_written = Load(c.compaction_bytes_written);
+  out.entries_dropped = Load(c.entries_dropped);
+  out.gets = Load(c.gets);
+  out.multigets = Load(c.multigets);
+  out.multiget_keys = Load(c.multiget_keys);
+  out.table_lookups = Load(c.table_lookups);
+  return stats;
 }
 
 void DBImpl::ResetFilterStats() {

@@ -38,6 +38,7 @@
 #include "engine/db/db_files.h"
 #include "engine/db/internal_iterator.h"
 #include "engine/db/log_writer.h"
+#include "engine/db/manifest.h"
 #include "engine/db/table_cache.h"
 #include "engine/db/version.h"
 #include "engine/memtable/memtable.h"
@@ -67,6 +68,7 @@ class DBImpl final : public DB {
   Status WaitForCompaction() override;
   void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                    uint64_t* bytes) override;
+  DbStats GetStats() override;
   bool GetProperty(const std::string& name, std::string* value) override;
   void ResetFilterStats() override;
   Status Close() override;
@@ -106,10 +108,20 @@ class DBImpl final : public DB {
   // bg_error_, which stops writes, and logs it. Called with mu_ held via `l`.
   void RecordBackgroundError(const Status& s, const char* job, std::unique_lock<std::mutex>* l);
 
-  // Open helpers.
+  // Open helpers, the phases of Recover in order.
   Status Recover();
+  // Reads the manifest (or, for a new database, checks the directory holds
+  // none of a database's files); *names lists the directory.
+  Status ReadDbState(ManifestState* state, std::vector<std::string>* names);
+  // The manifest's files in a version of options_.num_levels levels, every
+  // table opened (and verified with paranoid_checks) and its filter noted.
+  Status OpenLiveTables(const Version& manifest_version, std::shared_ptr<Version>* version);
   Status ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::shared_ptr<MemTable>>* recovered,
                     SequenceNumber* last_sequence);
+  // Writes the memtables rebuilt from the WALs to level-0 tables of `version`.
+  Status WriteRecoveredTables(const std::vector<std::shared_ptr<MemTable>>& recovered, Version* version);
+  // Starts the first memtable and WAL and writes a manifest naming `version`.
+  Status StartFromRecoveredState(const std::shared_ptr<Version>& version, SequenceNumber last_sequence);
   Status NewMemTable(std::shared_ptr<MemTable>* out) const;
   Status NewLogFile(uint64_t number, std::unique_ptr<log::Writer>* out) const;
 
@@ -117,6 +129,15 @@ class DBImpl final : public DB {
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force);
 
   ReadView GetReadView(const ReadOptions& options);
+  // MultiGet's phases for one sorted batch (MultiGetBatch in db_impl.cc):
+  // memtables, then level 0 file by file, then each sorted level, each
+  // table handed the group of pending keys inside its range at once.
+  struct MultiGetBatch;
+  void MultiGetFromMemTables(const ReadView& view, MultiGetBatch* batch);
+  void MultiGetFromLevel0(const FileList& files, MultiGetBatch* batch);
+  void MultiGetFromSortedLevel(const Version& version, int level, MultiGetBatch* batch);
+  // Looks the batch's current group up in `file`; decided keys are marked.
+  void MultiGetGroup(int level, const FileMetaData& file, MultiGetBatch* batch);
   // One table lookup with its filter statistics counted at `level`.
   Status LookupInTable(int level, const FileMetaData& file, const Slice& internal_key, LookupResult* result);
   void CountFilter(int level, const LookupResult& result);
@@ -140,7 +161,16 @@ class DBImpl final : public DB {
   // Requires mu_. The compaction of the files of `level` overlapping [begin, end].
   std::unique_ptr<Compaction> ManualCompaction(int level, const Slice* begin, const Slice* end);
   void SetupOtherInputs(Compaction* c);
+  // RunCompaction's phases: a trivial move only relinks; otherwise merge the
+  // inputs, write the surviving entries to new files, install and count.
+  struct CompactionOutput;
   Status RunCompaction(const Compaction& c);
+  Status RunTrivialMove(const Compaction& c);
+  std::unique_ptr<InternalIterator> NewCompactionInput(const Compaction& c, uint64_t* bytes_read);
+  Status WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out);
+  Status InstallCompaction(const Compaction& c, const CompactionOutput& out);
+  void RecordCompaction(const Compaction& c, uint64_t bytes_read, const CompactionOutput& out);
+  SequenceNumber SmallestSnapshot();
   uint64_t MaxBytesForLevel(int level) const;
   void DeleteObsoleteFiles();
   Status WaitForFlushes();

@@ -105,11 +105,10 @@ TEST(DB, OptionValidationMessages) {
       {[](Options* o) { o->level_size_multiplier = 1.0; }, "level_size_multiplier"},
       {[](Options* o) { o->hash_index_util_ratio = 0; }, "hash_index_util_ratio"},
       {[](Options* o) { o->block_restart_interval = 0; }, "block_restart_interval"},
-      {[](Options* o) { o->filter_spec = "nosuchfilter:bpk=10"; }, "filter_spec"},
-      {[](Options* o) { o->per_level_filter_spec = {"", "fastlocal:bpk=-3"}; }, "per_level_filter_spec[1]"},
-      {[](Options* o) { o->memtable_filter_spec = "fastlocal:bpk=10"; }, "memtable_filter_spec"},
+      {[](Options* o) { o->per_level_filter_policy.resize(8); }, "per_level_filter_policy"},
+      {[](Options* o) { o->memtable_filter_policy = test::Policy("fastlocal:bpk=10"); }, "memtable_filter_policy"},
       {[](Options* o) {
-         o->memtable_filter_spec = "dynamic:bpk=8";
+         o->memtable_filter_policy = test::Policy("dynamic:bpk=8");
          o->memtable_filter_bits_ratio = 0.5;
        },
        "memtable_filter_bits_ratio"},
@@ -286,9 +285,9 @@ TEST(DB, RandomOperationsMatchModelWithHashIndexAndMemtableFilter) {
   o.use_hash_index = true;
   o.hash_index_util_ratio = 1.0;
   o.block_restart_interval = 4;
-  o.memtable_filter_spec = "dynamic:bpk=8,probes=6,hash=32";
+  o.memtable_filter_policy = test::Policy("dynamic:bpk=8,probes=6,hash=32");
   o.memtable_filter_bits_ratio = 0.1;
-  o.per_level_filter_spec = {"none", "fastlocal:bpk=6", "legacy:bpk=10"};
+  o.per_level_filter_policy = {nullptr, test::Policy("fastlocal:bpk=6"), test::Policy("legacy:bpk=10")};
   o.max_write_buffer_number = 3;
   o.block_cache_bytes = 0;  // the uncached read path
   RunModelTest(o, 2, 6, 1500 / test::kScale);
@@ -432,7 +431,7 @@ TEST(DB, EveryRegisteredFilterVariantWorks) {
     SCOPED_TRACE(spec);
     ScratchDir dir;
     Options o = SmallOptions();
-    o.filter_spec = spec;
+    o.filter_policy = test::Policy(spec);
     auto db = OpenOrDie(o, dir.db());
     ASSERT_TRUE(db);
     const int n = 800 / test::kScale;
@@ -474,7 +473,7 @@ TEST(DB, EveryRegisteredFilterVariantWorks) {
 TEST(DB, FilterStatisticsPerLevelAndProperties) {
   ScratchDir dir;
   Options o = SmallOptions();
-  o.per_level_filter_spec = {"none", "fastlocal:bpk=20"};
+  o.per_level_filter_policy = {nullptr, test::Policy("fastlocal:bpk=20")};
   o.disable_auto_compactions = true;  // CompactRange then puts everything at L1, deterministically
   auto db = OpenOrDie(o, dir.db());
   const int n = 2000;  // cheap even sanitized; enough for several L1 files
@@ -492,10 +491,20 @@ TEST(DB, FilterStatisticsPerLevelAndProperties) {
     const std::string missing = Key(i) + "x";  // inside the key range, never written
     ASSERT_TRUE(db->Get(ReadOptions(), missing, &v).IsNotFound());
   }
+  const DbStats stats = db->GetStats();
+  ASSERT_EQ(stats.levels.size(), 7u);
+  const LevelStats& l1 = stats.levels[1];
+  const uint64_t c = l1.filter_counters.checked, u = l1.filter_counters.useful, p = l1.filter_counters.positive,
+                 t = l1.filter_counters.true_positive;
+  EXPECT_EQ(l1.files, std::stoul(l1files));
+  EXPECT_EQ(stats.levels[0].filter_counters.checked, 0u);  // L0 has no filter and no files
+  EXPECT_EQ(stats.levels[0].filter, "none");
+  EXPECT_EQ(l1.filter.rfind("fastlocal:bpk=20", 0), 0u) << l1.filter;
   std::string line;
   ASSERT_TRUE(db->GetProperty("filterlab.filter-stats-level1", &line));
-  uint64_t c, u, p, t;
-  ASSERT_EQ(std::sscanf(line.c_str(), "%lu %lu %lu %lu", &c, &u, &p, &t), 4);
+  EXPECT_EQ(line, std::to_string(c) + " " + std::to_string(u) + " " + std::to_string(p) + " " + std::to_string(t));
+  ASSERT_TRUE(l1.filter_counters.FpRate().has_value());
+  EXPECT_DOUBLE_EQ(*l1.filter_counters.FpRate(), static_cast<double>(p - t) / static_cast<double>(c - t));
   // Every present key, and every absent one inside a file's range: all but
   // the one just after each file's largest key.
   EXPECT_EQ(c, static_cast<uint64_t>(2 * n - std::stoi(l1files)));
@@ -511,6 +520,70 @@ TEST(DB, FilterStatisticsPerLevelAndProperties) {
   EXPECT_FALSE(db->GetProperty("rocksdb.stats", &text));
   ASSERT_TRUE(db->GetProperty("filterlab.block-cache-stats", &text));
   EXPECT_NE(text.find("hits="), std::string::npos);
+}
+
+TEST(DB, FilterPolicyFromSpecKnowsOneSpellingOfNone) {
+  std::shared_ptr<const FilterPolicy> policy = test::Policy("fastlocal:bpk=10");
+  ASSERT_TRUE(FilterPolicyFromSpec("none", &policy).ok());
+  EXPECT_EQ(policy, nullptr);
+  EXPECT_EQ(FilterLabel(policy.get()), "none");
+  Status s = FilterPolicyFromSpec("", &policy);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("none"), std::string::npos) << s.message();
+  s = FilterPolicyFromSpec("nosuchfilter:bpk=10", &policy);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("nosuchfilter"), std::string::npos) << s.message();
+  ASSERT_TRUE(FilterPolicyFromSpec("fastlocal:bpk=10", &policy).ok());
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(FilterLabel(policy.get()), policy->spec());
+  EXPECT_TRUE(SameFilter(policy.get(), test::Policy("fastlocal:bpk=10").get()));
+  EXPECT_FALSE(SameFilter(policy.get(), test::Policy("fastlocal:bpk=11").get()));
+  EXPECT_FALSE(SameFilter(policy.get(), nullptr));
+  EXPECT_TRUE(SameFilter(nullptr, nullptr));
+}
+
+TEST(DB, FpRateIsNullWithoutLookupsOfAbsentKeys) {
+  FilterCounters counters;
+  EXPECT_FALSE(counters.FpRate().has_value());
+  counters = {10, 0, 10, 10};  // every lookup found its key
+  EXPECT_FALSE(counters.FpRate().has_value());
+  counters = {10, 6, 4, 2};  // 8 absent keys, 2 let through
+  ASSERT_TRUE(counters.FpRate().has_value());
+  EXPECT_DOUBLE_EQ(*counters.FpRate(), 0.25);
+}
+
+// Tables keep the filter they were built with: after a reopen with other
+// filter options, reads still answer right, the old tables report their own
+// filter, and only new tables get the new one.
+TEST(DB, TablesKeepTheirFilterAcrossOptionChanges) {
+  ScratchDir dir;
+  Options o = SmallOptions();
+  o.disable_auto_compactions = true;
+  o.filter_policy = test::Policy("legacy:bpk=10");
+  const int n = 500;
+  {
+    auto db = OpenOrDie(o, dir.db());
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i, 0)).ok());
+    ASSERT_TRUE(db->Flush(true).ok());
+    ASSERT_TRUE(db->Close().ok());
+  }
+  o.filter_policy = test::Policy("fastlocal:bpk=12");
+  auto db = OpenOrDie(o, dir.db());
+  DbStats stats = db->GetStats();
+  EXPECT_EQ(stats.levels[0].filter.rfind("legacy:bpk=10", 0), 0u) << stats.levels[0].filter;
+  EXPECT_EQ(stats.levels[1].filter.rfind("fastlocal:bpk=12", 0), 0u) << stats.levels[1].filter;  // no tables yet
+  for (int i = 0; i < n; ++i) EXPECT_EQ(GetOrStatus(db.get(), Key(i)), Value(i, 0));
+  EXPECT_GT(db->GetStats().levels[0].filter_counters.checked, 0u);
+  for (int i = n; i < 2 * n; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i, 0)).ok());
+  ASSERT_TRUE(db->Flush(true).ok());
+  stats = db->GetStats();
+  EXPECT_GE(stats.levels[0].files, 2u);  // the small write buffer may flush more than once per session
+  EXPECT_NE(stats.levels[0].filter.find(" | "), std::string::npos) << stats.levels[0].filter;  // both filters
+  ASSERT_TRUE(db->CompactRange(nullptr, nullptr).ok());
+  stats = db->GetStats();
+  EXPECT_EQ(stats.levels[0].files, 0u);
+  EXPECT_EQ(stats.levels[1].filter.rfind("fastlocal:bpk=12", 0), 0u) << stats.levels[1].filter;
+  for (int i = 0; i < 2 * n; ++i) EXPECT_EQ(GetOrStatus(db.get(), Key(i)), Value(i, 0));
 }
 
 TEST(DB, DisabledAutoCompactionsNeverStallOnLevel0) {

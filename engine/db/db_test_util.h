@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -63,6 +65,14 @@ class ScratchDir {
 
 // Options that make many flushes and compactions happen on little data.
 // Tests that care about the synced path set disable_data_sync back to false.
+// The policy of a filter spec ("none": nullptr) for a test's Options.
+inline std::shared_ptr<const FilterPolicy> Policy(const std::string& spec) {
+  std::shared_ptr<const FilterPolicy> policy;
+  const Status s = FilterPolicyFromSpec(spec, &policy);
+  EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
+  return policy;
+}
+
 inline Options SmallOptions() {
   Options o;
   o.create_if_missing = true;
@@ -75,7 +85,7 @@ inline Options SmallOptions() {
   o.level0_stop_writes_trigger = 12;
   o.block_size = 512;
   o.block_cache_bytes = 256 << 10;
-  o.filter_spec = "fastlocal:bpk=10";
+  o.filter_policy = Policy("fastlocal:bpk=10");
   o.info_log = [](const std::string&) {};
   // Process-crash safety is unaffected; the fsyncs would dominate test time.
   o.disable_data_sync = true;

@@ -14,24 +14,34 @@ Status Bad(const std::string& option, const std::string& value, const std::strin
 
 std::string Num(double v) { return FormatNumber(v); }
 
-// A filter spec the table builder will accept: "" or a registry spec.
-Status CheckFilterSpec(const std::string& option, const std::string& spec) {
-  if (spec.empty() || spec == "none") return Status::OK();
+}  // namespace
+
+Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const FilterPolicy>* out) {
+  out->reset();
+  if (spec == "none") return Status::OK();
+  if (spec.empty()) {
+    return Status::InvalidArgument("the filter spec is empty; give a registry spec such as fastlocal:bpk=10, "
+                                   "or none for no filter");
+  }
   std::unique_ptr<FilterPolicy> policy;
   Status s = NewFilterPolicy(spec, &policy);
-  if (!s.ok()) return Status::InvalidArgument("option " + option + " = '" + spec + "': " + s.message());
+  if (!s.ok()) return Status::InvalidArgument(s.message());
+  *out = std::move(policy);
   return Status::OK();
 }
 
-}  // namespace
+std::string FilterLabel(const FilterPolicy* policy) { return policy == nullptr ? "none" : policy->spec(); }
 
-std::string Options::FilterSpecForLevel(int level) const {
-  std::string spec = filter_spec;
-  if (level >= 0 && static_cast<size_t>(level) < per_level_filter_spec.size() &&
-      !per_level_filter_spec[level].empty()) {
-    spec = per_level_filter_spec[level];
+bool SameFilter(const FilterPolicy* a, const FilterPolicy* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return a == b || a->spec() == b->spec();
+}
+
+const std::shared_ptr<const FilterPolicy>& Options::FilterPolicyForLevel(int level) const {
+  if (level >= 0 && static_cast<size_t>(level) < per_level_filter_policy.size()) {
+    return per_level_filter_policy[level];
   }
-  return spec == "none" ? std::string() : spec;
+  return filter_policy;
 }
 
 TableOptions Options::TableOptionsForLevel(int level) const {
@@ -40,9 +50,18 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.restart_interval = block_restart_interval;
   t.use_hash_index = use_hash_index;
   t.hash_util_ratio = hash_index_util_ratio;
-  t.filter_spec = FilterSpecForLevel(level);
+  t.filter_policy = FilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
   return t;
+}
+
+MemTableOptions Options::MemTableOptionsForDb() const {
+  MemTableOptions mo;
+  mo.write_buffer_size = write_buffer_size;
+  mo.bloom_policy = memtable_filter_policy;
+  mo.bloom_size_ratio = memtable_filter_policy != nullptr ? memtable_filter_bits_ratio : 0.0;
+  mo.approx_algorithm = approx_algorithm;
+  return mo;
 }
 
 Status Options::Validate() const {
@@ -87,32 +106,24 @@ Status Options::Validate() const {
     return Bad("hash_index_util_ratio", Num(hash_index_util_ratio), "use a number in (0, 1]");
   }
   if (max_open_files < 10) return Bad("max_open_files", std::to_string(max_open_files), "use at least 10");
-  if (static_cast<int>(per_level_filter_spec.size()) > num_levels) {
-    return Bad("per_level_filter_spec", std::to_string(per_level_filter_spec.size()) + " entries",
+  if (static_cast<int>(per_level_filter_policy.size()) > num_levels) {
+    return Bad("per_level_filter_policy", std::to_string(per_level_filter_policy.size()) + " entries",
                "give at most num_levels (" + std::to_string(num_levels) + ") entries");
   }
   Status s = TableOptionsForLevel(0).Validate();
   if (!s.ok()) return s;
-  s = CheckFilterSpec("filter_spec", filter_spec);
-  if (!s.ok()) return s;
-  for (size_t i = 0; i < per_level_filter_spec.size(); ++i) {
-    s = CheckFilterSpec("per_level_filter_spec[" + std::to_string(i) + "]", per_level_filter_spec[i]);
-    if (!s.ok()) return s;
-  }
-  if (!memtable_filter_spec.empty()) {
+  if (memtable_filter_policy != nullptr) {
     if (!(memtable_filter_bits_ratio > 0 && memtable_filter_bits_ratio <= 0.25)) {
       return Bad("memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),
-                 "use a number in (0, 0.25] when memtable_filter_spec is set (spec §4)");
+                 "use a number in (0, 0.25] when memtable_filter_policy is set (spec §4)");
     }
-    // The memtable validates the spec (it must name a dynamic variant).
-    MemTableOptions mo;
-    mo.write_buffer_size = write_buffer_size;
-    mo.bloom_size_ratio = memtable_filter_bits_ratio;
-    mo.bloom_spec = memtable_filter_spec;
+    // The memtable validates the policy (it must be a dynamic variant) and the filter's size.
     std::unique_ptr<MemTable> probe;
-    s = MemTable::Create(mo, &probe);
-    if (!s.ok()) return Status::InvalidArgument("option memtable_filter_spec = '" + memtable_filter_spec + "': " +
-                                                s.message());
+    s = MemTable::Create(MemTableOptionsForDb(), &probe);
+    if (!s.ok()) {
+      return Status::InvalidArgument("option memtable_filter_policy = '" + memtable_filter_policy->spec() +
+                                     "': " + s.message());
+    }
   }
   return Status::OK();
 }

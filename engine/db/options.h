@@ -5,6 +5,12 @@
 // where it has the same knob (write_buffer_size 64 MiB, L0 triggers 4/20/36,
 // L1 target 256 MiB, fanout 10, 7 levels, 64 MiB files, 4 KiB blocks).
 //
+// Filters are typed policies (filters/filter.h), made from a spec string once
+// by whoever builds the Options (FilterPolicyFromSpec; nullptr = no filter),
+// so nothing in the DB parses a spec again. Each table records the canonical
+// spec it was built with, and reads open a table's filter from the table's
+// own bytes: changing these options never changes how existing tables read.
+//
 // Options::Validate() checks every field and returns InvalidArgument naming
 // the option, the value given and what is allowed; DB::Open calls it first.
 // ReadOptions / WriteOptions are the per-call options.
@@ -13,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,9 +28,23 @@
 #include "engine/table/format.h"
 #include "engine/table/table_builder.h"
 
+namespace filterlab {
+class FilterPolicy;
+}
+
 namespace filterlab::engine {
 
 class Snapshot;
+
+// The policy of a filter option given as a spec, for whoever builds Options
+// from text: "none" gives nullptr (no filter), anything else the registry's
+// policy for it. InvalidArgument with the registry's complaint otherwise ("",
+// too: "none" is the one spelling of no filter); callers prefix the option.
+Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const FilterPolicy>* out);
+// The canonical spec of `policy`, or "none" for nullptr.
+std::string FilterLabel(const FilterPolicy* policy);
+// Same filter: both none, or both with the same canonical spec.
+bool SameFilter(const FilterPolicy* a, const FilterPolicy* b);
 
 struct Options {
   // --- opening ---
@@ -47,11 +68,12 @@ struct Options {
   // Memtables in memory at once, the active one included (>= 2): writes stall
   // while max_write_buffer_number - 1 immutable memtables wait for flushes.
   int max_write_buffer_number = 2;
-  // Memtable filter (spec §4): "" = none, else a dynamic registry spec such
-  // as "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom). Its size is
-  // write_buffer_size × memtable_filter_bits_ratio bytes; the ratio must be in
-  // (0, 0.25] when a spec is given (RocksDB memtable_prefix_bloom_size_ratio).
-  std::string memtable_filter_spec;
+  // Memtable filter (spec §4): nullptr = none, else a dynamic variant's
+  // policy such as "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom).
+  // Its size is write_buffer_size × memtable_filter_bits_ratio bytes; the
+  // ratio must be in (0, 0.25] when a filter is given (RocksDB
+  // memtable_prefix_bloom_size_ratio).
+  std::shared_ptr<const FilterPolicy> memtable_filter_policy;
   double memtable_filter_bits_ratio = 0.1;
   // Range estimate used by GetApproximateMemTableStats (spec §2).
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
@@ -75,11 +97,11 @@ struct Options {
   bool use_hash_index = false;        // data-block hash index (spec §1)
   double hash_index_util_ratio = 0.75;  // (0, 1]
   ChecksumType checksum_type = ChecksumType::kCRC32C;
-  // Full filter of every table: "" = none, else a registry spec such as
-  // "fastlocal:bpk=10". per_level_filter_spec[L] overrides it for level L
-  // when present and non-empty ("none" there means no filter at that level).
-  std::string filter_spec;
-  std::vector<std::string> per_level_filter_spec;
+  // Full filter of the tables written to each level: per_level_filter_policy[L]
+  // for the levels it covers (nullptr there = no filter at that level), else
+  // filter_policy (nullptr = no filter).
+  std::shared_ptr<const FilterPolicy> filter_policy;
+  std::vector<std::shared_ptr<const FilterPolicy>> per_level_filter_policy;
 
   // --- caches ---
   size_t block_cache_bytes = size_t{8} << 20;  // shared block cache (CLOCK eviction); 0 = none
@@ -92,8 +114,10 @@ struct Options {
 
   // InvalidArgument naming the option, its value and what is allowed.
   Status Validate() const;
-  // The filter spec tables of `level` are built with ("" = none).
-  std::string FilterSpecForLevel(int level) const;
+  // The filter tables written to `level` are built with (nullptr = none).
+  const std::shared_ptr<const FilterPolicy>& FilterPolicyForLevel(int level) const;
+  // How the DB's memtables are made.
+  MemTableOptions MemTableOptionsForDb() const;
   // How tables written to `level` are built.
   TableOptions TableOptionsForLevel(int level) const;
 };

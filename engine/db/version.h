@@ -28,6 +28,10 @@ struct FileMetaData {
   std::string largest;
   SequenceNumber smallest_seq = 0;
   SequenceNumber largest_seq = 0;
+  // The canonical spec of the table's filter ("" = none). Not in the
+  // manifest: set when the table is written, and read from the table itself
+  // when Open opens every live table.
+  std::string filter_spec;
 
   Slice smallest_user_key() const { return ExtractUserKey(smallest); }
   Slice largest_user_key() const { return ExtractUserKey(largest); }

@@ -42,6 +42,15 @@ Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total
   return Status::OK();
 }
 
+std::shared_ptr<const FilterPolicy> DefaultMemTableBloomPolicy() {
+  static const std::shared_ptr<const FilterPolicy> policy = [] {
+    std::unique_ptr<FilterPolicy> p;
+    return NewFilterPolicy("dynamic:bpk=8,probes=6,hash=32", &p).ok() ? std::shared_ptr<const FilterPolicy>(std::move(p))
+                                                                       : nullptr;
+  }();
+  return policy;
+}
+
 Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
   if (options.write_buffer_size == 0) {
     return Status::InvalidArgument("memtable write_buffer_size is 0; it must be at least 1 byte");
@@ -49,13 +58,11 @@ Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable
   uint64_t total_bits = 0;
   Status s = MemTableBloomBits(options.write_buffer_size, options.bloom_size_ratio, &total_bits);
   if (!s.ok()) return s;
-  std::unique_ptr<FilterPolicy> policy;
+  const FilterPolicy* policy = options.bloom_policy.get();
   std::unique_ptr<Filter> bloom;
-  if (total_bits > 0) {
-    s = NewFilterPolicy(options.bloom_spec, &policy);
-    if (!s.ok()) return Status::InvalidArgument("memtable bloom_spec: " + s.message());
+  if (total_bits > 0 && policy != nullptr) {
     if (!policy->is_dynamic()) {
-      return Status::InvalidArgument("memtable bloom_spec '" + options.bloom_spec + "' names variant '" +
+      return Status::InvalidArgument("memtable bloom_policy '" + policy->spec() + "' is variant '" +
                                      std::string(policy->variant()) +
                                      "', which cannot take adds; use a dynamic variant such as 'dynamic:bpk=8'");
     }
@@ -64,16 +71,12 @@ Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable
     s = policy->NewDynamic(expected_keys, &bloom);
     if (!s.ok()) return Status::InvalidArgument("memtable Bloom: " + s.message());
   }
-  out->reset(new MemTable(options, std::move(policy), std::move(bloom)));
+  out->reset(new MemTable(options, std::move(bloom)));
   return Status::OK();
 }
 
-MemTable::MemTable(const MemTableOptions& options, std::unique_ptr<FilterPolicy> policy,
-                   std::unique_ptr<Filter> bloom)
-    : options_(options),
-      list_(MemTableEntryComparator(), &arena_),
-      bloom_policy_(std::move(policy)),
-      bloom_(std::move(bloom)) {}
+MemTable::MemTable(const MemTableOptions& options, std::unique_ptr<Filter> bloom)
+    : options_(options), list_(MemTableEntryComparator(), &arena_), bloom_(std::move(bloom)) {}
 
 MemTable::~MemTable() = default;
 
@@ -89,14 +92,14 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   list_.Insert(buf);
-  if (bloom_) bloom_->AddConcurrently(bloom_policy_->HashKey(user_key));
+  if (bloom_) bloom_->AddConcurrently(options_.bloom_policy->HashKey(user_key));
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
 }
 
 MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
   if (bloom_) {
-    if (!bloom_->MayContain(bloom_policy_->HashKey(key.user_key()))) {
+    if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
       bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
       return GetResult::kNotFound;
     }

@@ -47,14 +47,19 @@ struct MemTableEntryComparator {
 };
 using MemTableList = SkipList<const char*, MemTableEntryComparator>;
 
+// "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom: 6 probes, its
+// 32-bit hash), made once per process.
+std::shared_ptr<const FilterPolicy> DefaultMemTableBloomPolicy();
+
 struct MemTableOptions {
   // The memtable's byte budget (RocksDB write_buffer_size); sizes the Bloom.
   size_t write_buffer_size = size_t{64} << 20;
   // RocksDB memtable_prefix_bloom_size_ratio with whole-key filtering: 0
   // disables the memtable Bloom; values above 0.25 are clamped to 0.25.
   double bloom_size_ratio = 0.0;
-  // Registry spec of the memtable filter; must name a dynamic variant.
-  std::string bloom_spec = "dynamic:bpk=8,probes=6,hash=32";
+  // The memtable filter's policy; must be a dynamic variant. nullptr also
+  // disables the memtable Bloom. The default is RocksDB's DynamicBloom.
+  std::shared_ptr<const FilterPolicy> bloom_policy = DefaultMemTableBloomPolicy();
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
 };
 
@@ -119,13 +124,12 @@ class MemTable {
   };
 
  private:
-  MemTable(const MemTableOptions& options, std::unique_ptr<FilterPolicy> policy, std::unique_ptr<Filter> bloom);
+  MemTable(const MemTableOptions& options, std::unique_ptr<Filter> bloom);
 
   const MemTableOptions options_;
   Arena arena_;
   MemTableList list_;
-  std::unique_ptr<FilterPolicy> bloom_policy_;
-  std::unique_ptr<Filter> bloom_;
+  std::unique_ptr<Filter> bloom_;  // with options_.bloom_policy, which hashes its keys
   std::atomic<uint64_t> num_entries_{0};
   std::atomic<uint64_t> data_size_{0};
   mutable std::atomic<uint64_t> bloom_negatives_{0};

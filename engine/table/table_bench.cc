@@ -16,6 +16,7 @@
 #include "engine/table/block_cache.h"
 #include "engine/table/table_builder.h"
 #include "engine/table/table_reader.h"
+#include "filters/filter.h"
 #include "hashing/remix.h"
 
 namespace filterlab::engine {
@@ -41,7 +42,11 @@ TableFixture MakeTable(const std::string& filter_spec) {
   std::string bytes;
   auto sink = NewStringSink(&bytes);
   TableOptions o;
-  o.filter_spec = filter_spec;
+  if (!filter_spec.empty()) {
+    std::unique_ptr<FilterPolicy> policy;
+    if (!NewFilterPolicy(filter_spec, &policy).ok()) std::abort();
+    o.filter_policy = std::move(policy);
+  }
   o.use_hash_index = true;
   std::unique_ptr<TableBuilder> builder;
   if (!TableBuilder::Open(o, sink.get(), &builder).ok()) std::abort();

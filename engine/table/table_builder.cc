@@ -66,12 +66,8 @@ Status TableBuilder::Open(const TableOptions& options, WritableFile* file, std::
   Status s = options.Validate();
   if (!s.ok()) return s;
   std::unique_ptr<TableBuilder> builder(new TableBuilder(options, file));
-  if (!options.filter_spec.empty()) {
-    std::unique_ptr<FilterPolicy> policy;
-    s = NewFilterPolicy(options.filter_spec, &policy);
-    if (!s.ok()) return Status::InvalidArgument("table option filter_spec: " + s.message());
-    builder->filter_policy_ = std::move(policy);
-    builder->filter_builder_ = std::make_unique<FilterBlockBuilder>(builder->filter_policy_);
+  if (options.filter_policy != nullptr) {
+    builder->filter_builder_ = std::make_unique<FilterBlockBuilder>(options.filter_policy);
   }
   *out = std::move(builder);
   return Status::OK();
@@ -170,7 +166,7 @@ Status TableBuilder::Finish() {
     metaindex.Add(kFilterBlockName, handle_bytes);
     props_.filter_size = filter.size();
     props_.num_filter_keys = filter_builder_->num_hashes();
-    props_.filter_spec = filter_policy_->spec();
+    props_.filter_spec = options_.filter_policy->spec();
   }
 
   Footer footer;

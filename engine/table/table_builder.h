@@ -35,8 +35,9 @@ struct TableOptions {
   int restart_interval = kDefaultRestartInterval;
   bool use_hash_index = false;
   double hash_util_ratio = kDefaultHashUtilRatio;
-  // Registry spec of the full filter, e.g. "fastlocal:bpk=10"; empty = no filter.
-  std::string filter_spec;
+  // Policy of the full filter (e.g. of "fastlocal:bpk=10"); nullptr = no filter.
+  // The table stores its canonical spec and the filter's bytes.
+  std::shared_ptr<const FilterPolicy> filter_policy;
   ChecksumType checksum_type = ChecksumType::kCRC32C;
 
   // InvalidArgument naming the option, its value and the allowed range.
@@ -45,7 +46,7 @@ struct TableOptions {
 
 class TableBuilder {
  public:
-  // Validates the options and the filter spec. `file` must outlive the builder.
+  // Validates the options. `file` must outlive the builder.
   static Status Open(const TableOptions& options, WritableFile* file, std::unique_ptr<TableBuilder>* out);
   ~TableBuilder();
 
@@ -67,7 +68,6 @@ class TableBuilder {
 
   const TableOptions options_;
   WritableFile* const file_;
-  std::shared_ptr<const FilterPolicy> filter_policy_;
   std::unique_ptr<FilterBlockBuilder> filter_builder_;
   BlockBuilder data_block_;
   BlockBuilder index_block_;

@@ -21,6 +21,7 @@ namespace {
 using testing::BuildTable;
 using testing::DataSetOptions;
 using testing::Entry;
+using testing::PolicyOrNone;
 using testing::LookupTarget;
 using testing::ModelGet;
 using testing::OpenTable;
@@ -99,7 +100,7 @@ TableOptions SmallTableOptions(ChecksumType type) {
   o.block_size = 256;  // several data blocks
   o.restart_interval = 4;
   o.use_hash_index = true;
-  o.filter_spec = "fastlocal:bpk=10";
+  o.filter_policy = PolicyOrNone("fastlocal:bpk=10");
   o.checksum_type = type;
   return o;
 }

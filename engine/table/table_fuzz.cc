@@ -83,8 +83,16 @@ void RoundTrip(ByteReader& in) {
   o.restart_interval = 1 + in.Byte() % 32;
   o.use_hash_index = flags & 1;
   o.hash_util_ratio = (flags & 2) ? 0.75 : 1.0;
-  static const char* const kSpecs[] = {"", "fastlocal:bpk=10", "legacy:bpk=10", "standard:bpk=8,hash=64"};
-  o.filter_spec = kSpecs[(flags >> 2) % 4];
+  static const std::vector<std::shared_ptr<const FilterPolicy>> kPolicies = [] {
+    std::vector<std::shared_ptr<const FilterPolicy>> policies = {nullptr};
+    for (const char* spec : {"fastlocal:bpk=10", "legacy:bpk=10", "standard:bpk=8,hash=64"}) {
+      std::unique_ptr<FilterPolicy> p;
+      if (!NewFilterPolicy(spec, &p).ok()) std::abort();
+      policies.push_back(std::move(p));
+    }
+    return policies;
+  }();
+  o.filter_policy = kPolicies[(flags >> 2) % 4];
   o.checksum_type = (flags & 16) ? ChecksumType::kXXH3 : ChecksumType::kCRC32C;
 
   // Entries: length-prefixed user keys and values; each key gets one or two

@@ -43,7 +43,15 @@ std::string Table(int n, bool hash_index, const char* filter, ChecksumType check
   o.block_size = 256;
   o.restart_interval = 4;
   o.use_hash_index = hash_index;
-  o.filter_spec = filter;
+  if (*filter != '\0') {
+    std::unique_ptr<FilterPolicy> policy;
+    if (!NewFilterPolicy(filter, &policy).ok()) {
+      fprintf(stderr, "table-fuzz-seeds: filter %s failed\n", filter);
+      ++failures;
+      return {};
+    }
+    o.filter_policy = std::move(policy);
+  }
   o.checksum_type = checksum;
   std::string bytes;
   auto sink = NewStringSink(&bytes);

@@ -66,7 +66,22 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
   return Status::OK();
 }
 
+// Opening reads the table from its end: footer, metaindex, properties (which
+// must agree with the footer and metaindex), then the index and filter, so
+// a damaged table fails here rather than on some later lookup.
 Status TableReader::ReadMeta() {
+  Status s = ReadFooter();
+  if (!s.ok()) return s;
+  BlockHandle props_handle;
+  bool have_filter = false;
+  s = ReadMetaindex(&props_handle, &have_filter);
+  if (!s.ok()) return s;
+  s = ReadProperties(props_handle, have_filter);
+  if (!s.ok()) return s;
+  return ReadIndexAndFilter(have_filter);
+}
+
+Status TableReader::ReadFooter() {
   const std::string& name = file_->name();
   const uint64_t size = file_->Size();
   if (size < kFooterSize) {
@@ -81,12 +96,15 @@ Status TableReader::ReadMeta() {
   if (!s.ok()) return s;
   blocks_end_ = size - kFooterSize;
   if (options_.block_cache != nullptr) file_id_ = options_.block_cache->NewFileId();
+  return Status::OK();
+}
 
+// The metaindex names the properties block (always) and the filter block (when there is a filter).
+Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) {
   std::shared_ptr<const Block> metaindex;
-  s = ReadAndOpenBlock(BlockKind::kMetaindex, footer_.metaindex_handle, &metaindex);
+  Status s = ReadAndOpenBlock(BlockKind::kMetaindex, footer_.metaindex_handle, &metaindex);
   if (!s.ok()) return s;
-  BlockHandle props_handle;
-  bool have_props = false, have_filter = false;
+  bool have_props = false;
   BlockIter it(metaindex.get());
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     BlockHandle h;
@@ -96,11 +114,11 @@ Status TableReader::ReadMeta() {
                                 "' does not hold exactly one block handle");
     }
     if (it.key() == Slice(kPropertiesBlockName)) {
-      props_handle = h;
+      *props_handle = h;
       have_props = true;
     } else if (it.key() == Slice(kFilterBlockName)) {
       filter_handle_ = h;
-      have_filter = true;
+      *have_filter = true;
     } else {
       return Status::Corruption(metaindex->name() + ": unknown meta block '" + it.key().ToString() +
                                 "' (allowed: " + kFilterBlockName + ", " + kPropertiesBlockName + ")");
@@ -108,9 +126,15 @@ Status TableReader::ReadMeta() {
   }
   if (!it.status().ok()) return it.status();
   if (!have_props) return Status::Corruption(metaindex->name() + ": no properties block is named");
+  return Status::OK();
+}
 
+// Decodes the properties, checks them against the footer and metaindex, and
+// makes the filter policy from the spec the table was written with (the key
+// hash its filter was built over).
+Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_filter) {
   std::shared_ptr<const Block> props_block;
-  s = ReadAndOpenBlock(BlockKind::kProperties, props_handle, &props_block);
+  Status s = ReadAndOpenBlock(BlockKind::kProperties, props_handle, &props_block);
   if (!s.ok()) return s;
   s = props_.Decode(*props_block);
   if (!s.ok()) return s;
@@ -124,34 +148,30 @@ Status TableReader::ReadMeta() {
     return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec + "' but the metaindex " +
                               (have_filter ? "names" : "does not name") + " a filter block");
   }
-  if (have_filter && props_.filter_size != filter_handle_.size) {
+  if (!have_filter) return Status::OK();
+  if (props_.filter_size != filter_handle_.size) {
     return Status::Corruption(props_name + ": filter size " + std::to_string(props_.filter_size) +
                               " differs from the filter block handle's size " + std::to_string(filter_handle_.size));
   }
-  if (have_filter) {
-    std::unique_ptr<FilterPolicy> policy;
-    s = NewFilterPolicy(props_.filter_spec, &policy);
-    if (!s.ok()) {
-      return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec +
-                                "' cannot be used: " + s.message());
-    }
-    filter_policy_ = std::move(policy);
+  std::unique_ptr<FilterPolicy> policy;
+  s = NewFilterPolicy(props_.filter_spec, &policy);
+  if (!s.ok()) {
+    return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec +
+                              "' cannot be used: " + s.message());
   }
+  filter_policy_ = std::move(policy);
+  return Status::OK();
+}
 
-  // Read (and so verify) the index and filter now; keep them, or hand them to the cache.
+// Reads (and so verifies) the index and filter now; keeps them, or hands them to the cache.
+Status TableReader::ReadIndexAndFilter(bool have_filter) {
   std::shared_ptr<const Block> index;
-  s = ReadAndOpenBlock(BlockKind::kIndex, footer_.index_handle, &index);
+  Status s = ReadAndOpenBlock(BlockKind::kIndex, footer_.index_handle, &index);
   if (!s.ok()) return s;
   std::shared_ptr<const FilterBlockReader> filter;
   if (have_filter) {
-    std::string contents;
-    s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kFilter, filter_handle_, &contents);
+    s = ReadFilterBlock(&filter);
     if (!s.ok()) return s;
-    std::unique_ptr<FilterBlockReader> f;
-    s = FilterBlockReader::Open(std::move(contents), filter_policy_,
-                                DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
-    if (!s.ok()) return s;
-    filter = std::move(f);
   }
   if (options_.block_cache != nullptr) {
     options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->size());
@@ -160,6 +180,18 @@ Status TableReader::ReadMeta() {
     index_block_ = std::move(index);
     filter_ = std::move(filter);
   }
+  return Status::OK();
+}
+
+Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const {
+  std::string contents;
+  Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kFilter, filter_handle_, &contents);
+  if (!s.ok()) return s;
+  std::unique_ptr<FilterBlockReader> f;
+  s = FilterBlockReader::Open(std::move(contents), filter_policy_,
+                              DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
+  if (!s.ok()) return s;
+  *out = std::move(f);
   return Status::OK();
 }
 
@@ -182,16 +214,9 @@ Status TableReader::LoadFilter(std::shared_ptr<const FilterBlockReader>* out) co
   }
   const BlockCacheKey key{file_id_, filter_handle_.offset};
   if ((*out = options_.block_cache->LookupAs<FilterBlockReader>(key))) return Status::OK();
-  std::string contents;
-  Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kFilter, filter_handle_, &contents);
-  if (!s.ok()) return s;
-  std::unique_ptr<FilterBlockReader> f;
-  s = FilterBlockReader::Open(std::move(contents), filter_policy_,
-                              DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
-  if (!s.ok()) return s;
-  *out = std::move(f);
-  options_.block_cache->Insert(key, *out, (*out)->size());
-  return Status::OK();
+  Status s = ReadFilterBlock(out);
+  if (s.ok()) options_.block_cache->Insert(key, *out, (*out)->size());
+  return s;
 }
 
 Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const {

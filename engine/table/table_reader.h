@@ -106,7 +106,13 @@ class TableReader {
   struct Counters;
 
   TableReader(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file);
+  // Open's steps (ReadMeta runs the rest in order).
   Status ReadMeta();
+  Status ReadFooter();
+  Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter);
+  Status ReadProperties(const BlockHandle& props_handle, bool have_filter);
+  Status ReadIndexAndFilter(bool have_filter);
+  Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   Status LoadIndex(std::shared_ptr<const Block>* out) const;
   Status LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const;
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const;

@@ -14,9 +14,16 @@
 #include "engine/table/table_builder.h"
 #include "engine/table/table_reader.h"
 #include "engine/util/file.h"
+#include "filters/filter_test_util.h"
 #include "hashing/remix.h"
 
 namespace filterlab::engine::testing {
+
+// The policy of `spec` for a test's TableOptions; "" = no filter.
+inline std::shared_ptr<const FilterPolicy> PolicyOrNone(const std::string& spec) {
+  if (spec.empty()) return nullptr;
+  return testing_util::MustPolicy(spec);
+}
 
 struct Entry {
   std::string ikey;

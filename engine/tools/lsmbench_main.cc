@@ -1,6 +1,8 @@
 // lsmbench: db_bench-style benchmarks of the filterlab LSM engine, of a bare
 // memtable, and (when built with librocksdb-dev) of RocksDB with equivalent
-// options. `lsmbench --help` lists the flags; engine/README.md describes the
+// options. `lsmbench --help` lists the flags, `lsmbench --describe` prints
+// them and the records' fields as JSON, `lsmbench --check FLAGS` validates a
+// command line without running it; engine/README.md describes the
 // benchmarks. Text results go to stderr, one JSON object per benchmark to
 // stdout. Exit status: 0 done, 1 a benchmark or the engine failed, 2 bad flags.
 #include <cstdio>
@@ -28,9 +30,34 @@ struct DbDir {
   bool temporary = false;
 };
 
+// What --db must be for this run, checked without changing anything: a
+// directory with --use_existing_db; otherwise absent, or an empty directory
+// (lsmbench never deletes what it did not create).
+Status CheckDbDir(const BenchConfig& config) {
+  if (config.engine == "memtable" || config.db.empty()) return Status::OK();
+  std::error_code ec;
+  const std::string& path = config.db;
+  if (config.use_existing_db) {
+    if (!fs::is_directory(path, ec)) {
+      return Status::InvalidArgument("lsmbench: --use_existing_db: --db=" + path + " is not a directory");
+    }
+    return Status::OK();
+  }
+  if (!fs::exists(path, ec)) return Status::OK();
+  if (!fs::is_directory(path, ec)) {
+    return Status::InvalidArgument("lsmbench: --db=" + path + " exists and is not a directory");
+  }
+  if (!fs::is_empty(path, ec)) {
+    return Status::InvalidArgument("lsmbench: --db=" + path +
+                                   " exists and is not empty; pass --use_existing_db to benchmark it as it is, "
+                                   "or remove it first");
+  }
+  return Status::OK();
+}
+
+// Makes (or names) the database directory of a checked config.
 Status PrepareDbDir(const BenchConfig& config, DbDir* dir) {
   if (config.engine == "memtable") return Status::OK();
-  std::error_code ec;
   if (config.db.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/lsmbench-XXXXXX";
@@ -42,24 +69,8 @@ Status PrepareDbDir(const BenchConfig& config, DbDir* dir) {
     return Status::OK();
   }
   dir->path = config.db;
-  if (config.use_existing_db) {
-    if (!fs::is_directory(dir->path, ec)) {
-      return Status::InvalidArgument("lsmbench: --use_existing_db: --db=" + dir->path + " is not a directory");
-    }
-    return Status::OK();
-  }
-  if (fs::exists(dir->path, ec)) {
-    if (!fs::is_directory(dir->path, ec)) {
-      return Status::InvalidArgument("lsmbench: --db=" + dir->path + " exists and is not a directory");
-    }
-    if (!fs::is_empty(dir->path, ec)) {
-      // Never delete what lsmbench did not create.
-      return Status::InvalidArgument("lsmbench: --db=" + dir->path +
-                                     " exists and is not empty; pass --use_existing_db to benchmark it as it is, "
-                                     "or remove it first");
-    }
-    return Status::OK();
-  }
+  std::error_code ec;
+  if (config.use_existing_db || fs::exists(dir->path, ec)) return Status::OK();
   fs::create_directories(dir->path, ec);
   if (ec) return Status::IOError("lsmbench: cannot create --db=" + dir->path + ": " + ec.message());
   return Status::OK();
@@ -85,10 +96,11 @@ void PrintHeader(const BenchConfig& c, const DbDir& dir) {
   std::fprintf(stderr, "Values:     %lld bytes each\n", static_cast<long long>(c.value_size));
   std::fprintf(stderr, "Entries:    %lld\n", static_cast<long long>(c.num));
   std::fprintf(stderr, "Reads:      %lld\n", static_cast<long long>(c.reads));
-  std::fprintf(stderr, "Filter:     %s%s\n", c.filter.empty() ? "none" : c.filter.c_str(),
+  std::fprintf(stderr, "Filter:     %s%s\n", engine::FilterLabel(c.filter.get()).c_str(),
                c.filter_per_level.empty() ? "" : " (per-level overrides given)");
-  std::fprintf(stderr, "Memtable filter: %s", c.memtable_filter.empty() ? "none\n" : c.memtable_filter.c_str());
-  if (!c.memtable_filter.empty()) std::fprintf(stderr, " (ratio %g)\n", c.memtable_bloom_ratio);
+  std::fprintf(stderr, "Memtable filter: %s", engine::FilterLabel(c.memtable_filter.get()).c_str());
+  if (c.memtable_filter != nullptr) std::fprintf(stderr, " (ratio %g)", c.memtable_bloom_ratio);
+  std::fprintf(stderr, "\n");
   std::fprintf(stderr, "Hash index: %s (util ratio %g)\n", c.hash_index ? "on" : "off", c.util_ratio);
   std::fprintf(stderr, "Cache:      %lld MiB, write buffer %lld MiB\n", static_cast<long long>(c.cache_mb),
                static_cast<long long>(c.write_buffer_mb));
@@ -100,26 +112,35 @@ void PrintHeader(const BenchConfig& c, const DbDir& dir) {
   std::fprintf(stderr, "------------------------------------------------\n");
 }
 
-int Main(int argc, char** argv) {
-  BenchConfig config;
+// Every check a run makes before it starts: the flags (ParseBenchConfig),
+// the engine and its options, the database directory. Exit status 2 on a
+// problem; --help, --describe and --check stop here with 0.
+int CheckCommandLine(int argc, char** argv, BenchConfig* config, bool* done) {
+  *done = true;
   std::string help;
-  Status s = ParseBenchConfig(argc, argv, &config, &help);
+  Status s = ParseBenchConfig(argc, argv, config, &help);
+  if (s.ok() && !help.empty()) {
+    std::fputs(help.c_str(), stdout);
+    return 0;
+  }
+  if (s.ok()) s = CheckEngineConfig(*config);
+  if (s.ok()) s = CheckDbDir(*config);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 2;
   }
-  if (!help.empty()) {
-    std::fputs(help.c_str(), stdout);
-    return 0;
-  }
-  if (config.engine == "rocksdb" && !HaveRocksDb()) {
-    std::unique_ptr<Engine> none;
-    std::fprintf(stderr, "%s\n", OpenEngine(config, "", &none).message().c_str());
-    return 2;
-  }
+  *done = config->check_only;
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  BenchConfig config;
+  bool done = false;
+  const int check_rc = CheckCommandLine(argc, argv, &config, &done);
+  if (done) return check_rc;
 
   DbDir dir;
-  s = PrepareDbDir(config, &dir);
+  Status s = PrepareDbDir(config, &dir);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 2;

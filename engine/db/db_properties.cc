@@ -1,0 +1,136 @@
+// DBImpl::GetProperty: the text forms of DbStats (db_stats.h), one formatter
+// per property, all reading one GetStats() snapshot. The names and formats
+// are listed in db.h.
+#include <cstdio>
+
+#include "engine/db/db_impl.h"
+
+namespace filterlab::engine {
+namespace {
+
+// The level N of a property named PREFIX<N>, if `name` is one and N < num_levels.
+bool ParseLevelSuffix(const std::string& name, const std::string& prefix, size_t num_levels, size_t* level) {
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 3) return false;
+  size_t v = 0;
+  for (size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    v = v * 10 + static_cast<size_t>(name[i] - '0');
+  }
+  if (v >= num_levels) return false;
+  *level = v;
+  return true;
+}
+
+std::string Num(uint64_t v) { return std::to_string(v); }
+
+// "files[a b c ...] bytes[...]"
+std::string LevelSummary(const DbStats& stats) {
+  std::string files, bytes;
+  for (const LevelStats& l : stats.levels) {
+    if (!files.empty()) files += ' ';
+    if (!bytes.empty()) bytes += ' ';
+    files += Num(l.files);
+    bytes += Num(l.bytes);
+  }
+  return "files[" + files + "] bytes[" + bytes + "]";
+}
+
+std::string FilterLine(const LevelStats& l) {
+  const FilterCounters& c = l.filter_counters;
+  char fp[64];
+  const std::optional<double> rate = c.FpRate();
+  if (rate) {
+    std::snprintf(fp, sizeof(fp), "%.6f", *rate);
+  } else {
+    std::snprintf(fp, sizeof(fp), "n/a");
+  }
+  std::string line = "L";
+  line += std::to_string(l.level);
+  line += ": checked=" + Num(c.checked);
+  line += " useful=" + Num(c.useful);
+  line += " positive=" + Num(c.positive);
+  line += " true_positive=" + Num(c.true_positive);
+  line += " fp_rate=";
+  line += fp;
+  line += " filter=" + l.filter;
+  return line;
+}
+
+std::string FilterLines(const DbStats& stats) {
+  std::string text;
+  for (const LevelStats& l : stats.levels) text += FilterLine(l) + "\n";
+  return text;
+}
+
+std::string MemTableFilterText(const DbStats& stats) {
+  return "negatives=" + Num(stats.memtable_filter.negatives) + " positives=" + Num(stats.memtable_filter.positives) +
+         " (live memtables only)";
+}
+
+std::string BlockCacheText(const DbStats& stats) {
+  if (!stats.block_cache) return "none";
+  const BlockCacheStats& c = *stats.block_cache;
+  return "hits=" + Num(c.hits) + " misses=" + Num(c.misses) + " usage=" + Num(c.usage) + " capacity=" +
+         Num(c.capacity);
+}
+
+std::string HashIndexText(const DbStats& stats) {
+  return "lookups=" + Num(stats.hash_index.lookups) + " collisions=" + Num(stats.hash_index.collisions) +
+         " (tables currently open)";
+}
+
+std::string CountersText(const DbStats& stats) {
+  const DbCounters& c = stats.counters;
+  return "writes=" + Num(c.writes) + " batches=" + Num(c.write_batches) + " bytes=" + Num(c.bytes_written) +
+         " wal_syncs=" + Num(c.wal_syncs) + " stalls=" + Num(c.stalls) + " stall_micros=" + Num(c.stall_micros) +
+         " slowdowns=" + Num(c.slowdowns) + "\nflushes=" + Num(c.flushes) + " flush_bytes=" + Num(c.flush_bytes) +
+         " compactions=" + Num(c.compactions) + " trivial_moves=" + Num(c.trivial_moves) +
+         " compaction_bytes_read=" + Num(c.compaction_bytes_read) +
+         " compaction_bytes_written=" + Num(c.compaction_bytes_written) +
+         " entries_dropped=" + Num(c.entries_dropped) + "\ngets=" + Num(c.gets) + " multigets=" + Num(c.multigets) +
+         " multiget_keys=" + Num(c.multiget_keys) + " table_lookups=" + Num(c.table_lookups) +
+         " data_block_reads(open tables)=" + Num(stats.data_block_reads) + "\n";
+}
+
+std::string AllStatsText(const DbStats& stats) {
+  return "levels: " + LevelSummary(stats) + "\n" + FilterLines(stats) + "memtable filter: " +
+         MemTableFilterText(stats) + "\nblock cache: " + BlockCacheText(stats) + "\nhash index: " +
+         HashIndexText(stats) + "\n" + CountersText(stats);
+}
+
+}  // namespace
+
+bool DBImpl::GetProperty(const std::string& name, std::string* value) {
+  const std::string prefix = "filterlab.";
+  if (name.rfind(prefix, 0) != 0) return false;
+  const std::string what = name.substr(prefix.size());
+  const DbStats stats = GetStats();
+  size_t level = 0;
+  if (ParseLevelSuffix(what, "num-files-at-level", stats.levels.size(), &level)) {
+    *value = Num(stats.levels[level].files);
+  } else if (ParseLevelSuffix(what, "bytes-at-level", stats.levels.size(), &level)) {
+    *value = Num(stats.levels[level].bytes);
+  } else if (ParseLevelSuffix(what, "filter-stats-level", stats.levels.size(), &level)) {
+    const FilterCounters& c = stats.levels[level].filter_counters;
+    *value = Num(c.checked) + " " + Num(c.useful) + " " + Num(c.positive) + " " + Num(c.true_positive);
+  } else if (what == "level-summary") {
+    *value = LevelSummary(stats);
+  } else if (what == "filter-stats") {
+    *value = FilterLines(stats);
+  } else if (what == "memtable-filter-stats") {
+    *value = MemTableFilterText(stats);
+  } else if (what == "block-cache-stats") {
+    *value = BlockCacheText(stats);
+  } else if (what == "hash-index-stats") {
+    *value = HashIndexText(stats);
+  } else if (what == "total-sst-bytes") {
+    *value = Num(stats.total_sst_bytes);
+  } else if (what == "stats") {
+    *value = AllStatsText(stats);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace filterlab::engine

@@ -1,0 +1,84 @@
+// DbStats: the DB's counters as typed values (DB::GetStats), taken in one
+// step: per level the files, bytes, the filter its tables hold and the
+// filter's counters; the memtable filter, block cache and data-block hash
+// index; and the write, flush, compaction and read counters. GetProperty
+// formats these same values as text, and lsmbench's records copy them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace filterlab::engine {
+
+// What table filters answered for point lookups (Get and MultiGet keys):
+// every lookup that reached a table with a filter counts once in `checked`
+// and once in either `useful` (the filter said absent: the table was
+// skipped) or `positive` (it said maybe); `true_positive` counts the
+// positives whose key the table held.
+struct FilterCounters {
+  uint64_t checked = 0;
+  uint64_t useful = 0;
+  uint64_t positive = 0;
+  uint64_t true_positive = 0;
+
+  // Lookups of keys the tables did not hold: checked - true_positive.
+  uint64_t absent() const { return checked - true_positive; }
+  // The measured false-positive rate, (positive - true_positive) / absent();
+  // nullopt when no lookup was for an absent key. The one place it is computed.
+  std::optional<double> FpRate() const;
+};
+
+struct LevelStats {
+  int level = 0;
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  // The canonical filter spec of the level's tables ("none" for tables
+  // without a filter; several specs joined by " | " when tables written
+  // under different options share the level). A level without tables shows
+  // the filter new tables there would get.
+  std::string filter;
+  FilterCounters filter_counters;  // since the last ResetFilterStats
+};
+
+struct MemTableFilterStats {
+  uint64_t negatives = 0;  // Get calls a memtable filter answered (skip list skipped)
+  uint64_t positives = 0;  // ... passed on to the skip list
+};
+
+struct BlockCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t usage = 0;
+  uint64_t capacity = 0;
+};
+
+struct HashIndexStats {
+  uint64_t lookups = 0;     // data-block hash index lookups
+  uint64_t collisions = 0;  // ... that fell back to binary search
+};
+
+// Cumulative since Open.
+struct DbCounters {
+  uint64_t writes = 0, write_batches = 0, bytes_written = 0, wal_syncs = 0;
+  uint64_t stalls = 0, stall_micros = 0, slowdowns = 0;
+  uint64_t flushes = 0, flush_bytes = 0;
+  uint64_t compactions = 0, trivial_moves = 0, compaction_bytes_read = 0, compaction_bytes_written = 0;
+  uint64_t entries_dropped = 0;
+  uint64_t gets = 0, multigets = 0, multiget_keys = 0, table_lookups = 0;
+};
+
+struct DbStats {
+  std::vector<LevelStats> levels;  // one per configured level, L0 first
+  uint64_t total_sst_bytes = 0;    // bytes of all live tables
+  // Of the live memtables only (a flushed memtable's counts leave with it).
+  MemTableFilterStats memtable_filter;
+  std::optional<BlockCacheStats> block_cache;  // nullopt without a block cache
+  // Of the tables currently open in the table cache.
+  HashIndexStats hash_index;
+  uint64_t data_block_reads = 0;
+  DbCounters counters;
+};
+
+}  // namespace filterlab::engine
