@@ -73,8 +73,6 @@ def describe(binary: Path) -> dict:
         raise DescribeError(f"cannot run {binary} --describe: {e}") from None
     try:
         desc = json.loads(out.stdout)
-        if isinstance(desc, dict) and "flags" in desc and "commands" not in desc:
-            desc = {"program": binary.name, "summary": "", "commands": [desc]}  # lsmbench before DescribeProgram
         ok = out.returncode == 0 and isinstance(desc, dict) and isinstance(desc.get("commands"), list)
     except ValueError:
         ok = False

@@ -56,8 +56,8 @@ def checked_build(build):
 
 
 @pytest.fixture(scope="session")
-def checked_lsm_build(checked_build, lsm_build, tmp_path_factory):
-    """The build, if lsmbench honors --check as well."""
+def checked_lsm_build(lsm_build, tmp_path_factory):
+    """The build, if its lsmbench honors --check."""
     db = tmp_path_factory.mktemp("check") / "db"
     why = check_unhonored([str(lsm_build / "engine" / "lsmbench"), "--benchmarks=fillrandom", "--num=1e10",
                            f"--db={db}"])

@@ -282,7 +282,7 @@ def test_rocksdb_missing_is_reported_once_then_resumed(write_config, tmp_path, c
     assert "| rocksdb | readrandom ops/s |" in md and "| filterlab | readrandom ops/s |" in md
 
 
-def test_speed_like_workers_never_overlap(write_config, tmp_path, checked_lsm_build):
+def test_speed_like_workers_never_overlap(write_config, tmp_path, checked_build, checked_lsm_build):
     """sim speed and lsmbench runs with --jobs 2: each holds a lock directory for
     0.2 s and notes when it finds it taken; none ever does."""
     log, lock = tmp_path / "calls.log", tmp_path / "lock"
