@@ -40,6 +40,12 @@ class Run:
         params = spec_params_of(self.worker, self.params, collapsed=False)
         return with_params(self.base_filter, {k: SPEC_PARAMS[k].render(v) for k, v in params.items()})
 
+    def setting(self, key: str):
+        """The value the worker runs with for `key`: the run's, else the flag's declared default."""
+        if key in self.params:
+            return self.params[key]
+        return self.worker.flags[key].default
+
     def identity(self) -> dict:
         """Everything that decides this run's output (threads do not: counts are thread-independent)."""
         return {"worker": self.worker.name, "filter": self.base_filter, "params": self.params,

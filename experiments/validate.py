@@ -58,31 +58,30 @@ def file_hash(path: Path) -> str:
 
 
 def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
-    """Peak bytes of one run (sim/README.md: a filter being built needs 8 bytes of hashes per key)."""
-    p, w = run.params, run.worker.name
+    """Peak bytes of one run (sim/README.md: a filter being built needs 8 bytes of hashes per key);
+    settings the run leaves out are the worker's declared defaults."""
+    v, w = run.setting, run.worker.name
     if w == "sim fp":
-        keys, filters = p.get("keys", 1_000_000), p.get("filters", 1)
+        keys, filters = v("keys"), v("filters")
         builders = min(filters, cores) if filters >= 4 * cores else 1
         return BASE_MEM + int(filters * keys * bits_per_key / 8 + builders * keys * 8)
     if w == "sim speed":
-        ws = p.get("working_set_mb", 0) or 256
-        mem = ws << 20
-        modes = p.get("modes", "build,single,random,batched,skewed,huge")
-        modes = ",".join(modes) if isinstance(modes, list) else modes
-        if "huge" in modes and not p.get("quick", False):
-            huge = p.get("huge_keys", 100_000_000)
-            mem += int(huge * (bits_per_key / 8 + 8))
+        mem = (v("working_set_mb") or 256) << 20  # 0: the sim sizes it from the cache, at most this
+        modes = v("modes")
+        modes = ",".join(modes) if isinstance(modes, list) else str(modes)
+        if "huge" in modes.split(",") and not v("quick"):
+            mem += int(v("huge_keys") * (bits_per_key / 8 + 8))
         return BASE_MEM + mem
     if w == "sim probes":
-        keys, filters, spread = p.get("keys", 100_000), p.get("filters", 16), p.get("spread", 2)
+        keys, filters, spread = v("keys"), v("filters"), v("spread")
         return BASE_MEM + int((2 * spread + 1) * keys * bits_per_key / 8 * min(filters, cores) + keys * 8 * cores)
     if w == "lsmbench":
         # Block cache (at most the data), two memtables (one flushing), filter
-        # and index blocks and per-key overhead; lsmbench's defaults.
-        num = p.get("num", 1_000_000)
-        raw = num * (p.get("key_size", 16) + p.get("value_size", 100))
-        cache = min(p.get("cache_mb", 1024) << 20, raw)
-        return BASE_MEM + cache + 2 * (p.get("write_buffer_mb", 64) << 20) + int(num * (bits_per_key / 8 + 16))
+        # and index blocks and per-key overhead.
+        num = v("num")
+        raw = num * (v("key_size") + v("value_size"))
+        cache = min(v("cache_mb") << 20, raw)
+        return BASE_MEM + cache + 2 * (v("write_buffer_mb") << 20) + int(num * (bits_per_key / 8 + 16))
     return BASE_MEM
 
 
@@ -90,8 +89,8 @@ def estimate_disk(run: Run) -> int:
     """Scratch bytes of one run (lsmbench: the raw data, twice over for WAL and compaction output)."""
     if run.worker.scratch_flag is None:
         return 0
-    p = run.params
-    return 2 * p.get("num", 1_000_000) * (p.get("key_size", 16) + p.get("value_size", 100) + 16)
+    v = run.setting
+    return 2 * v("num") * (v("key_size") + v("value_size") + 16)
 
 
 def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int | None = None) -> Plan:

@@ -38,12 +38,14 @@ class Flag:
     max: float | None = None
     choices: tuple = ()
     help: str = ""
+    default: object = None
     # A collapsed key (Worker.collapse): it may also be a list of values that one run takes whole.
     listable: bool = False
 
     @classmethod
     def described(cls, d: dict) -> "Flag":
-        return cls(d["name"], d["type"], d.get("min"), d.get("max"), tuple(d.get("choices", ())), d.get("help", ""))
+        return cls(d["name"], d["type"], d.get("min"), d.get("max"), tuple(d.get("choices", ())), d.get("help", ""),
+                   d.get("default"))
 
     def allowed(self) -> str:
         many = ", or a list of them" if self.listable else ""
