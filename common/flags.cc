@@ -85,9 +85,10 @@ void FlagSet::List(const char* name, const char* help, std::vector<std::string>*
 }
 
 void FlagSet::ChoiceList(const char* name, const char* def, std::vector<std::string> allowed, const char* help,
-                         std::vector<std::string>* out) {
+                         std::vector<std::string>* out, Repeats repeats) {
   Flag f{name, Kind::kChoiceList, help, def};
   f.allowed = std::move(allowed);
+  f.repeats = repeats == Repeats::kAllowed;
   f.out = out;
   Add(std::move(f));
 }
@@ -136,7 +137,7 @@ std::string FlagSet::Allowed(const Flag& f) const {
       return s;
     }
     case Kind::kChoiceList: {
-      std::string s = "a comma-separated list of distinct entries from ";
+      std::string s = f.repeats ? "a comma-separated list of entries from " : "a comma-separated list of distinct entries from ";
       for (size_t i = 0; i < f.allowed.size(); ++i) s += (i ? "|" : "") + f.allowed[i];
       return s;
     }
@@ -199,7 +200,7 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
         for (const auto& a : f.allowed) ok = ok || a == entry;
         if (!ok) return bad("unknown entry '" + entry + "'");
         for (const auto& seen : chosen) {
-          if (seen == entry) return bad("'" + entry + "' is listed twice");
+          if (seen == entry && !f.repeats) return bad("'" + entry + "' is listed twice");
         }
         chosen.push_back(entry);
       }
@@ -359,6 +360,7 @@ nlohmann::ordered_json FlagSet::Description() const {
       case Kind::kChoiceList:
         d["default"] = f.def.empty() ? std::vector<std::string>{} : SplitCommas(f.def);
         d["choices"] = f.allowed;
+        d["repeats"] = f.repeats;
         break;
       case Kind::kList:
         d["default"] = std::vector<std::string>{};

@@ -43,10 +43,12 @@ class FlagSet {
               std::string* out);
   // Repeatable; each occurrence appends one value.
   void List(const char* name, const char* help, std::vector<std::string>* out);
-  // A comma-separated list of distinct entries from `allowed` (e.g.
-  // lsmbench's --benchmarks=fillrandom,readrandom); `def` is such a list.
+  // A comma-separated list of entries from `allowed`; `def` is such a list.
+  // Entries must be distinct unless `repeats` (lsmbench's --benchmarks, where
+  // db_bench's readrandom,readrandom runs a cold and a warm pass).
+  enum class Repeats { kRefused, kAllowed };
   void ChoiceList(const char* name, const char* def, std::vector<std::string> allowed, const char* help,
-                  std::vector<std::string>* out);
+                  std::vector<std::string>* out, Repeats repeats = Repeats::kRefused);
   // "--name" sets true; "--name=false" / "--name=true" also accepted.
   void Bool(const char* name, const char* help, bool* out, bool def = false);
 
@@ -87,6 +89,7 @@ class FlagSet {
     long long imin = 0, imax = 0;
     double dmin = 0, dmax = 0;
     std::vector<std::string> allowed;
+    bool repeats = false;  // ChoiceList: an entry may appear more than once
     void* out = nullptr;
     bool set = false;
   };

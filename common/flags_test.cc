@@ -118,6 +118,18 @@ TEST_F(FlagSetTest, ChoiceListTakesDistinctKnownEntries) {
   }
 }
 
+TEST_F(FlagSetTest, ChoiceListMayAllowRepeats) {
+  FlagSet f("cmd", "");
+  std::vector<std::string> chosen;
+  f.ChoiceList("benchmarks", "a", {"a", "b"}, "which", &chosen, FlagSet::Repeats::kAllowed);
+  Args some({"--benchmarks=a,b,a"});
+  ASSERT_TRUE(f.Parse(some.argc(), some.argv()).ok());
+  EXPECT_EQ(chosen, (std::vector<std::string>{"a", "b", "a"}));
+  EXPECT_TRUE(f.Description()["flags"][0]["repeats"].get<bool>());
+  Args bad({"--benchmarks=a,c"});
+  EXPECT_TRUE(f.Parse(bad.argc(), bad.argv()).IsInvalidArgument());
+}
+
 TEST_F(FlagSetTest, DescribeListsFlagsWithTypesRangesAndFields) {
   flags.Field("positives", "int", "outside queries answered positive");
   flags.Field("fp_rate", "number?", "positives / queries; null without queries");

@@ -52,7 +52,8 @@ struct RawFlags {
 
 void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->ChoiceList("benchmarks", "fillrandom,readrandom", KnownBenchmarks(),
-                    "comma-separated benchmarks, run in order on one database", &c->benchmarks);
+                    "comma-separated benchmarks, run in order on one database (a name may repeat, as in db_bench)",
+                    &c->benchmarks, FlagSet::Repeats::kAllowed);
   flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb"},
                 "filterlab = our DB (engine/db); memtable = one bare MemTable (no WAL, never flushed); "
                 "rocksdb = librocksdb with equivalent options",
