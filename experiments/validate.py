@@ -66,7 +66,7 @@ def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
         builders = min(filters, cores) if filters >= 4 * cores else 1
         return BASE_MEM + int(filters * keys * bits_per_key / 8 + builders * keys * 8)
     if w == "sim speed":
-        mem = (v("working_set_mb") or 256) << 20  # 0: the sim sizes it from the cache, at most this
+        mem = (v("working_set_mb") or 256) << 20  # 0 = 4x the last-level cache; 256 MiB stands for it
         modes = v("modes")
         modes = ",".join(modes) if isinstance(modes, list) else str(modes)
         if "huge" in modes.split(",") and not v("quick"):

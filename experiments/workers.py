@@ -39,13 +39,15 @@ class Flag:
     choices: tuple = ()
     help: str = ""
     default: object = None
+    # choice_list: whether an entry may be listed more than once (lsmbench's benchmarks).
+    repeats: bool = False
     # A collapsed key (Worker.collapse): it may also be a list of values that one run takes whole.
     listable: bool = False
 
     @classmethod
     def described(cls, d: dict) -> "Flag":
         return cls(d["name"], d["type"], d.get("min"), d.get("max"), tuple(d.get("choices", ())), d.get("help", ""),
-                   d.get("default"))
+                   d.get("default"), bool(d.get("repeats")))
 
     def allowed(self) -> str:
         many = ", or a list of them" if self.listable else ""
@@ -54,7 +56,8 @@ class Flag:
         if self.type == "bool":
             return "true or false" + many
         if self.type == "choice_list":
-            return "a string or a list of strings from " + ", ".join(self.choices)
+            entries = "entries" if self.repeats else "distinct entries"
+            return f"a string or a list of strings: {entries} from " + ", ".join(self.choices)
         if self.type == "list":
             return "a string or a list of strings"
         if self.type == "string":
@@ -81,7 +84,7 @@ class Flag:
             ok = bool(items) and all(isinstance(v, str) and v for v in items)
             if ok and t == "choice_list":
                 flat = [p for v in items for p in v.split(",")]
-                ok = all(p in self.choices for p in flat) and len(set(flat)) == len(flat)
+                ok = all(p in self.choices for p in flat) and (self.repeats or len(set(flat)) == len(flat))
         elif t == "string":
             # Text the worker reads itself (a number, or a comma-separated list such as
             # modes or pipeline_depth); a list is comma-joined.
