@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,13 @@
 namespace filterlab {
 
 using JsonRecord = nlohmann::ordered_json;
+
+// A record value that may be absent (e.g. FilterPolicy::num_probes() of a
+// variant without probes): the value, or null.
+template <class T>
+JsonRecord JsonOrNull(const std::optional<T>& value) {
+  return value ? JsonRecord(*value) : JsonRecord(nullptr);
+}
 
 // Writes `record` as one line and flushes, so partial sweeps keep their lines.
 inline void EmitRecord(const JsonRecord& record, FILE* out = stdout) {

@@ -334,7 +334,7 @@ class DynamicBloomPolicy final : public FilterPolicy {
   HashWidth hash_width() const override { return hash_width_; }
   double bits_per_key() const override { return static_cast<double>(millibits_per_key_) / 1000.0; }
   // As configured; 1 behaves as 2 (one double probe).
-  int num_probes() const override { return num_probes_; }
+  std::optional<int> num_probes() const override { return num_probes_; }
 
   // hash=32 is RocksDB's memtable hash (BloomHash, seed 0xbc9f1d34), so our
   // memtable filter matches RocksDB's bit for bit; hash=64 is XXH3_64.
@@ -417,6 +417,7 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "supports concurrent adds",
     "bpk=0.5..100 (default 10) probes=1|2|4|6|8|10 (default 6, 1 acts as 2) hash=32|64 (default 32, RocksDB's)",
     &CreateDynamicBloomPolicy, &DynamicBloom::OpenLayout, nullptr,
-    {"dynamic:bpk=10", "dynamic:bpk=10,hash=64"}});
+    {"dynamic:bpk=10", "dynamic:bpk=10,hash=64"},
+    FpModelKind::kExact, nullptr, /*has_probes=*/true});
 
 }  // namespace filterlab

@@ -86,8 +86,8 @@ void AddAllImpl(const uint64_t* hashes, size_t n, HashWidth width, uint32_t len_
   // while hash i is added, so kDepth cache misses are in flight instead of
   // one. The line is located again when its hash is added (a multiply and a
   // shift): cheaper than keeping a ring of prepared offsets. Building a
-  // 10^8-key filter (125 MB, 2 MiB pages; 2026-11-24, 2-core VM, key
-  // generation included): 2.9 / 2.1-2.5 / 1.8-2.2 s at depth 8 / 16 / 32.
+  // 10^8-key filter (125 MB, 2 MiB pages, 2-core VM, key generation
+  // included): 2.9 / 2.1-2.5 / 1.8-2.2 s at depth 8 / 16 / 32.
   constexpr size_t kDepth = 32;
   const uint32_t lines = len_bytes >> 6;
   auto line_of = [&](uint64_t hash) { return data + (size_t{FastRange32(Lower32(hash), lines)} << 6); };
@@ -299,7 +299,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   std::string_view variant() const override { return kVariantName; }
   HashWidth hash_width() const override { return width_; }
   double bits_per_key() const override { return millibits_per_key_ / 1000.0; }
-  int num_probes() const override { return num_probes_; }
+  std::optional<int> num_probes() const override { return num_probes_; }
 
   // RocksDB's GetSliceHash64 = XXPH3_64 (the XXH3 preview its format is tied to).
   uint64_t HashKey(Slice key) const override {
@@ -434,6 +434,7 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "RocksDB format_version=5 Bloom (FastLocalBloom): one 64-byte line per key, probes by multiply, bit-exact",
     "bpk=0.5..100 (default 10; below 1 raised to 1 as RocksDB does) probes=1..30 (default RocksDB's "
     "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer)",
-    &Create, &OpenLayout, &OpenNative, {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"}});
+    &Create, &OpenLayout, &OpenNative, {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
+    FpModelKind::kExact, nullptr, /*has_probes=*/true});
 
 }  // namespace filterlab::fastlocal

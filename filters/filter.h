@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -124,7 +125,10 @@ class FilterPolicy {
   // Requested bits per key (the built filter's actual bits/key can be larger
   // after rounding to whole cache lines or words).
   virtual double bits_per_key() const = 0;
-  virtual int num_probes() const = 0;
+  // Bit probes per key, for the variants that have such a count (their
+  // registration says has_probes: the Bloom layouts). An XOR or Ribbon
+  // filter has none and keeps this default.
+  virtual std::optional<int> num_probes() const { return std::nullopt; }
 
   // The hash this policy's filters consume for a key (zero-extended when 32
   // bits wide). Each variant documents which hash function it uses.

@@ -230,7 +230,7 @@ FpCheck MeasureFp(const Filter& f, const FilterPolicy& policy, size_t keys, uint
   const double model = policy.ModelFpRate(keys);
   const double sigma = std::sqrt(model * (1 - model) / static_cast<double>(queries));
   return FpCheck{positives, queries, static_cast<double>(positives) / static_cast<double>(queries), model, sigma,
-                 ClassifyFpModel(policy)};
+                 FpModelKindOf(policy)};
 }
 
 void ExpectFpWithinBound(const FpCheck& c, const std::string& spec, size_t keys) {

@@ -9,7 +9,9 @@
 // taken at p = p_model. The 4-sigma term is that sampling error (two-sided,
 // a false alarm about once in 16000 for an exact model; with Q = 2*10^6 and
 // p ~ 1% it is ~2.8% of p). On top of it each model gets an allowance for
-// its own error, by what kind of model the variant states beside its code:
+// its own error, by what kind of model the variant states on its registration
+// (FilterVariant::fp_model / fp_model_of, registry.h; worm sub-variants per
+// scheme, ModelKind in worm_*.cc):
 //
 //   exact (the default): standard Bloom with the filter's true m, Poisson
 //     mixtures over cache lines, words or split blocks, for the distinct
@@ -55,38 +57,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
-#include <string>
-#include <string_view>
 
 #include "filters/filter.h"
-#include "filters/filter_spec.h"
-#include "filters/worm/worm_variants.h"
+#include "filters/fp_model_kind.h"
+#include "filters/registry.h"
 
 namespace filterlab {
-
-enum class FpModelKind { kExact, kEmpirical, kLowerBound, kUpperBound };
-
-inline FpModelKind ClassifyFpModel(const FilterPolicy& policy) {
-  const std::string_view variant = policy.variant();
-  if (variant == "legacy") return FpModelKind::kEmpirical;
-  if (variant == "legacy_block") return FpModelKind::kLowerBound;
-  if (variant == "worm") {
-    FilterSpec spec;
-    std::string sub;
-    if (FilterSpec::Parse(policy.spec(), &spec).ok() && spec.GetRaw("variant", &sub)) {
-      if (sub == "cache_rocksdb_full") return FpModelKind::kEmpirical;
-      if (sub == "rocksdb_dynamic") return FpModelKind::kLowerBound;
-      // cache_dbl's pattern-overlap model (worm_cache_line.cc): exact up to
-      // 20 probes at hash=64, an upper bound above; at hash=32 exact only
-      // from 65536 lines, a lower bound on smaller filters (see above).
-      if (sub == "cache_dbl") {
-        if (policy.num_probes() > worm::kCacheDblMaxExactProbes) return FpModelKind::kUpperBound;
-        if (policy.hash_width() == HashWidth::k32) return FpModelKind::kLowerBound;
-      }
-    }
-  }
-  return FpModelKind::kExact;
-}
 
 // Binomial standard deviation of a rate sampled with `queries` queries at p.
 inline double BinomialSigma(double p, uint64_t queries) {

@@ -151,8 +151,8 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
                                      std::to_string(kMaxBits) + " bits); use fewer keys per filter");
     }
     CacheAlignedArray<uint8_t> data(bits / 8);
-    NoLocalityAddAll(hashes, n, bits, num_probes(), data.data());
-    *out = std::make_unique<LegacyBlockBloomFilter>(std::move(data), num_probes());
+    NoLocalityAddAll(hashes, n, bits, probes(), data.data());
+    *out = std::make_unique<LegacyBlockBloomFilter>(std::move(data), probes());
     return Status::OK();
   }
 
@@ -161,7 +161,7 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
     const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
     if (bits == 0) return 1.0;  // cannot be built
     return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
-      return NoLocalityFpRate(distinct, bits, num_probes());
+      return NoLocalityFpRate(distinct, bits, probes());
     });
   }
 };
@@ -209,6 +209,7 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bits (filterlab trailer)",
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1) probes=1..30 (default "
     "floor(0.69*bits) clamped to 1..30) hash=32",
-    &Create, &OpenLayout, nullptr, {"legacy_block:bpk=10"}});
+    &Create, &OpenLayout, nullptr, {"legacy_block:bpk=10"},
+    FpModelKind::kLowerBound, nullptr, /*has_probes=*/true});
 
 }  // namespace filterlab::legacy

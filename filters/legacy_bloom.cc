@@ -141,8 +141,8 @@ class LegacyBloomPolicy final : public LegacyPolicyBase {
   Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
     const uint32_t lines = n == 0 ? 0 : NumLinesForKeys(n, whole_bits_per_key());
     CacheAlignedArray<uint8_t> bits(size_t{lines} << kLog2LineBytes);
-    AddAll(hashes, n, lines, num_probes(), bits.data());
-    *out = std::make_unique<LegacyBloomFilter>(std::move(bits), lines, num_probes());
+    AddAll(hashes, n, lines, probes(), bits.data());
+    *out = std::make_unique<LegacyBloomFilter>(std::move(bits), lines, probes());
     return Status::OK();
   }
 
@@ -152,7 +152,7 @@ class LegacyBloomPolicy final : public LegacyPolicyBase {
     if (n == 0) return 0.0;
     const double bits = 8.0 * static_cast<double>(size_t{NumLinesForKeys(n, whole_bits_per_key())} << kLog2LineBytes);
     return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
-      return fpmodel::LegacyLocalityFpRate(bits / distinct, num_probes());
+      return fpmodel::LegacyLocalityFpRate(bits / distinct, probes());
     });
   }
 };
@@ -210,6 +210,7 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bit-exact",
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1 as RocksDB does) "
     "probes=1..30 (default floor(0.69*bits) clamped to 1..30) hash=32",
-    &Create, nullptr, &OpenNative, {"legacy:bpk=10"}});
+    &Create, nullptr, &OpenNative, {"legacy:bpk=10"},
+    FpModelKind::kEmpirical, nullptr, /*has_probes=*/true});
 
 }  // namespace filterlab::legacy

@@ -23,12 +23,13 @@ class LegacyPolicyBase : public FilterPolicy {
   HashWidth hash_width() const override { return HashWidth::k32; }
   // As requested (to a thousandth); the filters use whole_bits_per_key(), as RocksDB does.
   double bits_per_key() const override { return millibits_per_key_ / 1000.0; }
-  int num_probes() const override { return num_probes_; }
+  std::optional<int> num_probes() const override { return num_probes_; }
   // RocksDB's BloomHash (legacy 32-bit hash, seed 0xbc9f1d34).
   uint64_t HashKey(Slice key) const override;
 
  protected:
   int whole_bits_per_key() const { return whole_bits_per_key_; }
+  int probes() const { return num_probes_; }
 
  private:
   std::string variant_;

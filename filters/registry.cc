@@ -77,6 +77,12 @@ std::vector<std::string> AllExampleSpecs() {
   return out;
 }
 
+FpModelKind FpModelKindOf(const FilterPolicy& policy) {
+  const FilterVariant* v = FindFilterVariant(policy.variant());
+  if (v == nullptr) return FpModelKind::kExact;
+  return v->fp_model_of != nullptr ? v->fp_model_of(policy) : v->fp_model;
+}
+
 Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out) {
   FilterSpec spec;
   Status s = FilterSpec::Parse(spec_text, &spec);

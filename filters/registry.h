@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/fp_model_kind.h"
 
 namespace filterlab {
 
@@ -34,6 +35,17 @@ struct FilterVariant {
   // Spec shown in examples and used by `filterlab run` at 10 bits/key; a
   // variant may register several (e.g. one per worm sub-variant).
   std::vector<std::string> examples_at_10_bpk;
+  // The kind of model its ModelFpRate is (fp_model_kind.h; fp_tolerance.h
+  // argues each variant's) for every spec of the variant, unless
+  // fp_model_of is set.
+  FpModelKind fp_model;
+  // For a variant whose kind depends on the spec's parameters (worm: the
+  // sub-variant, probes, hash width): the kind for one of its policies.
+  // Null when fp_model holds for every spec.
+  FpModelKind (*fp_model_of)(const FilterPolicy& policy);
+  // Whether its policies have a probe count (FilterPolicy::num_probes() has
+  // a value): true for the Bloom layouts; an XOR or Ribbon filter has none.
+  bool has_probes;
 };
 
 // All registered variants, sorted by name.
@@ -44,6 +56,10 @@ const FilterVariant* FindFilterVariant(std::string_view name);
 // list the tools iterate over when asked for "every registered filter".
 std::vector<std::string> AllExampleSpecs();
 
+// The kind of `policy`'s FP model, from its variant's registration. A policy
+// whose variant is not registered (a test double) counts as exact.
+FpModelKind FpModelKindOf(const FilterPolicy& policy);
+
 namespace internal {
 struct FilterRegistrar {
   explicit FilterRegistrar(FilterVariant variant);
@@ -53,7 +69,8 @@ struct FilterRegistrar {
 #define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b
 #define FILTERLAB_REGISTER_FILTER_CONCAT(a, b) FILTERLAB_REGISTER_FILTER_CONCAT2(a, b)
 // Usage at namespace scope in a variant's .cc:
-//   FILTERLAB_REGISTER_FILTER(FilterVariant{"fastlocal", "...", "...", &Create, nullptr, &OpenNative, {...}});
+//   FILTERLAB_REGISTER_FILTER(FilterVariant{"fastlocal", "...", "...", &Create, nullptr, &OpenNative, {...},
+//                                           FpModelKind::kExact, nullptr, /*has_probes=*/true});
 #define FILTERLAB_REGISTER_FILTER(...)                                                      \
   static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(           \
       filterlab_filter_registrar_, __LINE__)(__VA_ARGS__)

@@ -224,7 +224,7 @@ class StandardBloomPolicy final : public FilterPolicy {
   std::string_view variant() const override { return "standard"; }
   HashWidth hash_width() const override { return hash_width_; }
   double bits_per_key() const override { return static_cast<double>(millibits_per_key_) / 1000.0; }
-  int num_probes() const override { return num_probes_; }
+  std::optional<int> num_probes() const override { return num_probes_; }
 
   // XXH3_64; the 32-bit form keeps its low 32 bits.
   uint64_t HashKey(Slice key) const override {
@@ -293,6 +293,7 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "Textbook Bloom filter: k independent probes anywhere in exactly ceil(n*bpk) bits (the FP baseline)",
     "bpk=0.5..100 (default 10) probes=1..30 (default round(bpk*ln2)) hash=64|32 (default 64)",
     &CreateStandardBloomPolicy, &StandardBloom::OpenLayout, nullptr,
-    {"standard:bpk=10", "standard:bpk=10,hash=32"}});
+    {"standard:bpk=10", "standard:bpk=10,hash=32"},
+    FpModelKind::kExact, nullptr, /*has_probes=*/true});
 
 }  // namespace filterlab

@@ -13,39 +13,14 @@
 
 #include "filters/filter.h"
 #include "filters/fp_model.h"
+#include "filters/registry.h"
+#include "filters/filter_spec.h"
+#include "sim/command_test_util.h"
 #include "sim/commands.h"
 #include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {
-
-using CommandFn = Status (*)(int, char**, const Emit&, std::string*);
-
-struct CommandRun {
-  std::vector<JsonRecord> records;
-  std::string help;
-  Status status;
-};
-
-CommandRun RunCommand(CommandFn command, std::vector<std::string> args) {
-  CommandRun run;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  run.status = command(static_cast<int>(argv.size()), argv.data(),
-                       [&run](const JsonRecord& r) { run.records.push_back(r); }, &run.help);
-  return run;
-}
-
-void ExpectError(CommandFn command, std::vector<std::string> args, std::vector<std::string> must_mention) {
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  const CommandRun run = RunCommand(command, args);
-  EXPECT_TRUE(run.status.IsInvalidArgument()) << joined << "-> " << run.status.ToString();
-  for (const auto& m : must_mention) {
-    EXPECT_NE(run.status.message().find(m), std::string::npos) << joined << "-> " << run.status.message();
-  }
-  EXPECT_TRUE(run.records.empty()) << joined;
-}
 
 TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "nosuchfilter:bpk=10"}, {"--filter", "nosuchfilter"});
@@ -107,7 +82,9 @@ TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
 }
 
 TEST(ProbesCommand, BadParametersGiveClearErrors) {
-  ExpectError(ProbesCommand, {"--variant", "nosuchfilter", "--bpk", "10", "--no_boundaries"}, {"nosuchfilter"});
+  ExpectError(ProbesCommand, {"--filter", "nosuchfilter", "--bpk", "10", "--no_boundaries"}, {"--filter", "nosuchfilter"});
+  ExpectError(ProbesCommand, {"--filter", "fastlocal:bpk=10", "--bpk", "10"}, {"--filter", "without bpk and probes"});
+  ExpectError(ProbesCommand, {"--filter", "cache_dbl:hash=48", "--bpk", "10"}, {"--filter", "hash"});
   ExpectError(ProbesCommand, {"--bpk", "0.5"}, {"--bpk"});
   ExpectError(ProbesCommand, {"--bpk", "1:3"}, {"--bpk=1:3"});
   ExpectError(ProbesCommand, {"--table", "/nonexistent/choose_num_probes.json"}, {"--table", "cannot open"});
@@ -117,7 +94,7 @@ TEST(ProbesCommand, BadParametersGiveClearErrors) {
 // A variant that accepts fewer probes than table count + spread (two probes
 // per word: at most 16) gets the counts it accepts as candidates, not an error.
 TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
-  const CommandRun run = RunCommand(ProbesCommand, {"--variant", "cache_mul64_block", "--bpk", "30", "--keys", "1000",
+  const CommandRun run = RunCommand(ProbesCommand, {"--filter", "cache_mul64_block", "--bpk", "30", "--keys", "1000",
                                                     "--filters", "2", "--queries", "20000", "--no_boundaries"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   ASSERT_EQ(run.records.size(), 1u);
@@ -129,47 +106,40 @@ TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
 // A speed run small enough for a test (8 MiB of 2000-key filters, 20000
 // queries per measurement): the records the analysis reads, with their
 // fields; random-filter records carry the memory floor and the ratio to it.
-// Every grid record is model_fp = F + (1 - F) layout_fp with F = D / 2^bits
-// and layout_fp the model for the D distinct hashes in bpk * n bits
-// (fpmodel::NarrowHashFpRate, as ModelFpRate); legacy and fastlocal also
-// carry RocksDB's own estimate.
-TEST(ModelCommand, RecordsCombineTheLayoutWithTheDistinctHashes) {
-  const CommandRun run = RunCommand(ModelCommand, {"--model", "standard_exact", "--model", "fastlocal", "--model",
-                                                   "legacy", "--keys", "1e6,1e9", "--hash_bits", "32,64"});
+// Every record is the policy's ModelFpRate at its spec with --bpk and
+// --probes applied, split as model_fp = F + (1 - F) layout_fp with F = D /
+// 2^bits for the D distinct hashes (fpmodel::NarrowHashFpRate, as every
+// ModelFpRate).
+TEST(ModelCommand, RecordsArePolicyModelsOverTheSweep) {
+  const CommandRun run = RunCommand(ModelCommand, {"--filter", "fastlocal:hash=32", "--filter", "legacy", "--bpk", "6,10",
+                                                   "--probes", "3:4:1", "--keys", "1e6,1e9"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-  EXPECT_EQ(run.records.size(), 3u * 2 * 2 - 2);  // legacy: 32 bits only
+  EXPECT_EQ(run.records.size(), 2u * 2 * 2 * 2);
   for (const auto& r : run.records) {
     SCOPED_TRACE(r.dump());
     const double keys = r["keys"].get<double>();
     const int bits = r["hash_bits"].get<int>();
-    const int k = r["probes"].get<int>();
+    EXPECT_EQ(bits, 32);
+    std::unique_ptr<FilterPolicy> p;
+    ASSERT_TRUE(NewFilterPolicy(r["filter"].get<std::string>(), &p).ok());
+    EXPECT_EQ(p->spec(), r["filter"]);
+    EXPECT_TRUE(r["bits_per_key"] == 6 || r["bits_per_key"] == 10);
+    EXPECT_TRUE(r["probes"] == 3 || r["probes"] == 4);
+    EXPECT_EQ(p->num_probes(), r["probes"].get<int>());
+    EXPECT_EQ(r["model_fp"].get<double>(), p->ModelFpRate(static_cast<size_t>(keys)));
     const double d = r["distinct_hashes"].get<double>(), f = r["fingerprint_fp"].get<double>();
-    const double layout = r["layout_fp"].get<double>();
     EXPECT_EQ(d, fpmodel::DistinctHashes(keys, bits));
     EXPECT_EQ(f, std::ldexp(d, -bits));
-    EXPECT_DOUBLE_EQ(r["model_fp"].get<double>(), f + (1 - f) * layout);
-    const std::string model = r["model"];
-    if (model == "standard_exact") {
-      EXPECT_DOUBLE_EQ(layout, fpmodel::StandardFpRateExact(10 * keys, d, k));
-      EXPECT_FALSE(r.contains("rocksdb_fp"));
-    } else if (model == "fastlocal") {
-      EXPECT_DOUBLE_EQ(layout, fpmodel::CacheLocalFpRate(10 * keys / d, k, 512));
-      EXPECT_DOUBLE_EQ(r["rocksdb_fp"].get<double>(), fpmodel::FastLocalEstimatedFpRate(keys, 10 * keys / 8, k, bits));
-    } else {
-      EXPECT_EQ(bits, 32);
-      EXPECT_DOUBLE_EQ(layout, fpmodel::LegacyLocalityFpRate(10 * keys / d, k));
-      EXPECT_DOUBLE_EQ(r["rocksdb_fp"].get<double>(), fpmodel::LegacyLocalityEstimatedFpRate(keys, 10 * keys / 8, k));
-    }
+    EXPECT_DOUBLE_EQ(r["model_fp"].get<double>(), f + (1 - f) * r["layout_fp"].get<double>());
+    EXPECT_EQ(r["fp_model_kind"], r["variant"] == "legacy" ? "empirical" : "exact");
   }
-  // --filter: the policy's own ModelFpRate.
-  const CommandRun policy = RunCommand(ModelCommand, {"--filter", "fastlocal:bpk=10,hash=32", "--keys", "1e9"});
-  ASSERT_TRUE(policy.status.ok()) << policy.status.ToString();
-  ASSERT_EQ(policy.records.size(), 1u);
-  std::unique_ptr<FilterPolicy> p;
-  ASSERT_TRUE(NewFilterPolicy("fastlocal:bpk=10,hash=32", &p).ok());
-  EXPECT_EQ(policy.records[0]["model_fp"].get<double>(), p->ModelFpRate(1000000000));
-  // A model outside its domain is an error naming it, not an abort.
-  ExpectError(ModelCommand, {"--model", "cache_local_shortcut", "--bpk", "600"}, {"CacheLocalFpRate", "bits_per_key"});
+  // Without --filter: every registered example, at its own bpk and probes.
+  const CommandRun all = RunCommand(ModelCommand, {"--keys", "1000"});
+  ASSERT_TRUE(all.status.ok()) << all.status.ToString();
+  EXPECT_EQ(all.records.size(), AllExampleSpecs().size());
+  ExpectError(ModelCommand, {"--filter", "nosuchfilter"}, {"--filter", "nosuchfilter"});
+  ExpectError(ModelCommand, {"--filter", "fastlocal", "--probes", "2.5"}, {"--probes", "integers"});
+  ExpectError(ModelCommand, {"--filter", "cache_simd_k8", "--probes", "3"}, {"--filter", "probes"});
 }
 
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {

@@ -38,7 +38,8 @@ double RandomLineReadNs(const char* base, size_t lines, uint64_t reads, int dist
 // holds (1.5k-3k entries), so every load adds a page walk. Measured on this
 // project's AMD EPYC VM with 2 MiB guest pages granted: dense 6.0 ns, spread
 // 19.0 ns per load, and a knee between 2560 and 3584 pages touched, where the
-// Zen 4 L2 TLB's 3072 entries run out (2026-11-24): 4 KiB translations.
+// Zen 4 L2 TLB's 3072 entries run out: 4 KiB translations
+// (paper/findings.md, "2 MiB guest pages translate at 4 KiB").
 // translation_page_bytes is 2 MiB when spread <= kHugeRatio x dense, else
 // 4 KiB. `base` must hold kPages * 4096 bytes; its contents are overwritten.
 struct TranslationProbe {

@@ -179,8 +179,7 @@ uint64_t FpMemoryNeeded(const FpConfig& cfg, const FilterPolicy& policy) {
   return FilterPerThread(cfg) ? per_filter * static_cast<uint64_t>(cfg.threads) : per_filter;
 }
 
-Status RunFp(const FpConfig& cfg, FpResult* result) {
-  *result = FpResult();
+Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
   if (cfg.keys == 0) return Status::InvalidArgument("--keys=0: a filter needs at least 1 key; allowed: 1..");
   if (cfg.filters == 0) return Status::InvalidArgument("--filters=0: need at least 1 filter");
   if (cfg.queries == 0) return Status::InvalidArgument("--queries=0: need at least 1 query");
@@ -193,12 +192,18 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
                                    " with --hash_source keys: filter_bench keys number added keys below 2^31; "
                                    "allowed: 1..2147483647 (use --hash_source synthetic beyond)");
   }
-  std::unique_ptr<FilterPolicy> policy;
+  std::unique_ptr<FilterPolicy>& policy = *out;
   Status s = NewFilterPolicy(cfg.filter_spec, &policy);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
-  s = CheckMemory(FpMemoryNeeded(cfg, *policy),
-                  "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter" +
-                      (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
+  return CheckMemory(FpMemoryNeeded(cfg, *policy),
+                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter" +
+                         (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
+}
+
+Status RunFp(const FpConfig& cfg, FpResult* result) {
+  *result = FpResult();
+  std::unique_ptr<FilterPolicy> policy;
+  Status s = PrepareFp(cfg, &policy);
   if (!s.ok()) return s;
 
   const auto start = Clock::now();

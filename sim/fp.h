@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "common/status.h"
@@ -68,6 +69,9 @@ struct FpResult {
 // Memory the run needs at its peak, in bytes (hash arrays + filters being built).
 uint64_t FpMemoryNeeded(const FpConfig& config, const FilterPolicy& policy);
 
+// Every check RunFp makes before it builds (flags, the spec through the
+// registry, memory), with the policy: what `fp --check` runs.
+Status PrepareFp(const FpConfig& config, std::unique_ptr<FilterPolicy>* policy);
 Status RunFp(const FpConfig& config, FpResult* result);
 
 // The JSON line of one configuration.

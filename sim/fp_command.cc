@@ -1,4 +1,5 @@
 // `filterlab-sim fp`: flags and the sweep over --filter specs.
+#include <memory>
 #include <vector>
 
 #include "sim/commands.h"
@@ -7,6 +8,41 @@
 #include "sim/machine.h"
 
 namespace filterlab::sim {
+namespace {
+
+void DeclareFpFields(FlagSet& flags) {
+  flags.Field("command", "string", "\"fp\"");
+  flags.Field("filter", "string", "canonical spec, every parameter resolved");
+  flags.Field("filter_arg", "string", "the --filter text");
+  flags.Field("layout", "string", "the built filter's Describe() (of the first filter)");
+  flags.Field("hash_bits", "int", "hash width the filter consumes");
+  flags.Field("keys", "int", "keys per filter");
+  flags.Field("filters", "int", "filters built");
+  flags.Field("queries", "int", "outside queries in total");
+  flags.Field("hash_source", "string", "synthetic | keys");
+  flags.Field("key_size", "int", "base key length (hash_source keys only)");
+  flags.Field("seed", "int", "seed of every stream");
+  flags.Field("threads", "int", "worker threads");
+  flags.Field("batch", "int", "hashes per MayContainBatch call");
+  flags.Field("positives", "int", "outside queries answered positive");
+  flags.Field("fp", "number", "positives / queries");
+  flags.Field("ci_low", "number", "95% Wilson interval, low end");
+  flags.Field("ci_high", "number", "95% Wilson interval, high end");
+  flags.Field("ci_method", "string", "\"wilson95\"");
+  flags.Field("model_fp", "number", "the policy's ModelFpRate(keys)");
+  flags.Field("bytes", "int", "filter data bytes of one filter");
+  flags.Field("total_bytes", "int", "filter data bytes of all filters");
+  flags.Field("bits_per_key", "number", "8 * total_bytes / (filters * keys)");
+  flags.Field("build_seconds", "number", "wall seconds building");
+  flags.Field("query_seconds", "number", "wall seconds querying");
+  flags.Field("seconds", "number", "wall seconds in all");
+  flags.Field("queries_per_s", "number", "queries / query_seconds");
+  flags.Field("query_cpu_seconds", "number", "CPU seconds of all threads querying");
+  flags.Field("queries_per_cpu_s", "number", "queries / query_cpu_seconds");
+  flags.Field("schedule", "string", "filter_per_thread | chunks_over_threads");
+}
+
+}  // namespace
 
 Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   FlagSet flags("fp",
@@ -31,6 +67,7 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   flags.Int("threads", 0, 0, 1024, "worker threads; 0 = all cores", &threads);
   flags.Int("seed", 0, 0, (1LL << 62), "seed of every generated stream", &seed);
   flags.Int("batch", 1024, 1, 2048, "hashes per MayContainBatch call (a speed knob: counts do not depend on it)", &batch);
+  DeclareFpFields(flags);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();
@@ -39,6 +76,7 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
     return Status::InvalidArgument("fp: --keys " + std::to_string(keys) + " x --filters " + std::to_string(filters) +
                                    " exceeds 10^13 keys in total");
   }
+  std::vector<FpConfig> runs;
   for (const auto& spec : specs) {
     FpConfig cfg;
     cfg.filter_spec = spec;
@@ -50,9 +88,14 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
     cfg.threads = threads == 0 ? NumCores() : static_cast<int>(threads);
     cfg.seed = static_cast<uint64_t>(seed);
     cfg.batch = static_cast<int>(batch);
+    std::unique_ptr<FilterPolicy> policy;
+    if (!(s = PrepareFp(cfg, &policy)).ok()) return s;
+    runs.push_back(cfg);
+  }
+  if (flags.check_only()) return Status::OK();
+  for (const FpConfig& cfg : runs) {
     FpResult r;
-    s = RunFp(cfg, &r);
-    if (!s.ok()) return s;
+    if (!(s = RunFp(cfg, &r)).ok()) return s;
     emit(FpRecord(cfg, r));
   }
   return Status::OK();

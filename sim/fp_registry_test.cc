@@ -71,7 +71,7 @@ std::string WormSubVariant(const FilterPolicy& policy) {
 }
 
 FpAllowedRange SweepRange(const FilterPolicy& policy, double bpk, double model, uint64_t queries) {
-  FpAllowedRange r = AllowedFpRange(model, queries, ClassifyFpModel(policy));
+  FpAllowedRange r = AllowedFpRange(model, queries, FpModelKindOf(policy));
   if (bpk <= 10) return r;
   const double sigma = BinomialSigma(model, queries);
   const std::string sub = WormSubVariant(policy);
@@ -191,7 +191,7 @@ FingerprintSample MeasureBothWidths(const std::string& spec32, const std::string
 void ExpectFingerprintTerm(const FilterPolicy& narrow_policy, const FingerprintSample& s, uint64_t keys) {
   const double term = fpmodel::FingerprintFpRate(static_cast<double>(keys), 32);
   const double model32 = s.narrow.model_fp;
-  const FpAllowedRange allowed = AllowedFpRange(model32, s.queries, ClassifyFpModel(narrow_policy));
+  const FpAllowedRange allowed = AllowedFpRange(model32, s.queries, FpModelKindOf(narrow_policy));
   EXPECT_TRUE(s.narrow.fp >= allowed.low && s.narrow.fp <= allowed.high)
       << s.narrow.filter << " at " << keys << " keys: fp " << s.narrow.fp << ", model " << model32 << " ("
       << allowed.rule << ")";
@@ -258,7 +258,7 @@ TEST(FpFingerprintTerm, Every32BitVariantAtHundredMillionKeys) {
                   r.filter.c_str(), r.fp, static_cast<unsigned long long>(r.positives),
                   static_cast<unsigned long long>(kQueries), r.model_fp, term);
       std::fflush(stdout);
-      const FpAllowedRange allowed = AllowedFpRange(r.model_fp, kQueries, ClassifyFpModel(*p32));
+      const FpAllowedRange allowed = AllowedFpRange(r.model_fp, kQueries, FpModelKindOf(*p32));
       EXPECT_TRUE(r.fp >= allowed.low && r.fp <= allowed.high)
           << r.filter << ": fp " << r.fp << ", model " << r.model_fp << " (" << allowed.rule << ")";
       EXPECT_GT(r.fp, term - 4 * BinomialSigma(term, kQueries)) << r.filter << ": n/2^32 = " << term;

@@ -11,14 +11,18 @@
 
 namespace filterlab::sim {
 
+std::string ProbeSpec(const std::string& filter, double bpk, int probes) {
+  std::string spec = filter + (filter.find(':') == std::string::npos ? ":" : ",") + "bpk=" + FormatNumber(bpk);
+  if (probes > 0) spec += ",probes=" + std::to_string(probes);
+  return spec;
+}
+
 Status SimulateProbes(const ProbeSimConfig& cfg, ProbeSimResult* result) {
   *result = ProbeSimResult();
   const size_t nk = cfg.candidates.size();
   std::vector<std::unique_ptr<FilterPolicy>> policies(nk);
   for (size_t i = 0; i < nk; ++i) {
-    std::string spec = cfg.variant + ":bpk=" + FormatNumber(cfg.bpk) + ",probes=" + std::to_string(cfg.candidates[i]);
-    if (!cfg.extra_params.empty()) spec += "," + cfg.extra_params;
-    Status s = NewFilterPolicy(spec, &policies[i]);
+    Status s = NewFilterPolicy(ProbeSpec(cfg.filter, cfg.bpk, cfg.candidates[i]), &policies[i]);
     if (!s.ok()) return Status::InvalidArgument("probes: " + s.message());
     result->specs.push_back(policies[i]->spec());
   }

@@ -15,8 +15,9 @@
 namespace filterlab::sim {
 
 struct ProbeSimConfig {
-  std::string variant = "fastlocal";  // spec prefix; "probes" and "bpk" are appended
-  std::string extra_params;           // e.g. "hash=64"
+  // A spec without bpk and probes (e.g. "fastlocal", "cache_dbl:hash=32");
+  // each candidate is ProbeSpec(filter, bpk, probes).
+  std::string filter = "fastlocal";
   double bpk = 10;
   std::vector<int> candidates;
   uint64_t keys = 100000;    // per filter
@@ -33,6 +34,10 @@ struct ProbeSimResult {
   std::vector<std::vector<uint64_t>> discordant;
   double bits_per_key = 0;                 // actual
 };
+
+// `filter` (a spec without bpk and probes) at `bpk` bits/key and, when
+// probes > 0, that many probes; the result is not validated.
+std::string ProbeSpec(const std::string& filter, double bpk, int probes = 0);
 
 Status SimulateProbes(const ProbeSimConfig& config, ProbeSimResult* result);
 

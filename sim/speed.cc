@@ -144,16 +144,28 @@ Status BuildWorkingSet(const FilterPolicy& policy, const SpeedConfig& cfg, bool 
 
 enum class Pick { kSingle, kRandom, kSkewed };
 
-struct Plan {
-  std::string mode;
-  std::string mix;  // inside | outside | mixed
+// One measurement of a run: the queries the timed and dry loops ask and how
+// its record is labelled.
+struct Measurement {
+  SpeedMode mode;
+  QueryMix mix;
   Pick pick = Pick::kRandom;
+  bool with_floor = false;         // also measure the memory floor (random-filter picks)
   uint32_t primary_threshold = 0;  // skewed: rng <= this picks a primary filter
-  uint32_t num_primary = 1;
+  uint32_t num_primary = 1;        // skewed: set from skew_filters and the working set
+  double skew_filters = 0;         // skewed: the fraction of filters that are primary
   int batch = 1;                   // 1 = one MayContain per query
   bool prepared = true;
   bool pipelined = false;          // batch 1 only: groups of pipeline_depth, prefetched a group ahead
   int pipeline_depth = 16;
+};
+
+// What a run measures and in which order, from the config alone.
+struct SpeedPlan {
+  bool build_record = false;              // the build mode's record
+  std::vector<Measurement> working_set;   // over the working set of filters
+  std::vector<Measurement> huge;          // over one filter of huge_keys keys
+  bool needs_working_set() const { return build_record || !working_set.empty(); }
 };
 
 // random_pipelined: groups of D queries (D = SpeedConfig::pipeline_depths,
@@ -162,9 +174,11 @@ struct Plan {
 // the memory latency under load with D misses in flight (Little's law): at
 // ~25 ns per query and ~250-300 ns per DRAM miss over 1 GiB, 8 cap a query
 // at ~30 ns gross, while a group of 32 prefetches issued back to back asks
-// for more misses at once than the core's miss buffers take (2026-11-24,
-// AMD EPYC 2-core VM, 1 GiB of 10k-key filters, one process, 3 each: gross
-// 28.4-31.2 / 24.2-26.6 / ~35 ns at depth 8 / 16 / 32). 16 is the default.
+// for more misses at once than the core's miss buffers take (AMD EPYC 2-core
+// VM, 1 GiB of 10k-key filters, one process, 3 each: gross 28.4-31.2 /
+// 24.2-26.6 / ~35 ns at depth 8 / 16 / 32; `filterlab-sim speed --filter
+// fastlocal:bpk=10 --working_set_mb 1024 --modes random_pipelined
+// --pipeline_depth 8,16,32`). 16 is the default.
 
 struct Tally {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
@@ -213,7 +227,7 @@ class QuerySource {
   // batches of 64 (or kKeysAhead + 1 single queries) alive.
   static constexpr size_t kKeySlots = 128;
 
-  QuerySource(const FilterSet& set, const FilterPolicy& policy, const Plan& plan, uint32_t seed, int key_size,
+  QuerySource(const FilterSet& set, const FilterPolicy& policy, const Measurement& plan, uint32_t seed, int key_size,
               bool cheap_hash)
       : rng_(seed),
         refs_(set.query_refs),
@@ -222,8 +236,8 @@ class QuerySource {
         pick_(plan.pick),
         primary_threshold_(plan.primary_threshold),
         num_primary_(plan.num_primary),
-        inside_threshold_(plan.mix == "inside" ? 0xffffffffu : plan.mix == "outside" ? 0u : 0x7fffffffu),
-        never_inside_(plan.mix == "outside"),
+        inside_threshold_(plan.mix == QueryMix::kInside ? 0xffffffffu : plan.mix == QueryMix::kOutside ? 0u : 0x7fffffffu),
+        never_inside_(plan.mix == QueryMix::kOutside),
         cheap_hash_(cheap_hash) {
     key_makers_.reserve(kKeySlots);
     for (size_t i = 0; i < kKeySlots; ++i) key_makers_.emplace_back(key_size, /*vary_alignment=*/true);
@@ -366,16 +380,16 @@ __attribute__((noinline)) Tally RunOneByOne(QuerySource& source, uint64_t querie
 // prefetches and the queries.
 //
 // Why groups and not one query's prefetch per query answered (query q+D
-// hashed and prefetched while q is answered, the schedule before): there,
-// each prefetch's address came at the end of its query's hashing chain
+// hashed and prefetched while q is answered): there, each prefetch's
+// address came at the end of its query's hashing chain
 // (key -> XXH3 -> FastRange -> line), in the middle of the next queries'
 // work, and one query is most of what the core's reorder buffer holds
 // (~250 instructions per query, 320 entries on this AMD EPYC), so a prefetch
 // not yet issued or waiting for a miss buffer stalled the whole window.
 // Grouped, the hashing of a group runs with nothing waiting on memory and the
 // group's prefetches then issue together from ready addresses. Measured in
-// one process, 1 GiB of 10k-key filters, depth 16, 3 alternations
-// (2026-11-24): gross 32.3-42.5 ns/op per query one-by-one, 24.2-26.6 grouped.
+// one process, 1 GiB of 10k-key filters, depth 16, 3 alternations: gross
+// 32.3-42.5 ns/op per query one-by-one, 24.2-26.6 grouped.
 template <bool kDry, uint64_t kDepth>
 __attribute__((noinline)) Tally RunPipelined(QuerySource& source, uint64_t queries) {
   struct Pending {
@@ -456,7 +470,7 @@ __attribute__((noinline)) Tally RunBatches(QuerySource& source, uint64_t queries
 // round on the same source, so the rounds of a measurement together ask
 // exactly the queries one call would.
 template <bool kDry>
-Tally RunQueries(QuerySource& source, const Plan& plan, uint64_t queries) {
+Tally RunQueries(QuerySource& source, const Measurement& plan, uint64_t queries) {
   if (plan.batch > 1) return RunBatches<kDry>(source, queries, plan.batch, plan.prepared);
   if (plan.pipelined) {
     switch (plan.pipeline_depth) {
@@ -497,18 +511,17 @@ class SpeedRun {
   // record. Each round asks the next 1/rounds of the queries, timed and dry
   // back to back (after the round's floor, when the plan has one), so a
   // round's net and x_floor pair measurements taken within about a second.
-  // The record's net and x_floor are the medians over rounds: this host's
-  // speed moves in phases of seconds (one process measured net 18-47 ns for
-  // the same pipelined queries, while the floor moved 11.3-12.2), and a slow
-  // phase over one run's timed part but not its dry part would otherwise
-  // set the figure. Counts, gross and dry are over all queries. Where the
-  // timed loop is bound by the memory side (random filters over 1 GiB here:
-  // a nested page walk per line) it hides the harness's time, so net also
-  // moves with the dry loop's own speed, which varies ~25% with code layout
-  // between builds (sim/README.md, 2026-11-24 18:45): compare such figures
-  // across builds through gross and floor.
-  Status Measure(const FilterSet& set, const Plan& plan, uint64_t queries, bool with_floor) {
-    const uint32_t seed = cfg_.seed + (plan.mix == "outside" ? 2 : 1);
+  // The record's net and x_floor are the medians over rounds, so a change
+  // of the host's speed during one round's timed part but not its dry part
+  // moves one round, not the figure. Counts, gross and dry are over all
+  // queries. Where the timed loop is bound by the memory side (random
+  // filters over 1 GiB on a VM: a nested page walk per line) it hides the
+  // harness's time, so net also moves with the dry loop's own speed, which
+  // varies with code layout between builds (paper/findings.md, "the dry
+  // loop's layout sensitivity"): compare such figures across builds through
+  // gross and floor.
+  Status Measure(const FilterSet& set, const Measurement& plan, uint64_t queries) {
+    const uint32_t seed = cfg_.seed + (plan.mix == QueryMix::kOutside ? 2 : 1);
     const uint64_t batch = static_cast<uint64_t>(plan.batch);
     const uint64_t rounds = static_cast<uint64_t>(cfg_.rounds);
     const uint64_t per_round = std::max<uint64_t>(1, (queries + rounds * batch - 1) / (rounds * batch)) * batch;
@@ -518,7 +531,7 @@ class SpeedRun {
     Tally gross, dry;
     std::vector<double> nets, floors, ratios;
     for (uint64_t r = 0; r < rounds; ++r) {
-      const double floor_ns = with_floor ? Floor(set) : 0;
+      const double floor_ns = plan.with_floor ? Floor(set) : 0;
       const Tally g = RunQueries<false>(timed_source, plan, per_round);
       const Tally d = RunQueries<true>(dry_source, plan, per_round);
       const double net = (g.seconds - d.seconds) * 1e9 / static_cast<double>(per_round);
@@ -532,10 +545,10 @@ class SpeedRun {
     }
     if (gross.inside_negatives != 0) {
       return Status::Corruption("filter " + policy_.spec() + " answered 'no' for " +
-                                std::to_string(gross.inside_negatives) + " added keys in mode " + plan.mode);
+                                std::to_string(gross.inside_negatives) + " added keys in mode " + SpeedModeName(plan.mode));
     }
-    JsonRecord j = Base(plan.mode, set, set.arena->huge_pages());
-    j["mix"] = plan.mix;
+    JsonRecord j = Base(SpeedModeName(plan.mode), set, set.arena->huge_pages());
+    j["mix"] = QueryMixName(plan.mix);
     j["pick"] = plan.pick == Pick::kSingle ? "single" : plan.pick == Pick::kRandom ? "random" : "skewed";
     j["batch"] = plan.batch;
     if (plan.batch > 1) j["prepared"] = plan.prepared;
@@ -573,10 +586,10 @@ class SpeedRun {
     return Status::OK();
   }
 
-  // Measured again in each round of a random-filter measurement: the host's
-  // speed drifts between phases, and a floor taken minutes earlier would put
-  // that drift into x_floor. 4M reads (~50 ms a round) gave 11.3-11.8
-  // ns/line over 1 GiB, the range 20M-read floors gave in the same session.
+  // Measured again in each round of a random-filter measurement, beside the
+  // round's timed and dry runs, so a change of the host's speed between
+  // rounds moves both sides of x_floor. 4M reads (~50 ms a round) gave
+  // 11.3-11.8 ns/line over 1 GiB, the range 20M-read floors gave.
   double Floor(const FilterSet& set) const {
     if (!cfg_.measure_floor) return 0;
     return RandomLineReadNs(set.arena->data(), set.arena->size() / 64, 4000000, 32, 1, cfg_.seed + 7);
@@ -600,93 +613,62 @@ class SpeedRun {
     return translation_page_bytes_;
   }
 
-  bool Has(const std::vector<std::string>& list, const std::string& x) const {
-    return std::find(list.begin(), list.end(), x) != list.end();
-  }
-
-  Status Run() {
+  Status Run(const SpeedPlan& plan) {
     const bool want_huge = cfg_.huge_pages == "on" || (cfg_.huge_pages == "auto" && TransparentHugePageMode() != "never");
-    const bool random_modes = Has(cfg_.modes, "random") || Has(cfg_.modes, "random_pipelined");
-    const bool needs_set = Has(cfg_.modes, "build") || Has(cfg_.modes, "single") || random_modes ||
-                           Has(cfg_.modes, "batched") || Has(cfg_.modes, "skewed");
-    if (needs_set) {
+    Status s;
+    if (plan.needs_working_set()) {
       FilterSet set;
-      Status s = BuildWorkingSet(policy_, cfg_, want_huge, &set);
-      if (!s.ok()) return s;
-      if (Has(cfg_.modes, "build")) {
-        JsonRecord j = Base("build", set, set.arena->huge_pages());
-        j["ns_per_key"] = set.build_seconds * 1e9 / static_cast<double>(set.total_keys);
-        // FilterPolicy::Build from ready hashes only (no key making or hashing).
-        j["build_call_ns_per_key"] = set.build_call_seconds * 1e9 / static_cast<double>(set.total_keys);
-        j["average_keys"] = cfg_.average_keys;
-        j["vary_ratio"] = cfg_.vary_ratio;
-        emit_(j);
-      }
-      for (const auto& mix : cfg_.mixes) {
-        if (Has(cfg_.modes, "single")) {
-          Plan p{"single", mix, Pick::kSingle};
-          if (Status s2 = Measure(set, p, cfg_.queries, false); !s2.ok()) return s2;
-        }
-        if (Has(cfg_.modes, "random")) {
-          Plan p{"random", mix, Pick::kRandom};
-          if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
-        }
-        if (Has(cfg_.modes, "random_pipelined")) {
-          for (int depth : cfg_.pipeline_depths) {
-            Plan p{"random_pipelined", mix, Pick::kRandom};
-            p.pipelined = true;
-            p.pipeline_depth = depth;
-            if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
-          }
-        }
-      }
-      if (Has(cfg_.modes, "batched")) {
-        for (int b : cfg_.batch_sizes) {
-          for (bool prepared : {true, false}) {
-            for (Pick pick : {Pick::kSingle, Pick::kRandom}) {
-              Plan p{"batched", "mixed", pick};
-              p.batch = b;
-              p.prepared = prepared;
-              if (Status s2 = Measure(set, p, cfg_.queries, pick == Pick::kRandom); !s2.ok()) return s2;
-            }
-          }
-        }
-      }
-      if (Has(cfg_.modes, "skewed") && set.filters.size() >= 2) {
-        for (auto [share, part] : {std::pair<double, double>{0.5, 0.01}, {0.8, 0.2}}) {
-          Plan p{"skewed", "mixed", Pick::kSkewed};
-          p.primary_threshold = static_cast<uint32_t>(share * 4294967295.0);
-          p.num_primary = std::max<uint32_t>(1, static_cast<uint32_t>(part * set.filters.size()));
-          if (p.num_primary >= set.filters.size()) p.num_primary = static_cast<uint32_t>(set.filters.size()) - 1;
-          if (Status s2 = Measure(set, p, cfg_.queries, true); !s2.ok()) return s2;
-        }
+      if (!(s = BuildWorkingSet(policy_, cfg_, want_huge, &set)).ok()) return s;
+      if (plan.build_record) EmitBuild(set);
+      for (Measurement m : plan.working_set) {
+        if (m.mode == SpeedMode::kSkewed && !SetPrimaries(set, &m)) continue;
+        if (!(s = Measure(set, m, cfg_.queries)).ok()) return s;
       }
     }
-    if (Has(cfg_.modes, "huge")) {
+    if (!plan.huge.empty()) {
       FilterSet set;
-      Status s = CheckMemory(cfg_.huge_keys * 8 * 3, "--huge_keys " + std::to_string(cfg_.huge_keys));
-      if (!s.ok()) return s;
-      std::vector<uint64_t> hashes;
-      std::vector<std::string> blobs(1);
-      Random32 rng(cfg_.seed);
-      const uint32_t id = rng.Next();
-      s = BuildOne(policy_, id, static_cast<uint32_t>(cfg_.huge_keys), cfg_.key_size, &hashes, &blobs[0], &set);
-      if (!s.ok()) return s;
-      std::vector<uint64_t>().swap(hashes);
-      set.ids.push_back(id);
-      set.keys.push_back(static_cast<uint32_t>(cfg_.huge_keys));
-      set.total_keys = cfg_.huge_keys;
-      s = Materialise(blobs, want_huge, cfg_.query_path == "object", &set);
-      if (!s.ok()) return s;
-      Plan p{"huge", "mixed", Pick::kSingle};
-      if (s = Measure(set, p, cfg_.queries, true); !s.ok()) return s;
-      for (int b : cfg_.batch_sizes) {
-        p.batch = b;
-        p.prepared = true;
-        if (s = Measure(set, p, cfg_.queries, true); !s.ok()) return s;
+      if (!(s = BuildHugeFilter(want_huge, &set)).ok()) return s;
+      for (const Measurement& m : plan.huge) {
+        if (!(s = Measure(set, m, cfg_.queries)).ok()) return s;
       }
     }
     return Status::OK();
+  }
+
+  void EmitBuild(const FilterSet& set) const {
+    JsonRecord j = Base("build", set, set.arena->huge_pages());
+    j["ns_per_key"] = set.build_seconds * 1e9 / static_cast<double>(set.total_keys);
+    // FilterPolicy::Build from ready hashes only (no key making or hashing).
+    j["build_call_ns_per_key"] = set.build_call_seconds * 1e9 / static_cast<double>(set.total_keys);
+    j["average_keys"] = cfg_.average_keys;
+    j["vary_ratio"] = cfg_.vary_ratio;
+    emit_(j);
+  }
+
+  // Skewed: the primary filters are a fraction of the working set, at least
+  // one and leaving one other; false (skip) when the set has one filter.
+  static bool SetPrimaries(const FilterSet& set, Measurement* m) {
+    if (set.filters.size() < 2) return false;
+    m->num_primary = std::max<uint32_t>(1, static_cast<uint32_t>(m->skew_filters * set.filters.size()));
+    if (m->num_primary >= set.filters.size()) m->num_primary = static_cast<uint32_t>(set.filters.size()) - 1;
+    return true;
+  }
+
+  // The huge mode's one filter of huge_keys keys.
+  Status BuildHugeFilter(bool want_huge, FilterSet* set) const {
+    Status s = CheckMemory(cfg_.huge_keys * 8 * 3, "--huge_keys " + std::to_string(cfg_.huge_keys));
+    if (!s.ok()) return s;
+    std::vector<uint64_t> hashes;
+    std::vector<std::string> blobs(1);
+    Random32 rng(cfg_.seed);
+    const uint32_t id = rng.Next();
+    s = BuildOne(policy_, id, static_cast<uint32_t>(cfg_.huge_keys), cfg_.key_size, &hashes, &blobs[0], set);
+    if (!s.ok()) return s;
+    std::vector<uint64_t>().swap(hashes);
+    set->ids.push_back(id);
+    set->keys.push_back(static_cast<uint32_t>(cfg_.huge_keys));
+    set->total_keys = cfg_.huge_keys;
+    return Materialise(blobs, want_huge, cfg_.query_path == "object", set);
   }
 
  private:
@@ -697,7 +679,102 @@ class SpeedRun {
   uint64_t translation_page_bytes_ = 0;  // 0 = could not be measured
 };
 
+bool Has(const std::vector<SpeedMode>& modes, SpeedMode mode) {
+  return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+// The order of a run: build; per mix single, random, random_pipelined (per
+// depth); batched (per batch size, prepared then unprepared, one filter then
+// random filters); skewed (50% of queries to 1% of filters, 80% to 20%);
+// then huge (one query at a time, then per batch size).
+SpeedPlan PlanSpeedRun(const SpeedConfig& cfg) {
+  SpeedPlan plan;
+  plan.build_record = Has(cfg.modes, SpeedMode::kBuild);
+  for (QueryMix mix : cfg.mixes) {
+    if (Has(cfg.modes, SpeedMode::kSingle)) plan.working_set.push_back({SpeedMode::kSingle, mix, Pick::kSingle, false});
+    if (Has(cfg.modes, SpeedMode::kRandom)) plan.working_set.push_back({SpeedMode::kRandom, mix, Pick::kRandom, true});
+    if (Has(cfg.modes, SpeedMode::kRandomPipelined)) {
+      for (int depth : cfg.pipeline_depths) {
+        Measurement m{SpeedMode::kRandomPipelined, mix, Pick::kRandom, true};
+        m.pipelined = true;
+        m.pipeline_depth = depth;
+        plan.working_set.push_back(m);
+      }
+    }
+  }
+  if (Has(cfg.modes, SpeedMode::kBatched)) {
+    for (int b : cfg.batch_sizes) {
+      for (bool prepared : {true, false}) {
+        for (Pick pick : {Pick::kSingle, Pick::kRandom}) {
+          Measurement m{SpeedMode::kBatched, QueryMix::kMixed, pick, pick == Pick::kRandom};
+          m.batch = b;
+          m.prepared = prepared;
+          plan.working_set.push_back(m);
+        }
+      }
+    }
+  }
+  if (Has(cfg.modes, SpeedMode::kSkewed)) {
+    for (auto [share, part] : {std::pair<double, double>{0.5, 0.01}, {0.8, 0.2}}) {
+      Measurement m{SpeedMode::kSkewed, QueryMix::kMixed, Pick::kSkewed, true};
+      m.primary_threshold = static_cast<uint32_t>(share * 4294967295.0);
+      m.skew_filters = part;
+      plan.working_set.push_back(m);
+    }
+  }
+  if (Has(cfg.modes, SpeedMode::kHuge)) {
+    Measurement m{SpeedMode::kHuge, QueryMix::kMixed, Pick::kSingle, true};
+    plan.huge.push_back(m);
+    for (int b : cfg.batch_sizes) {
+      m.batch = b;
+      m.prepared = true;
+      plan.huge.push_back(m);
+    }
+  }
+  return plan;
+}
+
+constexpr std::pair<SpeedMode, const char*> kModeNames[] = {
+    {SpeedMode::kBuild, "build"},   {SpeedMode::kSingle, "single"},   {SpeedMode::kRandom, "random"},
+    {SpeedMode::kRandomPipelined, "random_pipelined"}, {SpeedMode::kBatched, "batched"},
+    {SpeedMode::kSkewed, "skewed"}, {SpeedMode::kHuge, "huge"}};
+constexpr std::pair<QueryMix, const char*> kMixNames[] = {
+    {QueryMix::kInside, "inside"}, {QueryMix::kOutside, "outside"}, {QueryMix::kMixed, "mixed"}};
+
+template <class E, size_t N>
+const char* NameOf(const std::pair<E, const char*> (&names)[N], E value) {
+  for (const auto& [e, name] : names) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <class E, size_t N>
+std::vector<E> Named(const std::pair<E, const char*> (&names)[N], const std::vector<std::string>& wanted) {
+  std::vector<E> out;
+  for (const std::string& w : wanted) {
+    for (const auto& [e, name] : names) {
+      if (w == name) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+template <class E, size_t N>
+std::vector<std::string> AllNames(const std::pair<E, const char*> (&names)[N]) {
+  std::vector<std::string> out;
+  for (const auto& [e, name] : names) out.push_back(name);
+  return out;
+}
+
 }  // namespace
+
+const char* SpeedModeName(SpeedMode mode) { return NameOf(kModeNames, mode); }
+const char* QueryMixName(QueryMix mix) { return NameOf(kMixNames, mix); }
+std::vector<std::string> SpeedModeNames() { return AllNames(kModeNames); }
+std::vector<std::string> QueryMixNames() { return AllNames(kMixNames); }
+std::vector<SpeedMode> SpeedModesNamed(const std::vector<std::string>& names) { return Named(kModeNames, names); }
+std::vector<QueryMix> QueryMixesNamed(const std::vector<std::string>& names) { return Named(kMixNames, names); }
 
 Status RunSpeed(const SpeedConfig& config, const Emit& emit) {
   std::unique_ptr<FilterPolicy> policy;
@@ -713,7 +790,7 @@ Status RunSpeed(const SpeedConfig& config, const Emit& emit) {
     cfg.working_set_bytes = std::max<uint64_t>(4 * LastLevelCacheBytes(), uint64_t{64} << 20);
   }
   SpeedRun run(cfg, *policy, emit);
-  return run.Run();
+  return run.Run(PlanSpeedRun(cfg));
 }
 
 }  // namespace filterlab::sim

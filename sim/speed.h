@@ -39,6 +39,22 @@
 
 namespace filterlab::sim {
 
+// The measurements a run can make (--modes), in the order it makes them.
+enum class SpeedMode { kBuild, kSingle, kRandom, kRandomPipelined, kBatched, kSkewed, kHuge };
+// Which queries ask about added keys (--mixes): all, none, half.
+enum class QueryMix { kInside, kOutside, kMixed };
+
+// The flag and record spellings: "build", ..., "random_pipelined", ...;
+// "inside", "outside", "mixed".
+const char* SpeedModeName(SpeedMode mode);
+const char* QueryMixName(QueryMix mix);
+// Every spelling, in enum order (the flags' choices).
+std::vector<std::string> SpeedModeNames();
+std::vector<std::string> QueryMixNames();
+// names: spellings already checked against the lists above.
+std::vector<SpeedMode> SpeedModesNamed(const std::vector<std::string>& names);
+std::vector<QueryMix> QueryMixesNamed(const std::vector<std::string>& names);
+
 struct SpeedConfig {
   std::string filter_spec;
   uint64_t working_set_bytes = 0;  // 0 = 4x last-level cache (at least 64 MiB)
@@ -50,8 +66,8 @@ struct SpeedConfig {
   // net and x_floor are the medians over parts (see speed.cc, Measure).
   int rounds = 5;
   std::vector<int> batch_sizes{8, 16, 32};
-  std::vector<std::string> modes;  // build, single, random, random_pipelined, batched, skewed, huge
-  std::vector<std::string> mixes;  // inside, outside, mixed
+  std::vector<SpeedMode> modes;
+  std::vector<QueryMix> mixes;  // of single, random and random_pipelined
   bool net_includes_hashing = false;
   std::string huge_pages = "auto";  // auto | on | off
   // view: queries go through each filter's FilterView (Filter::View), kept in

@@ -2,7 +2,7 @@
 // registry about each spec without building anything. With --json, one line
 // per spec:
 //   {"input", "canonical", "variant", "params": {key: value, ...},
-//    "bits_per_key", "hash_bits", "probes", "error"}
+//    "bits_per_key", "hash_bits", "probes" (null for variants without probes), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_out.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
@@ -67,7 +68,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
     r["canonical"] = policy->spec();
     r["bits_per_key"] = policy->bits_per_key();
     r["hash_bits"] = static_cast<int>(policy->hash_width());
-    r["probes"] = policy->num_probes();
+    r["probes"] = JsonOrNull(policy->num_probes());
     r["error"] = nullptr;
     error->clear();
   } else {

@@ -1,7 +1,6 @@
 // filterlab-tool: the filter-level commands behind ./filterlab
 //   list-filters                 every registered variant, its parameters and examples
 //   verify-vectors FILE...       check reference-vector files, one line per case
-//   table [--bpk B] [--keys N]   FP rate, bytes/key and query ns of every registered filter
 //   check-spec [--json] SPEC...  validate filter specs with the registry (the runner reads --json)
 #include <cstdio>
 #include <cstring>
@@ -12,7 +11,6 @@
 #include "filters/registry.h"
 #include "filters/vectors/vector_check.h"
 #include "tools/check_spec.h"
-#include "tools/filter_table.h"
 
 namespace filterlab {
 namespace {
@@ -24,9 +22,6 @@ int Usage(FILE* f) {
                "  list-filters              list every registered filter variant with its parameters\n"
                "  verify-vectors FILE...    check reference-vector files; one line per case, then\n"
                "                            'N passed, N failed'; exit 0 only if all pass\n"
-               "  table [--bpk B] [--keys N] [--queries Q] [--batch S] [--filter SPEC]...\n"
-               "                            FP rate, bytes/key and query ns for every registered filter\n"
-               "                            (table --help for details)\n"
                "  check-spec [--json] [--examples] SPEC...\n"
                "                            validate filter specs with the registry; one line (--json: object) each\n");
   return f == stdout ? 0 : 2;
@@ -79,7 +74,6 @@ int main(int argc, char** argv) {
   if (argc < 2) return Usage(stderr);
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
-  if (cmd == "table") return RunFilterTable(argc - 2, argv + 2);  // has its own --help
   if (cmd == "check-spec") return RunCheckSpec(argc - 2, argv + 2);  // has its own --help
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return Usage(stdout);

@@ -30,7 +30,11 @@ int PolicyProbes(const std::string& spec, std::string* detail) {
     *detail += spec + ": " + s.ToString() + "; ";
     return -1;
   }
-  return policy->num_probes();
+  if (!policy->num_probes()) {
+    *detail += spec + ": the variant has no probe count; ";
+    return -1;
+  }
+  return *policy->num_probes();
 }
 
 void CheckGroup(const nlohmann::json& entries, const std::string& group, bool fastlocal,

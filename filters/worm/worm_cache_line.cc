@@ -160,10 +160,16 @@ struct CacheWorm64AltScheme : LineSchemeBase {
 //   form at both widths.
 // hash=32 adds the matches of equal hashes (WormModelFpRate).
 struct CacheDblScheme : LineSchemeBase {
-  // At the default 64-bit width: exact up to 20 probes. hash=32 (exact only
-  // from 65536 lines, which a probe count cannot say) is classified by
-  // ClassifyFpModel (filters/fp_tolerance.h).
+  // At the default 64-bit width: exact up to 20 probes.
   static bool ModelExact(int probes) { return probes <= kCacheDblMaxExactProbes; }
+  // Above 20 probes the model asks only the first 20 to be set: an upper
+  // bound. hash=32 is exact only from 65536 lines, which the parameters
+  // cannot say, and below that the 64-bit form misses the lattice excess:
+  // a lower bound at every size (exact is inside its range from 65536 on).
+  static FpModelKind ModelKind(int probes, HashWidth width) {
+    if (probes > kCacheDblMaxExactProbes) return FpModelKind::kUpperBound;
+    return width == HashWidth::k32 ? FpModelKind::kLowerBound : FpModelKind::kExact;
+  }
 
   static uint64_t LineStart(const WormShape& s, uint64_t h) { return FastRange64(h, s.units) * kLineBits; }
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
@@ -263,6 +269,7 @@ struct CacheRocksDbFullScheme : RocksDbLineScheme<false> {
   static constexpr bool kOddUnits = true;
   static constexpr double kApproxBelow = 0.15;
   static constexpr double kApproxAbove = 0.15;
+  static FpModelKind ModelKind(int, HashWidth) { return FpModelKind::kEmpirical; }
   static double Model(const WormShape& s, double hashes) {
     return fpmodel::LegacyLocalityFpRate(ShapeBitsPerKey(s, hashes), s.probes);
   }

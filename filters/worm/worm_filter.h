@@ -14,6 +14,7 @@
 //   static void Prefetch(const uint64_t* words, const WormShape&, uint64_t hash);
 //   static double Model(const WormShape&, double distinct_hashes);   (layout FP model)
 //   static bool ModelExact(int probes);
+//   static FpModelKind ModelKind(int probes, HashWidth);   (SchemeBase: exact)
 //   static uint64_t MaxBits(HashWidth, int probes);
 // and the constants kHash32, kHash64, kDefaultWidth, kMinProbes, kMaxProbes,
 // kProbesRule, kDefaultProbes, kOddUnits, kApproxBelow, kApproxAbove
@@ -58,6 +59,9 @@ struct SchemeBase {
   static constexpr double kApproxAbove = 0.20;
   static uint64_t MaxBits(HashWidth, int) { return kMaxFilterBits; }
   static void InitShape(WormShape* s) { s->range = s->units; }
+  // The tolerance kind the property tests hold the model to; a scheme whose
+  // model is a fitted estimate or a bound says so (fp_tolerance.h).
+  static FpModelKind ModelKind(int, HashWidth) { return FpModelKind::kExact; }
 };
 
 // Hash and prefetch a chunk, then probe it: the misses of a chunk overlap
@@ -246,6 +250,7 @@ WormSubVariant MakeSubVariant(const char* name, const char* summary) {
                         &Scheme::ModelExact,
                         Scheme::kApproxBelow,
                         Scheme::kApproxAbove,
+                        &Scheme::ModelKind,
                         Scheme::kOddUnits,
                         &Scheme::MaxBits,
                         &Scheme::UnitBits,

@@ -191,6 +191,8 @@ struct RocksDbDynamicScheme : SchemeBase {
   static bool ModelExact(int) { return false; }
   static constexpr double kApproxBelow = 0.0;
   static constexpr double kApproxAbove = 1.0;
+  // The ideal for independent probes; the rotate-and-add sequence does worse.
+  static FpModelKind ModelKind(int, HashWidth) { return FpModelKind::kLowerBound; }
   static uint64_t MaxBits(HashWidth, int) { return UINT32_MAX; }
 
   // The probe arithmetic is legacy_bloom.h's (shared with "legacy_block"),

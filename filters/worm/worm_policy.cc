@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 
 #include "filters/bits_per_key.h"
 #include "filters/registry.h"
@@ -34,7 +35,8 @@ class WormPolicy final : public FilterPolicy {
   std::string_view variant() const override { return "worm"; }
   HashWidth hash_width() const override { return width_; }
   double bits_per_key() const override { return static_cast<double>(millibits_per_key_) / 1000.0; }
-  int num_probes() const override { return probes_; }
+  std::optional<int> num_probes() const override { return probes_; }
+  FpModelKind fp_model_kind() const { return v_->model_kind(probes_, width_); }
 
   // filterlab's own variants: XXH3_64 (libxxhash); hash=32 keeps its low 32 bits.
   uint64_t HashKey(Slice key) const override {
@@ -138,6 +140,12 @@ Status CreateWormPolicy(FilterSpec& spec, const WormSubVariant& v, std::unique_p
   return Status::OK();
 }
 
+// The registration's fp_model_of: only ever asked about policies whose
+// variant() is "worm", which are WormPolicy objects.
+FpModelKind WormFpModelKind(const FilterPolicy& policy) {
+  return static_cast<const WormPolicy&>(policy).fp_model_kind();
+}
+
 Status UnknownSubVariant(const FilterSpec& spec, const std::string& name) {
   return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown worm variant '" + name +
                                  "'; known worm variants: " + KnownWormSubVariantNames());
@@ -212,7 +220,7 @@ const bool kRegistered = [] {
   internal::FilterRegistrar worm(FilterVariant{
       "worm", "the wormhashing Bloom family (foo.cc variants, flagged-broken ones repaired); variant= picks one",
       "variant=NAME (required) bpk=0.5..100 probes=per variant hash=32|64 per variant", &CreateWorm,
-      &OpenWormLayout, nullptr, WormExamples()});
+      &OpenWormLayout, nullptr, WormExamples(), FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
   static std::deque<std::string> texts;
   for (const WormSubVariant* v : AllWormSubVariants()) {
     const std::string widths = v->allows_hash32 && v->allows_hash64 ? "32|64 (default 64)"
@@ -223,7 +231,10 @@ const bool kRegistered = [] {
     texts.push_back("bpk=0.5..100 probes=" + std::to_string(v->min_probes) + ".." + std::to_string(v->max_probes) +
                     " hash=" + widths);
     const char* params = texts.back().c_str();
-    internal::FilterRegistrar alias(FilterVariant{v->name, summary, params, &CreateAlias, nullptr, nullptr, {}});
+    // An alias's policies are worm policies (variant() "worm"), so the kind
+    // comes from the worm registration; these fields only describe it.
+    internal::FilterRegistrar alias(FilterVariant{v->name, summary, params, &CreateAlias, nullptr, nullptr, {},
+                                                  FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
   }
   return true;
 }();

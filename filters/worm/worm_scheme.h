@@ -16,6 +16,7 @@
 #include "common/slice.h"
 #include "common/status.h"
 #include "filters/filter.h"
+#include "filters/fp_model_kind.h"
 
 namespace filterlab::worm {
 
@@ -58,6 +59,9 @@ struct WormSubVariant {
   // model*(1 + above)), each value argued beside the scheme.
   double approx_below;
   double approx_above;
+  // What kind of model `model` is at these parameters (fp_tolerance.h), the
+  // worm registration's FpModelKind for a policy of this sub-variant.
+  FpModelKind (*model_kind)(int probes, HashWidth width);
   bool odd_units;  // the unit count must be odd (a worm step over the units)
   // Largest bit count the variant's arithmetic can address (e.g. 32-bit
   // fastrange or mod for hash=32), a multiple of the unit.

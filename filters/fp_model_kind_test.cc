@@ -1,0 +1,107 @@
+// Pins the FP-model kind every registered example reports (from its
+// variant's registration) to the kind the tolerance code gave it when it
+// still classified by variant name, so moving the metadata onto the
+// registrations changed no test's allowance. (A variant added later states
+// its kind on its own registration; it need not be listed here.)
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "filters/fp_model_kind.h"
+#include "filters/registry.h"
+
+namespace filterlab {
+namespace {
+
+std::unique_ptr<FilterPolicy> MustPolicy(const std::string& spec) {
+  std::unique_ptr<FilterPolicy> p;
+  Status s = NewFilterPolicy(spec, &p);
+  EXPECT_TRUE(s.ok()) << spec << ": " << s.message();
+  return p;
+}
+
+const std::map<std::string, FpModelKind>& ExampleKinds() {
+  using K = FpModelKind;
+  static const auto* kinds = new std::map<std::string, FpModelKind>{
+      {"dynamic:bpk=10", K::kExact},
+      {"dynamic:bpk=10,hash=64", K::kExact},
+      {"fastlocal:bpk=10", K::kExact},
+      {"fastlocal:bpk=10,hash=32", K::kExact},
+      {"legacy:bpk=10", K::kEmpirical},
+      {"legacy_block:bpk=10", K::kLowerBound},
+      {"standard:bpk=10", K::kExact},
+      {"standard:bpk=10,hash=32", K::kExact},
+      {"worm:variant=worm64,bpk=10", K::kExact},
+      {"worm:variant=worm32,bpk=10", K::kExact},
+      {"worm:variant=rocksdb_dynamic,bpk=10", K::kLowerBound},
+      {"worm:variant=cache_worm64,bpk=10", K::kExact},
+      {"worm:variant=cache_worm64_from32,bpk=10", K::kExact},
+      {"worm:variant=cache_worm64_alt,bpk=10", K::kExact},
+      {"worm:variant=cache_dbl,bpk=10", K::kExact},
+      {"worm:variant=cache_rocksdb_dynamic,bpk=10", K::kExact},
+      {"worm:variant=cache_rocksdb_full,bpk=10", K::kEmpirical},
+      {"worm:variant=cache_mul64_block,bpk=10", K::kExact},
+      {"worm:variant=cache_mul64_block_from32,bpk=10", K::kExact},
+      {"worm:variant=cache_worm64_block,bpk=10", K::kExact},
+      {"worm:variant=cache_worm64_block_from32,bpk=10", K::kExact},
+      {"worm:variant=cache_block64,bpk=10", K::kExact},
+      {"worm:variant=cache_simd_fastrange32,bpk=10", K::kExact},
+      {"worm:variant=cache_simd_k8,bpk=10", K::kExact},
+  };
+  return *kinds;
+}
+
+TEST(FpModelKind, EveryPinnedExampleKeepsItsKind) {
+  const std::vector<std::string> registered = AllExampleSpecs();
+  for (const auto& [spec, kind] : ExampleKinds()) {
+    EXPECT_NE(std::find(registered.begin(), registered.end(), spec), registered.end())
+        << spec << " is pinned here but no longer a registered example";
+    auto policy = MustPolicy(spec);
+    ASSERT_NE(policy, nullptr);
+    EXPECT_EQ(FpModelKindName(FpModelKindOf(*policy)), std::string(FpModelKindName(kind))) << spec;
+  }
+}
+
+// The kinds that depend on parameters (cache_dbl) and the alias spellings,
+// which reach the worm registration through their policies.
+TEST(FpModelKind, ParameterDependentKinds) {
+  const std::pair<const char*, FpModelKind> cases[] = {
+      {"cache_dbl:bpk=10", FpModelKind::kExact},
+      {"cache_dbl:bpk=10,probes=20", FpModelKind::kExact},
+      {"cache_dbl:bpk=10,probes=21", FpModelKind::kUpperBound},
+      {"cache_dbl:bpk=10,hash=32", FpModelKind::kLowerBound},
+      {"cache_dbl:bpk=10,probes=21,hash=32", FpModelKind::kUpperBound},
+      {"worm:variant=cache_dbl,bpk=24,probes=11,hash=32", FpModelKind::kLowerBound},
+      {"rocksdb_dynamic:bpk=10", FpModelKind::kLowerBound},
+      {"cache_rocksdb_full:bpk=16", FpModelKind::kEmpirical},
+      {"legacy:bpk=20,probes=3", FpModelKind::kEmpirical},
+      {"legacy_block:bpk=5", FpModelKind::kLowerBound},
+      {"cache_worm64:bpk=10,probes=25,hash=32", FpModelKind::kExact},
+  };
+  for (const auto& [spec, kind] : cases) {
+    auto policy = MustPolicy(spec);
+    ASSERT_NE(policy, nullptr);
+    EXPECT_EQ(FpModelKindName(FpModelKindOf(*policy)), std::string(FpModelKindName(kind))) << spec;
+  }
+}
+
+// has_probes on the registration and num_probes() on its policies agree.
+TEST(FpModelKind, HasProbesMatchesThePolicies) {
+  for (const FilterVariant* v : RegisteredFilterVariants()) {
+    for (const std::string& spec : v->examples_at_10_bpk) {
+      auto policy = MustPolicy(spec);
+      ASSERT_NE(policy, nullptr);
+      EXPECT_EQ(policy->num_probes().has_value(), v->has_probes) << spec;
+      if (policy->num_probes()) {
+        EXPECT_GE(*policy->num_probes(), 1) << spec;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace filterlab

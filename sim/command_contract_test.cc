@@ -1,0 +1,122 @@
+// Every filterlab-sim command keeps its contract with the runner: the
+// records a tiny run prints carry only the fields its --describe declares,
+// each of its declared type (CheckRecordFields), and --check validates a
+// command line (specs through the registry, cross-checks, memory) without
+// running or printing anything.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/flags.h"
+#include "sim/command_test_util.h"
+#include "sim/commands.h"
+
+namespace filterlab::sim {
+namespace {
+
+JsonRecord Describe(CommandFn command) {
+  const CommandRun run = RunCommand(command, {"--describe"});
+  EXPECT_TRUE(run.status.ok()) << run.status.ToString();
+  return JsonRecord::parse(run.help);
+}
+
+struct Case {
+  const char* name;
+  CommandFn command;
+  std::vector<std::string> args;  // tiny sizes: well under a second each
+};
+
+std::vector<Case> TinyRuns() {
+  return {
+      {"fp", FpCommand, {"--filter", "fastlocal:bpk=10", "--filter", "legacy:bpk=10", "--keys", "1000", "--queries",
+                         "10000", "--hash_source", "keys", "--threads", "1"}},
+      {"model", ModelCommand, {"--filter", "fastlocal", "--filter", "cache_dbl:hash=32", "--bpk", "8,10", "--keys", "1000"}},
+      {"speed", SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "2", "--average_keys", "2000",
+                               "--queries", "2000", "--huge_keys", "2000", "--rounds", "2", "--batch_sizes", "8",
+                               "--pipeline_depth", "4"}},
+      {"floor", FloorCommand, {"--min_kb", "1024", "--max_mb", "1", "--reads", "4000", "--hops", "4000",
+                               "--threads", "2"}},
+      {"probes", ProbesCommand, {"--filter", "fastlocal", "--bpk", "3.5", "--keys", "500", "--filters", "2",
+                                 "--queries", "4000", "--threads", "1"}},
+  };
+}
+
+TEST(CommandContract, EveryRecordHasOnlyDeclaredFieldsOfTheirTypes) {
+  for (const Case& c : TinyRuns()) {
+    SCOPED_TRACE(c.name);
+    const JsonRecord description = Describe(c.command);
+    EXPECT_EQ(description.value("command", std::string()), std::string(c.name));
+    ASSERT_FALSE(description["fields"].empty()) << c.name << " declares no record fields";
+    const CommandRun run = RunCommand(c.command, c.args);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    ASSERT_FALSE(run.records.empty());
+    for (const JsonRecord& r : run.records) {
+      const Status s = CheckRecordFields(r, description);
+      EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << r.dump();
+      EXPECT_EQ(r.value("command", std::string()), std::string(c.name));
+    }
+  }
+}
+
+// The record kinds a run prints vary with its flags; the tiny runs above
+// must have shown every mode of speed and both record kinds of probes.
+TEST(CommandContract, TinyRunsCoverEveryRecordKind) {
+  for (const Case& c : TinyRuns()) {
+    if (std::string(c.name) != "speed" && std::string(c.name) != "probes") continue;
+    const CommandRun run = RunCommand(c.command, c.args);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    std::set<std::string> kinds;
+    for (const JsonRecord& r : run.records) kinds.insert(r.value("mode", r.value("record", std::string())));
+    if (std::string(c.name) == "speed") {
+      EXPECT_EQ(kinds, (std::set<std::string>{"build", "single", "random", "random_pipelined", "batched", "skewed",
+                                              "huge"}));
+    } else {
+      EXPECT_EQ(kinds, (std::set<std::string>{"grid", "boundary"}));
+    }
+  }
+}
+
+TEST(CommandContract, CheckValidatesWithoutRunningOrPrinting) {
+  for (const Case& c : TinyRuns()) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args = c.args;
+    args.push_back("--check");
+    const CommandRun run = RunCommand(c.command, args);
+    EXPECT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_TRUE(run.records.empty());
+    EXPECT_TRUE(run.help.empty());
+  }
+}
+
+// --check fails on what the run would fail on before measuring: a spec the
+// registry rejects, a cross-check between flags, a memory need.
+TEST(CommandContract, CheckRejectsWhatARunWouldReject) {
+  const std::pair<CommandFn, std::vector<std::string>> bad[] = {
+      {FpCommand, {"--check", "--filter", "fastlocal:bpk=10", "--filter", "nosuchfilter"}},
+      {FpCommand, {"--check", "--filter", "fastlocal:bpk=10", "--keys", "1e12"}},
+      {FpCommand, {"--check"}},
+      {ModelCommand, {"--check", "--filter", "fastlocal:bpk=1000"}},
+      {ModelCommand, {"--check", "--filter", "fastlocal", "--bpk", "1:3"}},
+      {SpeedCommand, {"--check", "--filter", "standard:probes=99"}},
+      {SpeedCommand, {"--check", "--filter", "fastlocal", "--modes", "single,fastest"}},
+      {SpeedCommand, {"--check", "--filter", "fastlocal", "--working_set_mb", "1048576"}},
+      {SpeedCommand, {"--check", "--filter", "fastlocal", "--modes", "huge", "--huge_keys", "2000000000"}},
+      {FloorCommand, {"--check", "--min_kb", "4096", "--max_mb", "1"}},
+      {FloorCommand, {"--check", "--max_mb", "1048576"}},
+      {ProbesCommand, {"--check", "--filter", "fastlocal:bpk=10"}},
+      {ProbesCommand, {"--check", "--filter", "nosuchfilter", "--bpk", "10"}},
+      {ProbesCommand, {"--check", "--keys", "100000000", "--threads", "1024"}},
+  };
+  for (const auto& [command, args] : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    const CommandRun run = RunCommand(command, args);
+    EXPECT_FALSE(run.status.ok()) << joined;
+    EXPECT_TRUE(run.records.empty()) << joined;
+  }
+}
+
+}  // namespace
+}  // namespace filterlab::sim
