@@ -102,6 +102,8 @@ class Flag:
             return int(value)
         if self.type == "number":
             return float(value)
+        if self.type == "string" and isinstance(value, float) and value.is_integer():
+            return int(value)  # keys = 1e6 for a list-or-range flag: 1000000
         return value
 
     def render(self, value) -> str:
