@@ -12,7 +12,7 @@ from scipy.stats import norm
 
 def load(path: str | Path) -> pd.DataFrame:
     """A results directory or a .parquet file → DataFrame (one row per measurement).
-    Adds `label` (the filter as the config named it, plus its hash width when the
+    Adds `label` (the filter as the runner labelled it, plus its hash width when the
     config set one), `bytes_per_key` and, for FP rows, nothing that is not in the file."""
     path = Path(path)
     if path.is_dir():
@@ -26,9 +26,10 @@ def load(path: str | Path) -> pd.DataFrame:
 def with_labels(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     if "base_filter" in df:
-        # worm sub-variants are registered under their own names too (cache_worm64 = worm:variant=cache_worm64).
-        label = df["base_filter"].fillna("").astype(str).str.replace(r"^worm:variant=([^,]+),?", r"\1:", regex=True)
-        label = label.str.replace(r":$", "", regex=True)
+        # base_label: how the runner's registry answer names the base filter
+        # (experiments.registry.label; worm:variant=cache_worm64 is cache_worm64).
+        names = df["base_label"] if "base_label" in df else df["base_filter"]
+        label = names.fillna("").astype(str)
         if "hash" in df:
             has = df["hash"].notna()
             label = label.where(~has, label + " hash=" + df["hash"].astype("Int64").astype(str))

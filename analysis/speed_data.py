@@ -4,12 +4,11 @@ pick, pipeline depth, skew), aggregated over the repeats (seeds) of that cell:
 median, min, max and n. tables.speed_table and plots.speed_bars/speed_vs_fp
 both draw from here, so a figure and its table agree.
 
-Why medians: the timing host alternates between a fast and a slow phase (a
-dry run takes ~10.5 ns/op in one and 18-19 in the other), which moves single
-figures by 2-3x. The runner measures speed sweeps repeat-major (experiments/
-grid.py), so a slow phase tends to hit one repeat of many cells rather than
-every repeat of one; the median of 3 then drops it. Cells whose repeats still
-disagree by more than SPREAD_FLAG (max/min) are flagged.
+Why medians: on a shared or throttled machine a burst of other load slows
+single measurements. The runner measures speed sweeps repeat-major
+(experiments/grid.py), so such a burst tends to hit one repeat of many cells
+rather than every repeat of one; the median of 3 then drops it. Cells whose
+repeats still disagree by more than SPREAD_FLAG (max/min) are flagged.
 
 The records (sim/speed.cc): command = "speed", mode (build | single | random |
 random_pipelined | batched | skewed | huge), mix (inside | outside | mixed),

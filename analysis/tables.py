@@ -136,8 +136,7 @@ def speed_table(df: pd.DataFrame) -> pd.DataFrame | None:
     flagged = cells[cells["flagged"]]
     if not flagged.empty:
         note = (f"*: the repeats of a cell so marked differ by more than {SPREAD_FLAG:g}x (max/min); the median is "
-                "shown. The timing host alternates between a fast and a slow phase, which moves single measurements by "
-                "2-3x.")
+                "shown.")
         if flagged["dry_spread"].notna().any():
             both, n = int((flagged["dry_spread"] > 1.3).sum()), len(flagged)
             if both == n:

@@ -9,7 +9,7 @@ A config answers one question:
 
     [[sweep]]                  # one or more sweeps, each one worker
     name = "fp"
-    worker = "sim fp"          # see workers.WORKERS
+    worker = "sim fp"          # see workers.WORKERS; keys: the worker's flags (BINARY --describe)
     filter = ["fastlocal", "legacy"]   # base specs, or "all" = every registered example
                                # (lsmbench: may be omitted, and may list "none")
     repeats = 3                # or seeds = [0, 1, 2] / a range table
@@ -30,16 +30,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Param, Worker
+from .describe import DescribeError
+from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Flag, Worker, build_dir
 
 # The figure and table kinds analysis draws (analysis.plots.KINDS, analysis.tables.KINDS).
 PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes",
               "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters")
 TABLE_KINDS = ("fp", "speed", "probes", "multiget", "hash_index", "memtable_filter", "range_estimates",
                "engine_filters")
-# The filters lsmbench --engine=rocksdb builds with RocksDB's own code:
-# fastlocal = NewBloomFilterPolicy at format_version 5 (bits/key its only knob).
-ROCKSDB_FILTERS = ("fastlocal", NO_FILTER)
 TOP_KEYS = ("name", "description", "claim", "plots", "tables", "sweep")
 SWEEP_KEYS = ("name", "worker", "filter", "repeats", "seeds", "fixed", "grid")
 RANGE_KEYS = ("from", "to", "step", "per_decade", "count", "log")
@@ -83,9 +81,11 @@ class Config:
     text: str = field(repr=False, default="")
 
 
-def load_config(path: str | Path) -> Config:
-    """Parses and statically checks a config; raises ConfigError listing every problem."""
+def load_config(path: str | Path, build: Path | None = None) -> Config:
+    """Parses and checks a config against its workers' flags (as the binaries in
+    `build`, default build_dir(), describe them); raises ConfigError listing every problem."""
     path = Path(path)
+    build = build_dir() if build is None else Path(build)
     try:
         text = path.read_text()
     except OSError as e:
@@ -121,7 +121,7 @@ def load_config(path: str | Path) -> Config:
     else:
         names = set()
         for i, s in enumerate(sweeps_raw):
-            sweep = _load_sweep(i, s, bad)
+            sweep = _load_sweep(i, s, build, bad)
             if sweep is None:
                 continue
             if sweep.name in names:
@@ -152,79 +152,104 @@ def _kind_list(raw, key, kinds, bad) -> list[str]:
     return [x for x in v if x in kinds]
 
 
-def _load_sweep(i: int, s: dict, bad) -> Sweep | None:
-    pre = f"sweep[{i}]."
-    _unknown_keys(s, SWEEP_KEYS, pre, bad)
+def _load_sweep(i: int, s: dict, build: Path, bad) -> Sweep | None:
+    """One [[sweep]] table, checked phase by phase: its name and worker (whose
+    flags the worker's binary describes), its filters, its fixed and grid
+    values, its seeds, and what the whole sweep adds up to."""
+    _unknown_keys(s, SWEEP_KEYS, f"sweep[{i}].", bad)
     name = s.get("name")
     if not isinstance(name, str) or not name:
-        bad(pre + "name", f"required: a non-empty string; got {name!r}")
+        bad(f"sweep[{i}].name", f"required: a non-empty string; got {name!r}")
         name = f"sweep{i}"
     pre = f"sweep[{i}] ('{name}')."
-    wname = s.get("worker")
+    worker = _sweep_worker(s.get("worker"), build, pre, bad)
+    if worker is None:
+        return None
+    filters, all_filters = _sweep_filters(s.get("filter"), worker, pre, bad)
+    fixed, grid = _sweep_values(s, worker, pre, bad)
+    seeds = _sweep_seeds(s, worker, pre, bad)
+    sweep = Sweep(name, worker, filters, all_filters, fixed, grid, seeds, i)
+    _check_sweep_size(sweep, "filter" in s, pre, bad)
+    return sweep
+
+
+def _sweep_worker(wname, build: Path, pre: str, bad) -> Worker | None:
     worker = WORKERS.get(wname) if isinstance(wname, str) else None
     if worker is None:
         bad(pre + "worker", f"got {wname!r}; allowed: {', '.join(repr(w) for w in WORKERS)}")
         return None
+    try:
+        return worker.with_flags(build)
+    except DescribeError as e:
+        bad(pre + "worker", f"'{wname}' cannot be used: {e}")
+        return None
 
-    filters, all_filters = None, False
-    f = s.get("filter")
+
+def _sweep_filters(f, worker: Worker, pre: str, bad) -> tuple[list[str] | None, bool]:
+    """(base specs or None for the worker's default, whether "all" was asked)."""
     optional = worker.filter_optional
     if f == "all":
-        all_filters = True
-    elif f is None and optional:
-        pass  # the worker's default filter
-    elif isinstance(f, list) and f and all(isinstance(x, str) and x.strip() for x in f):
+        return None, True
+    if f is None and optional:
+        return None, False  # the worker's default filter
+    if isinstance(f, list) and f and all(isinstance(x, str) and x.strip() for x in f):
         filters = [x.strip() for x in f]
         if len(set(filters)) != len(filters):
             bad(pre + "filter", "lists a spec twice; each filter once")
         if NO_FILTER in filters and not optional:
             bad(pre + "filter", f"'{NO_FILTER}' (no filter) is for lsmbench only; worker '{worker.name}' "
                 "needs a filter")
-    else:
-        extra = f", \"{NO_FILTER}\" in the list, or no filter key (lsmbench's default)" if optional else ""
-        bad(pre + "filter", f"got {f!r}; allowed: a non-empty list of filter specs such as "
-            f"[\"fastlocal\", \"worm:variant=worm64\"], or \"all\" (every registered variant's examples){extra}")
+        return filters, False
+    extra = f", \"{NO_FILTER}\" in the list, or no filter key (lsmbench's default)" if optional else ""
+    bad(pre + "filter", f"got {f!r}; allowed: a non-empty list of filter specs such as "
+        f"[\"fastlocal\", \"worm:variant=worm64\"], or \"all\" (every registered variant's examples){extra}")
+    return None, False
 
-    allowed = {**worker.flags, **SPEC_PARAMS}
-    fixed_raw = s.get("fixed", {})
-    grid_raw = s.get("grid", {})
-    fixed, grid = {}, {}
+
+def _sweep_values(s: dict, worker: Worker, pre: str, bad) -> tuple[dict, dict]:
+    """The fixed values and the grid's lists, each checked against the key's flag
+    (or spec parameter): one value per fixed key, except collapsed keys, which may
+    be lists as in the grid."""
+    allowed = {**worker.settable, **SPEC_PARAMS}
+    fixed_raw, grid_raw = s.get("fixed", {}), s.get("grid", {})
     for sect, table in (("fixed", fixed_raw), ("grid", grid_raw)):
         if not isinstance(table, dict):
             bad(pre + sect, f"got {table!r}; allowed: a table of keys ({', '.join(allowed)})")
+        else:
+            _unknown_keys(table, tuple(allowed), f"{pre}{sect}.", bad)
+    fixed, grid = {}, {}
+    for key, value in (fixed_raw.items() if isinstance(fixed_raw, dict) else ()):
+        if key not in allowed:
             continue
-        _unknown_keys(table, tuple(allowed), f"{pre}{sect}.", bad)
-    if isinstance(fixed_raw, dict):
-        for key, value in fixed_raw.items():
-            if key not in allowed:
-                continue
-            if key in worker.collapse and isinstance(value, (list, dict)):
-                vals = _grid_values(value, allowed[key], f"{pre}fixed.{key}", bad)
-                if vals is not None:
-                    fixed[key] = vals
-                continue
-            why = allowed[key].check(value)
-            if why:
-                bad(f"{pre}fixed.{key}", why)
-            else:
-                kind = allowed[key].kind
-                fixed[key] = int(value) if kind == "int" else float(value) if kind == "float" else value
-    if isinstance(grid_raw, dict):
-        for key, value in grid_raw.items():
-            if key not in allowed:
-                continue
-            if isinstance(fixed_raw, dict) and key in fixed_raw:
-                bad(f"{pre}grid.{key}", "is also in fixed; give each key in one place")
-                continue
-            vals = _grid_values(value, allowed[key], f"{pre}grid.{key}", bad)
+        if key in worker.collapse and isinstance(value, (list, dict)):
+            vals = _grid_values(value, allowed[key], f"{pre}fixed.{key}", bad)
             if vals is not None:
-                grid[key] = vals
+                fixed[key] = vals
+            continue
+        why = allowed[key].check(value)
+        if why:
+            bad(f"{pre}fixed.{key}", why)
+        else:
+            fixed[key] = allowed[key].value(value)
+    for key, value in (grid_raw.items() if isinstance(grid_raw, dict) else ()):
+        if key not in allowed:
+            continue
+        if isinstance(fixed_raw, dict) and key in fixed_raw:
+            bad(f"{pre}grid.{key}", "is also in fixed; give each key in one place")
+            continue
+        vals = _grid_values(value, allowed[key], f"{pre}grid.{key}", bad)
+        if vals is not None:
+            grid[key] = vals
+    return fixed, grid
 
+
+def _sweep_seeds(s: dict, worker: Worker, pre: str, bad) -> list[int]:
     seeds = [0]
     if "seeds" in s and "repeats" in s:
         bad(pre + "seeds", "give either seeds or repeats, not both")
     elif "seeds" in s:
-        seeds = _grid_values(s["seeds"], worker.seed_param, pre + "seeds", bad) or [0]
+        seed_flag = worker.flags.get("seed", Flag("seed", "int", 0, 0))
+        seeds = _grid_values(s["seeds"], seed_flag, pre + "seeds", bad) or [0]
     elif "repeats" in s:
         r = s["repeats"]
         if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 1000:
@@ -234,36 +259,24 @@ def _load_sweep(i: int, s: dict, bad) -> Sweep | None:
     if not worker.seeded and len(seeds) > 1:
         bad(pre + ("seeds" if "seeds" in s else "repeats"),
             f"worker '{worker.name}' is deterministic and takes no seed; allowed: one repeat")
+    return seeds
 
-    spec_keys = [k for k in SPEC_PARAMS if k in fixed or k in grid]
-    if f is None and optional and spec_keys:
-        bad(f"{pre}{'fixed' if spec_keys[0] in fixed else 'grid'}.{spec_keys[0]}",
+
+def _check_sweep_size(sweep: Sweep, names_filter: bool, pre: str, bad) -> None:
+    """Spec parameters need a filter to go into; the runs must stay countable."""
+    spec_keys = [k for k in SPEC_PARAMS if k in sweep.fixed or k in sweep.grid]
+    if not names_filter and sweep.worker.filter_optional and spec_keys:
+        bad(f"{pre}{'fixed' if spec_keys[0] in sweep.fixed else 'grid'}.{spec_keys[0]}",
             "is a filter spec parameter but the sweep names no filter; allowed: add filter = [...]")
-    if worker.name == "lsmbench":
-        _check_rocksdb_filters(pre, fixed, grid, filters, all_filters, bad)
-
-    n_runs = len(seeds) * (len(filters) if filters else 1)
-    for key, vals in grid.items():
-        if key not in worker.collapse:
+    n_runs = len(sweep.seeds) * (len(sweep.filters) if sweep.filters else 1)
+    for key, vals in sweep.grid.items():
+        if key not in sweep.worker.collapse:
             n_runs *= len(vals)
     if n_runs > MAX_RUNS_PER_SWEEP:
         bad(pre + "grid", f"expands to {n_runs} runs; allowed: at most {MAX_RUNS_PER_SWEEP} per sweep")
-    return Sweep(name, worker, filters, all_filters, fixed, grid, seeds, i)
 
 
-def _check_rocksdb_filters(pre: str, fixed: dict, grid: dict, filters, all_filters: bool, bad) -> None:
-    """engine=rocksdb runs RocksDB's own filter code, which is one of our variants (or none)."""
-    engines = grid.get("engine", [fixed.get("engine")])
-    if "rocksdb" not in engines:
-        return
-    names = ["all"] if all_filters else [x.partition(":")[0].strip() for x in filters or []]
-    foreign = [n for n in names if n not in ROCKSDB_FILTERS]
-    if foreign:
-        bad(pre + "filter", f"engine=rocksdb builds only RocksDB's own filters; got '{foreign[0]}'; allowed with "
-            f"rocksdb: {', '.join(ROCKSDB_FILTERS)} (put the other variants in a sweep with engine=filterlab)")
-
-
-def _grid_values(value, param: Param, key: str, bad) -> list | None:
+def _grid_values(value, param: Flag, key: str, bad) -> list | None:
     """A grid entry (a list, or a range table) as its list of values."""
     if isinstance(value, dict):
         vals = _range_values(value, param, key, bad)
@@ -284,10 +297,7 @@ def _grid_values(value, param: Param, key: str, bad) -> list | None:
         if why:
             bad(key, why)
             return None
-        if param.kind == "int":
-            v = int(v)
-        elif param.kind == "float":
-            v = float(v)  # bpk = 6 and bpk = 6.0 are one run (one key)
+        v = param.value(v)  # bpk = 6 and bpk = 6.0 are one run (one key)
         if v in out:
             bad(key, f"lists {v!r} twice; each value once")
             return None
@@ -295,13 +305,13 @@ def _grid_values(value, param: Param, key: str, bad) -> list | None:
     return out
 
 
-def _range_values(r: dict, param: Param, key: str, bad) -> list | None:
+def _range_values(r: dict, param: Flag, key: str, bad) -> list | None:
     shapes = "{from, to, step} (linear), {from, to, per_decade} (log scale) or {from, to, count[, log = true]}"
     unknown = [k for k in r if k not in RANGE_KEYS]
     if unknown:
         bad(key, f"unknown range key '{unknown[0]}'; allowed: {shapes}")
         return None
-    if param.kind not in ("int", "float"):
+    if param.type not in ("int", "number"):
         bad(key, f"a range needs a numeric key; allowed: a list ({param.allowed()})")
         return None
     lo, hi = r.get("from"), r.get("to")
@@ -349,7 +359,7 @@ def _range_values(r: dict, param: Param, key: str, bad) -> list | None:
         bad(key, f"range has {len(vals)} values; allowed: at most {MAX_RUNS_PER_SWEEP}")
         return None
     # Clean floating-point noise (0.1 steps, 10^(i/3)) so values print and hash stably.
-    if param.kind == "int":
+    if param.type == "int":
         vals = [int(round(v)) for v in vals]
     else:
         vals = [float(f"{v:.10g}") for v in vals]

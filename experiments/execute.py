@@ -3,9 +3,9 @@ distributed cluster (--cluster). Runs that must have the machine to
 themselves (speed, or too big to share memory) go one at a time after the
 others; runs that can share use all cores between them. Every finished run is
 stored at once; a failing run is reported with its parameters and stderr and
-the rest continue. Workers with text output (lsmbench's db_bench lines) have
-their non-JSON lines ignored; workers with a scratch flag get a fresh
-directory on the machine that runs them, deleted afterwards."""
+the rest continue. A worker's stdout is JSON lines only (its readable lines go
+to stderr); workers with a scratch flag get a fresh directory on the machine
+that runs them, deleted afterwards."""
 
 from __future__ import annotations
 
@@ -45,12 +45,10 @@ ROCKSDB_HINT = ("hint: this lsmbench was built without RocksDB: install librocks
                 "(./filterlab build); the engine=filterlab runs are unaffected")
 
 
-def execute_argv(argv: list[str], timeout: float | None = None, text_output: bool = False,
-                 scratch_flag: str | None = None) -> dict:
+def execute_argv(argv: list[str], timeout: float | None = None, scratch_flag: str | None = None) -> dict:
     """Runs one worker command line; returns its JSON records, stderr and status.
-    A plain function of plain data, so Dask can ship it to any worker.
-    text_output: lines that do not start with '{' are the worker's human-readable
-    output and are ignored (a line that starts with '{' must be valid JSON).
+    A plain function of plain data, so Dask can ship it to any worker. Every
+    non-empty stdout line must be one JSON object.
     scratch_flag: pass --FLAG=DIR/db, DIR a fresh directory under FILTERLAB_SCRATCH
     (else TMPDIR) on this machine, removed when the run ends however it ends."""
     start = time.monotonic()
@@ -84,7 +82,7 @@ def execute_argv(argv: list[str], timeout: float | None = None, text_output: boo
     records, bad_lines = [], []
     for line in (out or "").splitlines():
         line = line.strip()
-        if not line or (text_output and not line.startswith("{")):
+        if not line:
             continue
         try:
             record = json.loads(line)
@@ -145,11 +143,11 @@ class Executor:
             threads = 0  # all cores of whichever machine runs it (start workers with --nthreads 1)
         else:
             threads = 0 if exclusive else max(1, self.cores // self.jobs)
-        return worker_argv(run.worker, self.build, run.base_filter, run.params, run.seed, threads)
+        return worker_argv(run.worker, self.build, run.spec, run.params, run.seed, threads)
 
     def call(self, run: Run, exclusive: bool) -> tuple:
         """execute_argv's arguments for `run`."""
-        return (self.argv(run, exclusive), self.timeout, run.worker.text_output, run.worker.scratch_flag)
+        return (self.argv(run, exclusive), self.timeout, run.worker.scratch_flag)
 
     def skipped(self, run: Run) -> dict | None:
         """An outcome for a run not worth starting, or None."""

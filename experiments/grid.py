@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 
 from .config import Config, Sweep
-from .workers import SPEC_PARAMS, Worker, spec_with
+from .registry import with_params
+from .workers import NO_FILTER, SPEC_PARAMS, Worker, spec_params_of
 
 
 @dataclass
@@ -26,14 +27,24 @@ class Run:
     mem_bytes: int = 0
     # Run alone, with nothing else on the machine (speed, or very large).
     exclusive: bool = False
+    # How figures name base_filter (registry.label; validate.py fills it in).
+    label: str | None = None
 
     @property
     def spec(self) -> str | None:
-        """The filter spec the worker receives (None for spec-less workers)."""
-        if self.base_filter is None:
-            return None
-        return spec_with(self.base_filter, {k: v for k, v in self.params.items()
-                                            if k in SPEC_PARAMS and k not in self.worker.collapse})
+        """The filter spec the worker receives (None for the worker's default): the
+        base spec with the run's spec parameters appended (collapsed ones go to
+        their own flag; NO_FILTER stays as it is)."""
+        if self.base_filter is None or self.base_filter == NO_FILTER:
+            return self.base_filter
+        params = spec_params_of(self.worker, self.params, collapsed=False)
+        return with_params(self.base_filter, {k: SPEC_PARAMS[k].render(v) for k, v in params.items()})
+
+    def setting(self, key: str):
+        """The value the worker runs with for `key`: the run's, else the flag's declared default."""
+        if key in self.params:
+            return self.params[key]
+        return self.worker.flags[key].default
 
     def identity(self) -> dict:
         """Everything that decides this run's output (threads do not: counts are thread-independent)."""

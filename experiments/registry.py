@@ -1,11 +1,12 @@
-"""Asking the C++ filter registry about specs: `filterlab-tool check-spec`
-(one JSON line per spec, every spec checked in one call). Builds without that
-command fall back to `filterlab-sim model --filter SPEC` one spec at a time."""
+"""Filter specs on the Python side. The C++ registry reads them
+(`filterlab-tool check-spec --json`: per spec its variant and params as
+written, the canonical spec, or the registry's error), so nothing here parses
+spec grammar; this module only asks it (every spec of a config in one call,
+answers cached per process) and puts specs together from those parts."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
@@ -14,66 +15,61 @@ class RegistryUnavailable(Exception):
     pass
 
 
+# (tool path, mtime_ns) -> spec -> answer.
+_answers: dict[tuple, dict[str, dict]] = {}
+
+
 def _tool(build: Path) -> Path:
-    return build / "filterlab-tool"
-
-
-def _has_check_spec(build: Path) -> bool:
-    tool = _tool(build)
+    tool = Path(build) / "filterlab-tool"
     if not tool.exists():
-        return False
-    out = subprocess.run([str(tool), "check-spec", "--help"], capture_output=True, text=True)
-    return out.returncode == 0 and "check-spec" in out.stdout
+        raise RegistryUnavailable(f"{tool} does not exist; build it first (./filterlab build)")
+    return tool
+
+
+def _ask(tool: Path, args: list[str]) -> list[dict]:
+    out = subprocess.run([str(tool), "check-spec", "--json", *args], capture_output=True, text=True, timeout=120)
+    try:
+        return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    except ValueError:
+        raise RegistryUnavailable(f"{tool} check-spec --json printed a line that is not JSON: "
+                                  f"{out.stdout[:200]!r}") from None
 
 
 def check_specs(build: Path, specs: list[str]) -> dict[str, dict]:
-    """spec -> {"ok": bool, "error": str} or {"ok": True, "canonical", "bits_per_key", ...}."""
-    specs = list(dict.fromkeys(specs))
-    if not specs:
-        return {}
-    if _has_check_spec(build):
-        out = subprocess.run([str(_tool(build)), "check-spec", *specs], capture_output=True, text=True)
-        records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-        if len(records) != len(specs):
-            raise RegistryUnavailable(f"filterlab-tool check-spec answered {len(records)} of {len(specs)} specs: "
-                                      f"{out.stderr.strip()}")
-        for r in records:
-            if not r["ok"]:
-                r["error"] = _bare_error(r["spec"], r["error"])
-        return {r["spec"]: r for r in records}
-    sim = build / "sim" / "filterlab-sim"
-    if not sim.exists():
-        raise RegistryUnavailable(f"neither {_tool(build)} (check-spec) nor {sim} exists; build them first "
-                                  "(./filterlab build)")
-    result = {}
-    for spec in specs:
-        out = subprocess.run([str(sim), "model", "--filter", spec, "--keys", "1"], capture_output=True, text=True)
-        if out.returncode == 0:
-            rec = json.loads(out.stdout.splitlines()[0])
-            result[spec] = {"spec": spec, "ok": True, "canonical": rec.get("filter"),
-                            "bits_per_key": rec.get("bits_per_key"), "probes": rec.get("probes"),
-                            "hash_bits": rec.get("hash_bits"), "variant": rec.get("variant")}
-        else:
-            msg = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"
-            msg = _bare_error(spec, re.sub(r"^filterlab-sim model: --filter: ", "", msg))
-            result[spec] = {"spec": spec, "ok": False, "error": msg}
-    return result
-
-
-def _bare_error(spec: str, error: str) -> str:
-    """The registry's reason without the status name and the spec (the caller names the spec)."""
-    error = re.sub(r"^Invalid argument: ", "", error)
-    prefix = f"filter spec '{spec}': "
-    return error[len(prefix):] if error.startswith(prefix) else error
+    """spec -> {"input", "canonical", "variant", "params", "bits_per_key", "hash_bits", "probes",
+    "error"} (error None when the registry accepts the spec)."""
+    tool = _tool(build)
+    cache = _answers.setdefault((str(tool), tool.stat().st_mtime_ns), {})
+    missing = [s for s in dict.fromkeys(specs) if s not in cache]
+    if missing:
+        records = _ask(tool, missing)
+        if len(records) != len(missing):
+            raise RegistryUnavailable(f"filterlab-tool check-spec answered {len(records)} of {len(missing)} specs")
+        cache.update({r["input"]: r for r in records})
+    return {s: cache[s] for s in specs}
 
 
 def example_specs(build: Path) -> list[str]:
     """Every example spec of every registered variant (what "all" means in a config)."""
-    if _has_check_spec(build):
-        out = subprocess.run([str(_tool(build)), "check-spec", "--examples"], capture_output=True, text=True)
-        return [json.loads(line)["spec"] for line in out.stdout.splitlines() if line.startswith("{")]
-    tool = _tool(build)
-    if not tool.exists():
-        raise RegistryUnavailable(f"{tool} does not exist; build it first (./filterlab build)")
-    out = subprocess.run([str(tool), "list-filters"], capture_output=True, text=True, check=True)
-    return [m.group(1) for m in re.finditer(r"^\s+e\.g\. (\S+)$", out.stdout, re.M)]
+    return [r["input"] for r in _ask(_tool(build), ["--examples"])]
+
+
+def join(variant: str, params: dict) -> str:
+    """A spec from its parts (the registry's grammar: variant[:key=value,...])."""
+    return variant + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
+
+
+def with_params(spec: str, params: dict[str, str]) -> str:
+    """`spec` with `params` appended (keys the spec does not set; validate.py refuses clashes)."""
+    if not params:
+        return spec
+    extra = ",".join(f"{k}={v}" for k, v in params.items())
+    return f"{spec}{',' if ':' in spec else ':'}{extra}"
+
+
+def label(answer: dict) -> str:
+    """How figures name a spec: as written, except that a family member chosen by
+    variant= (worm:variant=cache_worm64) goes by the member's own registered name."""
+    params = dict(answer["params"])
+    member = params.pop("variant", None)
+    return join(member, params) if member else answer["input"].strip()

@@ -54,7 +54,7 @@ class RunStore:
 def run_columns(run: Run) -> dict:
     """The run's own columns; its parameters under their config names (records may refine them)."""
     cols = {"experiment": run.experiment, "sweep": run.sweep, "worker": run.worker.name, "run_key": run.key,
-            "base_filter": run.base_filter, "seed": run.seed}
+            "base_filter": run.base_filter, "base_label": run.label or run.base_filter, "seed": run.seed}
     for k, v in run.params.items():
         if isinstance(v, list):
             v = ",".join(map(str, v))
@@ -69,8 +69,11 @@ def run_columns(run: Run) -> dict:
 def flatten(record: dict) -> list[dict]:
     """A JSON record as flat rows: nested objects become a_b columns; a list of
     objects (e.g. the probe candidates, lsmbench's per-level statistics) becomes
-    one row per element; a list of scalars becomes a comma-joined string and a
-    list holding lists (lsmbench's histogram of [bucket_low, count]) JSON text."""
+    one row per element, each with the record's other columns; a list of scalars
+    becomes a comma-joined string and a list holding lists (lsmbench's histogram
+    of [bucket_low, count]) JSON text. A record with several lists of objects
+    gives the rows of each in turn (the other lists' columns absent there), so
+    every element is one row and none is counted twice."""
     base, lists = {}, {}
 
     def walk(prefix, obj):
@@ -88,14 +91,12 @@ def flatten(record: dict) -> list[dict]:
     walk("", record)
     if not lists:
         return [base]
-    name, items = next(iter(lists.items()))
     rows = []
-    for item in items:
-        row = dict(base)
-        sub = {}
-        walk_into(sub, name + "_", item)
-        row.update(sub)
-        rows.append(row)
+    for name, items in lists.items():
+        for item in items:
+            row = dict(base)
+            walk_into(row, name + "_", item)
+            rows.append(row)
     return rows
 
 

@@ -1,8 +1,9 @@
-"""The checks that need the build and the machine: the workers exist, every
-filter spec (and every spec-valued flag, e.g. lsmbench's memtable_filter) is
-accepted by the C++ registry, and no run needs more memory (or, for lsmbench's
-databases, more scratch disk) than this machine has. Like config.py, every
-problem is reported at once."""
+"""The checks that need the build and the machine: every filter spec is
+accepted by the C++ registry, every run's command line is accepted by its
+worker (`WORKER ... --check`: the binary runs every check it would run before
+measuring, and prints nothing), and no run needs more memory (or, for
+lsmbench's databases, more scratch disk) than this machine has. Like
+config.py, every problem is reported at once."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import hashlib
 import itertools
 import os
 import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config, ConfigError, Sweep
 from .grid import Run, expand
-from .registry import RegistryUnavailable, check_specs, example_specs
-from .workers import NO_FILTER, SPEC_PARAMS, join_spec, scratch_root, spec_with, split_spec
+from .registry import RegistryUnavailable, check_specs, example_specs, join, label, with_params
+from .workers import NO_FILTER, SPEC_PARAMS, scratch_root, worker_argv
 
 # Bytes a worker needs besides its data (binary, stacks, buffers).
 BASE_MEM = 64 << 20
@@ -55,31 +58,30 @@ def file_hash(path: Path) -> str:
 
 
 def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
-    """Peak bytes of one run (sim/README.md: a filter being built needs 8 bytes of hashes per key)."""
-    p, w = run.params, run.worker.name
+    """Peak bytes of one run (sim/README.md: a filter being built needs 8 bytes of hashes per key);
+    settings the run leaves out are the worker's declared defaults."""
+    v, w = run.setting, run.worker.name
     if w == "sim fp":
-        keys, filters = p.get("keys", 1_000_000), p.get("filters", 1)
+        keys, filters = v("keys"), v("filters")
         builders = min(filters, cores) if filters >= 4 * cores else 1
         return BASE_MEM + int(filters * keys * bits_per_key / 8 + builders * keys * 8)
     if w == "sim speed":
-        ws = p.get("working_set_mb", 0) or 256
-        mem = ws << 20
-        modes = p.get("modes", "build,single,random,batched,skewed,huge")
-        modes = ",".join(modes) if isinstance(modes, list) else modes
-        if "huge" in modes and not p.get("quick", False):
-            huge = p.get("huge_keys", 100_000_000)
-            mem += int(huge * (bits_per_key / 8 + 8))
+        mem = (v("working_set_mb") or 256) << 20  # 0 = 4x the last-level cache; 256 MiB stands for it
+        modes = v("modes")
+        modes = ",".join(modes) if isinstance(modes, list) else str(modes)
+        if "huge" in modes.split(",") and not v("quick"):
+            mem += int(v("huge_keys") * (bits_per_key / 8 + 8))
         return BASE_MEM + mem
     if w == "sim probes":
-        keys, filters, spread = p.get("keys", 100_000), p.get("filters", 16), p.get("spread", 2)
+        keys, filters, spread = v("keys"), v("filters"), v("spread")
         return BASE_MEM + int((2 * spread + 1) * keys * bits_per_key / 8 * min(filters, cores) + keys * 8 * cores)
     if w == "lsmbench":
         # Block cache (at most the data), two memtables (one flushing), filter
-        # and index blocks and per-key overhead; lsmbench's defaults.
-        num = p.get("num", 1_000_000)
-        raw = num * (p.get("key_size", 16) + p.get("value_size", 100))
-        cache = min(p.get("cache_mb", 1024) << 20, raw)
-        return BASE_MEM + cache + 2 * (p.get("write_buffer_mb", 64) << 20) + int(num * (bits_per_key / 8 + 16))
+        # and index blocks and per-key overhead.
+        num = v("num")
+        raw = num * (v("key_size") + v("value_size"))
+        cache = min(v("cache_mb") << 20, raw)
+        return BASE_MEM + cache + 2 * (v("write_buffer_mb") << 20) + int(num * (bits_per_key / 8 + 16))
     return BASE_MEM
 
 
@@ -87,8 +89,8 @@ def estimate_disk(run: Run) -> int:
     """Scratch bytes of one run (lsmbench: the raw data, twice over for WAL and compaction output)."""
     if run.worker.scratch_flag is None:
         return 0
-    p = run.params
-    return 2 * p.get("num", 1_000_000) * (p.get("key_size", 16) + p.get("value_size", 100) + 16)
+    v = run.setting
+    return 2 * v("num") * (v("key_size") + v("value_size") + 16)
 
 
 def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int | None = None) -> Plan:
@@ -109,7 +111,7 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
         raise ConfigError(problems)
 
     try:
-        filters_by_sweep = _resolve_filters(config, build, problems, notes)
+        filters_by_sweep, labels = _resolve_filters(config, build, problems, notes)
     except RegistryUnavailable as e:
         raise ConfigError([f"{path}: cannot ask the filter registry: {e}"]) from None
     if problems:
@@ -120,6 +122,7 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
         bid = build_ids[sweep.worker.binary]
         sweep_runs = expand(_only(config, sweep), {sweep.name: filters_by_sweep[sweep.name]}, bid)
         for run in sweep_runs:
+            run.label = labels.get(run.base_filter)
             bpk = run.params.get("bpk", 10)
             bpk = max(bpk) if isinstance(bpk, list) else bpk
             run.mem_bytes = estimate_mem(run, float(bpk), cores)
@@ -149,6 +152,9 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
                             "set FILTERLAB_SCRATCH to use another disk)")
     if problems:
         raise ConfigError(problems)
+    problems += check_runs(config, build, runs)
+    if problems:
+        raise ConfigError(problems)
     keys = [r.key for r in runs]
     if len(set(keys)) != len(keys):
         raise ConfigError([f"{path}: two runs have identical parameters (e.g. a filter listed in two ways); "
@@ -160,11 +166,11 @@ def _only(config: Config, sweep: Sweep) -> Config:
     return Config(config.path, config.name, config.description, config.claim, config.plots, config.tables, [sweep])
 
 
-def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -> dict:
-    """Base filter specs per sweep, with "all" expanded, every combination checked by the registry."""
+def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -> tuple[dict, dict]:
+    """Base filter specs per sweep, with "all" expanded, every combination checked
+    by the registry; and each base spec's label (registry.label)."""
     path = config.path
-    out = {}
-    examples = None
+    out, answers = {}, {}
     wanted: dict[str, list] = {}  # full spec -> [(sweep, base, params)]
     for sweep in config.sweeps:
         set_here = [k for k in SPEC_PARAMS if k in sweep.fixed or k in sweep.grid]
@@ -172,48 +178,38 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
             out[sweep.name] = None  # the worker's default filter (lsmbench)
             continue
         if sweep.all_filters:
-            if examples is None:
-                examples = example_specs(build)
-            bases = []
-            for ex in examples:
-                name, params = split_spec(ex)
-                for k in set_here:
-                    params.pop(k, None)
-                base = join_spec(name, params)
-                if base not in bases:
-                    bases.append(base)
+            # Each example without the parameters the sweep sets, once.
+            examples = check_specs(build, example_specs(build))
+            bases = list(dict.fromkeys(join(a["variant"], {k: v for k, v in a["params"].items() if k not in set_here})
+                                       for a in examples.values()))
         else:
             bases = list(sweep.filters)
-            for base in bases:
-                name, params = split_spec(base)
-                clash = [k for k in set_here if k in params]
+            parsed = check_specs(build, [b for b in bases if b != NO_FILTER])
+            for base, a in parsed.items():
+                clash = [k for k in set_here if k in a["params"]]
                 if clash:
                     problems.append(f"{path}: {sweep.where('filter')}: '{base}' sets {clash[0]}, which the sweep's "
                                     f"fixed/grid also sets; allowed: set each parameter in one place")
-                if sweep.worker.name == "sim probes" and "probes" in params | {k: 1 for k in set_here}:
-                    problems.append(f"{path}: {sweep.where('filter')}: '{base}': the probes worker chooses probes "
-                                    "itself; allowed: a spec without probes")
         out[sweep.name] = bases
         combos = _spec_param_combos(sweep)
         for base in bases:
             if base == NO_FILTER:
                 continue
             for combo in combos:
-                wanted.setdefault(spec_with(base, combo), []).append((sweep, base, combo))
+                spec = with_params(base, {k: SPEC_PARAMS[k].render(v) for k, v in combo.items()})
+                wanted.setdefault(spec, []).append((sweep, base, combo))
     if problems:
-        return out
-    valued = _spec_valued_flags(config)
-    answers = check_specs(build, list(wanted) + [spec for spec in valued if spec not in wanted])
-    for spec, wheres in valued.items():
-        if not answers[spec]["ok"]:
-            problems.append(f"{path}: {wheres[0]}: the filter registry rejects '{spec}': {answers[spec]['error']}")
+        return out, {}
+    answers = check_specs(build, list(wanted))
+    bases = [b for bs in out.values() if bs for b in bs if b != NO_FILTER]
+    labels = {b: label(a) for b, a in check_specs(build, bases).items()}
     rejected: dict[tuple, list] = {}
     for spec, uses in wanted.items():
-        ans = answers[spec]
-        if ans["ok"]:
+        err = answers[spec]["error"]
+        if err is None:
             continue
         for sweep, base, combo in uses:
-            rejected.setdefault((sweep.name, base), []).append((spec, combo, ans["error"]))
+            rejected.setdefault((sweep.name, base), []).append((spec, combo, err))
     for sweep in config.sweeps:
         if out[sweep.name] is None:
             continue
@@ -238,28 +234,61 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
         out[sweep.name] = keep
         if not keep and not problems:
             problems.append(f"{path}: {sweep.where('filter')}: no filter left to run")
-    return out
-
-
-def _spec_valued_flags(config: Config) -> dict[str, list[str]]:
-    """Worker flags whose values are filter specs (lsmbench's memtable_filter): spec -> where it is set."""
-    out: dict[str, list[str]] = {}
-    for sweep in config.sweeps:
-        for key, param in sweep.worker.flags.items():
-            if param.kind != "spec":
-                continue
-            where, values = ("grid", sweep.grid[key]) if key in sweep.grid else ("fixed", [sweep.fixed.get(key)])
-            for v in values:
-                if v is not None and v != NO_FILTER:
-                    out.setdefault(v, []).append(sweep.where(f"{where}.{key}"))
-    return out
+    return out, labels
 
 
 def _spec_param_combos(sweep: Sweep) -> list[dict]:
-    """Every combination of spec parameters the sweep will put into a spec (probes: each bpk alone)."""
-    keys = [k for k in SPEC_PARAMS if k in sweep.fixed or k in sweep.grid]
+    """Every combination of spec parameters the sweep will put into a spec (a
+    collapsed one, e.g. the probes worker's bpk, goes to its own flag instead)."""
+    keys = [k for k in SPEC_PARAMS if (k in sweep.fixed or k in sweep.grid) and k not in sweep.worker.collapse]
     lists = []
     for k in keys:
         v = sweep.grid.get(k, sweep.fixed.get(k))
         lists.append(v if isinstance(v, list) else [v])
     return [dict(zip(keys, c)) for c in itertools.product(*lists)]
+
+
+# Seconds one `--check` may take; a worker that measures instead of checking is caught by its output.
+CHECK_TIMEOUT = 10
+
+
+def check_argv(run: Run, build: Path) -> list[str]:
+    """The run's command line with --check (threads and scratch, which the executor adds, left out)."""
+    return [*worker_argv(run.worker, build, run.spec, run.params, run.seed, None), "--check"]
+
+
+def _check_one(argv: list[str]) -> str | None:
+    """None if the worker accepts argv, else its message."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=CHECK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"--check did not return within {CHECK_TIMEOUT} s (does this build honor --check? rebuild)"
+    except OSError as e:
+        return f"cannot execute {argv[0]}: {e.strerror or e}"
+    if out.returncode == 0 and out.stdout.strip():
+        return ("it ran instead of checking (printed records for --check); this build does not honor --check: "
+                "rebuild (./filterlab build)")
+    if out.returncode == 0:
+        return None
+    return out.stderr.strip() or out.stdout.strip() or f"exit {out.returncode}"
+
+
+def check_runs(config: Config, build: Path, runs: list[Run], jobs: int | None = None) -> list[str]:
+    """Each distinct command line checked by its worker (`--check`, in parallel);
+    per sweep and message, the first run it rejects and how many more."""
+    argvs = {}
+    for run in runs:
+        argvs.setdefault(tuple(check_argv(run, build)), []).append(run)
+    with ThreadPoolExecutor(max_workers=jobs or 2 * (os.cpu_count() or 1)) as pool:
+        verdicts = dict(zip(argvs, pool.map(_check_one, map(list, argvs))))
+    failed: dict[tuple, list] = {}
+    for argv, rs in argvs.items():
+        if verdicts[argv] is not None:
+            for run in rs:
+                failed.setdefault((run.sweep, verdicts[argv]), []).append(run)
+    problems = []
+    for (sweep, message), rs in failed.items():
+        more = f" (and {len(rs) - 1} more run(s) of this sweep)" if len(rs) > 1 else ""
+        problems.append(f"{config.path}: sweep '{sweep}': run {rs[0].describe()}{more}: {rs[0].worker.name} "
+                        f"rejects it: {message}")
+    return problems

@@ -46,6 +46,14 @@ class FilterSpec {
   // (e.g. another bits/key or hash width). The result is not validated.
   std::string WithParam(std::string_view key, std::string_view value) const;
 
+  // The key=value pairs in the order written, values as text (for
+  // `filterlab-tool check-spec`, which hands the parsed spec to the runner).
+  std::vector<std::pair<std::string, std::string>> Params() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Param& p : params_) out.emplace_back(p.key, p.value);
+    return out;
+  }
+
  private:
   struct Param {
     std::string key;

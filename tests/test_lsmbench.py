@@ -16,7 +16,7 @@ FILTERLAB = ROOT / "filterlab"
 BUILD = Path(os.environ.get("FILTERLAB_BUILD", ROOT / "build"))
 LSMBENCH = BUILD / "engine" / "lsmbench"
 
-# Every JSON record carries these (the runner's contract, issue 6).
+# Every JSON record carries these (the runner's contract: experiments/README.md, "lsmbench records").
 COMMON_FIELDS = {"engine", "benchmark", "num", "reads", "micros_per_op", "ops_per_sec", "found", "batch_size",
                  "stride", "filter", "hash_index", "memtable_filter", "key_size", "value_size"}
 NUM = 2000

@@ -1,9 +1,15 @@
-// `filterlab-tool check-spec [--examples] SPEC...`: one JSON line per spec,
-//   {"spec":..., "ok":true, "canonical":..., "variant":..., "hash_bits":..., "bits_per_key":..., "probes":...}
-// or {"spec":..., "ok":false, "error":...} with the registry's own message, so
-// callers (the experiment runner) can report every bad spec of a config at
-// once instead of stopping at the first. --examples checks every example spec
-// of every registered variant (the meaning of "every variant" in configs).
+// `filterlab-tool check-spec [--json] [--examples] SPEC...`: asks the filter
+// registry about each spec without building anything. With --json, one line
+// per spec:
+//   {"input", "canonical", "variant", "params": {key: value, ...},
+//    "bits_per_key", "hash_bits", "probes" (null for variants without probes), "error"}
+// where variant and params are the spec as written (parsed once, here, by
+// FilterSpec), canonical and the numbers the policy's (null when the spec is
+// invalid) and error the registry's reason (null when valid). This is the
+// only reader of spec grammar the Python side uses: the runner and analysis
+// take variant and params from here instead of splitting strings. Without
+// --json, one readable line per spec. --examples adds every example spec of
+// every registered variant (the meaning of "all" in configs).
 #include "tools/check_spec.h"
 
 #include <cstdio>
@@ -16,6 +22,7 @@
 
 #include "common/json_out.h"
 #include "filters/filter.h"
+#include "filters/filter_spec.h"
 #include "filters/registry.h"
 
 namespace filterlab {
@@ -24,21 +31,66 @@ namespace {
 
 void PrintCheckSpecUsage(FILE* f) {
   std::fprintf(f,
-               "usage: filterlab-tool check-spec [--examples] SPEC...\n"
-               "Validates filter specs with the registry (nothing is built). One JSON line per spec:\n"
-               "ok, canonical spec, variant, hash_bits, bits_per_key, probes; or ok=false and the\n"
-               "registry's error. --examples adds every example spec of every registered variant.\n"
-               "Exit status 0 if every spec is valid, 1 otherwise.\n");
+               "usage: filterlab-tool check-spec [--json] [--examples] SPEC...\n"
+               "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
+               "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
+               "bits_per_key, hash_bits, probes, and error (the registry's reason, null if valid).\n"
+               "--examples adds every example spec of every registered variant.\n"
+               "Exit status 0 if every spec is valid, 1 otherwise, 2 on usage errors.\n");
+}
+
+// The registry's reason without the "filter spec '<input>': " it starts with
+// (the record names the spec already).
+std::string Reason(const std::string& input, const Status& s) {
+  const std::string prefix = "filter spec '" + input + "': ";
+  const std::string& m = s.message();
+  return m.compare(0, prefix.size(), prefix) == 0 ? m.substr(prefix.size()) : m;
+}
+
+nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) {
+  nlohmann::ordered_json r;
+  r["input"] = input;
+  r["canonical"] = nullptr;
+  FilterSpec spec;
+  Status s = FilterSpec::Parse(input, &spec);
+  r["variant"] = s.ok() ? nlohmann::ordered_json(spec.variant()) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  if (s.ok()) {
+    for (const auto& [key, value] : spec.Params()) params[key] = value;
+  }
+  r["params"] = std::move(params);
+  r["bits_per_key"] = nullptr;
+  r["hash_bits"] = nullptr;
+  r["probes"] = nullptr;
+  std::unique_ptr<FilterPolicy> policy;
+  if (s.ok()) s = NewFilterPolicy(input, &policy);
+  if (s.ok()) {
+    r["canonical"] = policy->spec();
+    r["bits_per_key"] = policy->bits_per_key();
+    r["hash_bits"] = static_cast<int>(policy->hash_width());
+    r["probes"] = JsonOrNull(policy->num_probes());
+    r["error"] = nullptr;
+    error->clear();
+  } else {
+    *error = Reason(input, s);
+    r["error"] = *error;
+  }
+  return r;
 }
 
 }  // namespace
 
 int RunCheckSpec(int argc, char** argv) {
   std::vector<std::string> specs;
+  bool json = false;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       PrintCheckSpecUsage(stdout);
       return 0;
+    }
+    if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
+      continue;
     }
     if (std::strcmp(argv[i], "--examples") == 0) {
       for (const std::string& e : AllExampleSpecs()) specs.push_back(e);
@@ -51,23 +103,17 @@ int RunCheckSpec(int argc, char** argv) {
     return 2;
   }
   bool all_ok = true;
-  for (const std::string& spec : specs) {
-    nlohmann::ordered_json record;
-    record["spec"] = spec;
-    std::unique_ptr<FilterPolicy> policy;
-    Status s = NewFilterPolicy(spec, &policy);
-    record["ok"] = s.ok();
-    if (s.ok()) {
-      record["canonical"] = policy->spec();
-      record["variant"] = std::string(policy->variant());
-      record["hash_bits"] = static_cast<int>(policy->hash_width());
-      record["bits_per_key"] = policy->bits_per_key();
-      record["probes"] = JsonOrNull(policy->num_probes());
+  for (const std::string& input : specs) {
+    std::string error;
+    const nlohmann::ordered_json r = SpecRecord(input, &error);
+    all_ok = all_ok && error.empty();
+    if (json) {
+      std::printf("%s\n", r.dump().c_str());
+    } else if (error.empty()) {
+      std::printf("ok   %s = %s\n", input.c_str(), r["canonical"].get<std::string>().c_str());
     } else {
-      all_ok = false;
-      record["error"] = s.ToString();
+      std::printf("FAIL %s: %s\n", input.c_str(), error.c_str());
     }
-    std::printf("%s\n", record.dump().c_str());
   }
   return all_ok ? 0 : 1;
 }

@@ -1,6 +1,7 @@
-// `filterlab-tool check-spec`: asks the filter registry whether spec strings
-// are valid, without building anything. The experiment runner validates every
-// filter of a config with it before a single run starts.
+// `filterlab-tool check-spec [--json]`: asks the filter registry about spec
+// strings without building anything: each spec's variant and parameters as
+// written, its canonical form, or the registry's reason. The experiment runner
+// reads specs only through it (experiments/registry.py).
 #pragma once
 
 namespace filterlab {

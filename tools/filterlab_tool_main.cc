@@ -1,7 +1,7 @@
 // filterlab-tool: the filter-level commands behind ./filterlab
 //   list-filters                 every registered variant, its parameters and examples
 //   verify-vectors FILE...       check reference-vector files, one line per case
-//   check-spec SPEC...           validate filter specs with the registry (JSON lines)
+//   check-spec [--json] SPEC...  validate filter specs with the registry (the runner reads --json)
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -22,8 +22,8 @@ int Usage(FILE* f) {
                "  list-filters              list every registered filter variant with its parameters\n"
                "  verify-vectors FILE...    check reference-vector files; one line per case, then\n"
                "                            'N passed, N failed'; exit 0 only if all pass\n"
-               "  check-spec [--examples] SPEC...\n"
-               "                            validate filter specs with the registry; one JSON line each\n");
+               "  check-spec [--json] [--examples] SPEC...\n"
+               "                            validate filter specs with the registry; one line (--json: object) each\n");
   return f == stdout ? 0 : 2;
 }
 

@@ -1,7 +1,10 @@
-"""Shared fixtures: the build the runner uses (FILTERLAB_BUILD or build/), and
-writing small configs into a temporary directory."""
+"""Shared fixtures: the build the runner uses (FILTERLAB_BUILD or build/), its
+workers' --check support, wrappers around the real binaries for the tests
+that inject failures, and writing small configs into a temporary directory."""
 
 import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -15,9 +18,52 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def build():
     b = build_dir()
-    if not (b / "sim" / "filterlab-sim").exists():
-        pytest.skip(f"no filterlab-sim in {b} (build it, or set FILTERLAB_BUILD)")
+    for rel in ("sim/filterlab-sim", "filterlab-tool"):
+        if not (b / rel).exists():
+            pytest.skip(f"no {rel} in {b} (build it, or set FILTERLAB_BUILD)")
     return b
+
+
+@pytest.fixture(scope="session")
+def lsm_build(build):
+    if not (build / "engine" / "lsmbench").exists():
+        pytest.skip(f"no engine/lsmbench in {build} (build it, or set FILTERLAB_BUILD)")
+    return build
+
+
+def check_unhonored(argv: list[str]) -> str | None:
+    """Why `argv --check` shows that the worker does not honor --check (it must
+    return 0 at once, printing nothing), or None if it does. argv describes a run
+    far too long to finish within the timeout, so a worker that runs it is caught."""
+    try:
+        out = subprocess.run([*argv, "--check"], capture_output=True, text=True, timeout=5)
+    except subprocess.TimeoutExpired:
+        return f"{Path(argv[0]).name} ran instead of checking (--check not yet honored in this build)"
+    if out.returncode != 0 or out.stdout:
+        return (f"{Path(argv[0]).name} --check exited {out.returncode} printing {len(out.stdout)} bytes on stdout "
+                f"(--check not yet honored in this build): {out.stderr.strip()[:200]}")
+    return None
+
+
+@pytest.fixture(scope="session")
+def checked_build(build):
+    """The build, if its filterlab-sim honors --check (validation runs every run's --check)."""
+    why = check_unhonored([str(build / "sim" / "filterlab-sim"), "fp", "--filter=fastlocal:bpk=10", "--keys=1000",
+                           "--queries=1e15"])
+    if why:
+        pytest.skip(why)
+    return build
+
+
+@pytest.fixture(scope="session")
+def checked_lsm_build(lsm_build, tmp_path_factory):
+    """The build, if its lsmbench honors --check."""
+    db = tmp_path_factory.mktemp("check") / "db"
+    why = check_unhonored([str(lsm_build / "engine" / "lsmbench"), "--benchmarks=fillrandom", "--num=1e10",
+                           f"--db={db}"])
+    if why:
+        pytest.skip(why)
+    return lsm_build
 
 
 @pytest.fixture
@@ -50,37 +96,29 @@ bpk = [6, 10, 14]
 
 
 def run_cli(*args, env=None):
-    import subprocess
-    import sys
-
     return subprocess.run([sys.executable, "-m", "experiments", *map(str, args)], cwd=ROOT, capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=300)
 
 
-FAKE_LSMBENCH = Path(__file__).resolve().parent / "fake_lsmbench.py"
-
-
-def make_fake_build(root: Path, build: Path | None) -> Path:
-    """A build dir whose lsmbench is tests/fake_lsmbench.py, with the real
-    filterlab-tool (the registry) and filterlab-sim linked in when they exist."""
-    import sys
-
-    fake = root / "fakebuild"
-    (fake / "sim").mkdir(parents=True)
-    if build is not None:
-        for rel in ("filterlab-tool", "sim/filterlab-sim"):
-            if (build / rel).exists():
-                (fake / rel).symlink_to(build / rel)
-    lsm = fake / "lsmbench"
-    lsm.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_LSMBENCH}" "$@"\n')
-    lsm.chmod(0o755)
-    return fake
-
-
-@pytest.fixture
-def lsmbench_build(tmp_path):
-    """make_fake_build for tests that need the registry (filterlab-tool check-spec)."""
-    b = build_dir()
-    if not (b / "filterlab-tool").exists():
-        pytest.skip(f"no filterlab-tool in {b} (build it, or set FILTERLAB_BUILD)")
-    return make_fake_build(tmp_path, b)
+def wrapped_build(root: Path, build: Path, wrappers: dict[str, str]) -> Path:
+    """A build dir at root/wrapped whose binaries are the real ones, except that
+    each `wrappers` entry (path relative to the build, e.g. "sim/filterlab-sim")
+    is a shell script: its text runs first (for failure injection) and then execs
+    the real binary. --describe and --check always reach the real binary, so the
+    runner sees the real contract; CMakeCache.txt is linked so the run's meta
+    describes the build."""
+    wrapped = root / "wrapped"
+    for rel in ("filterlab-tool", "sim/filterlab-sim", "engine/lsmbench", "CMakeCache.txt"):
+        if not (build / rel).exists():
+            continue
+        (wrapped / rel).parent.mkdir(parents=True, exist_ok=True)
+        if rel not in wrappers:
+            (wrapped / rel).symlink_to(build / rel)
+            continue
+        (wrapped / rel).write_text(f"""#!/bin/sh
+case " $* " in *" --describe "*|*" --check "*) exec "{build / rel}" "$@";; esac
+{textwrap.dedent(wrappers[rel])}
+exec "{build / rel}" "$@"
+""")
+        (wrapped / rel).chmod(0o755)
+    return wrapped

@@ -21,8 +21,8 @@ def only(problems):
     return problems[0]
 
 
-def test_small_config_is_valid(write_config, build):
-    p = plan(load_config(write_config(SMALL_FP)), build)
+def test_small_config_is_valid(write_config, checked_build):
+    p = plan(load_config(write_config(SMALL_FP)), checked_build)
     assert len(p.runs) == 6
 
 
@@ -63,7 +63,7 @@ def test_out_of_range_value(write_config):
 
 def test_empty_grid_list(write_config):
     msg = only(problems_of(write_config(SMALL_FP.replace("bpk = [6, 10, 14]", "bpk = []"))))
-    assert "sweep[0] ('fp').grid.bpk: empty grid: give at least one value (a number in 0.5..100)" in msg
+    assert "sweep[0] ('fp').grid.bpk: empty grid: give at least one value (a number)" in msg
 
 
 def test_empty_range(write_config):
@@ -127,15 +127,65 @@ def test_missing_worker_binary(write_config, tmp_path):
     assert "'sim fp' needs" in msg and "nobuild/sim/filterlab-sim, which does not exist" in msg
 
 
-def test_registry_answers_alike_with_and_without_check_spec(build, tmp_path):
-    """check-spec (one call) and the filterlab-sim fallback (one call per spec) give the same verdicts."""
-    from experiments.registry import check_specs
+def test_registry_parses_specs_for_the_runner(build):
+    """check-spec --json: the spec as written (variant, params) whether or not the
+    registry accepts it, the canonical spec, or the registry's reason."""
+    from experiments.registry import check_specs, label
 
-    fallback = tmp_path / "b"
-    (fallback / "sim").mkdir(parents=True)
-    (fallback / "sim" / "filterlab-sim").symlink_to(build / "sim" / "filterlab-sim")
-    specs = ["fastlocal:bpk=10", "legacy:bpk=10,hash=64", "bogus", "standard:colour=red"]
-    a, b = check_specs(build, specs), check_specs(fallback, specs)
-    assert [a[s]["ok"] for s in specs] == [b[s]["ok"] for s in specs] == [True, False, False, False]
-    assert [a[s].get("error") for s in specs] == [b[s].get("error") for s in specs]
+    specs = ["fastlocal:bpk=10", "legacy:bpk=10,hash=64", "bogus", "worm:variant=cache_worm64, bpk = 8"]
+    a = check_specs(build, specs)
+    assert [a[s]["error"] is None for s in specs] == [True, False, False, True]
+    assert a["fastlocal:bpk=10"]["canonical"].startswith("fastlocal:bpk=10,")
     assert a["legacy:bpk=10,hash=64"]["error"].startswith("hash=64 is not allowed; hash must be 32")
+    assert a["legacy:bpk=10,hash=64"]["params"] == {"bpk": "10", "hash": "64"}
+    assert a["bogus"]["variant"] == "bogus" and a["bogus"]["error"].startswith("unknown filter variant 'bogus'")
+    worm = a["worm:variant=cache_worm64, bpk = 8"]
+    assert (worm["variant"], worm["params"]) == ("worm", {"variant": "cache_worm64", "bpk": "8"})
+    assert label(worm) == "cache_worm64:bpk=8" and label(a["fastlocal:bpk=10"]) == "fastlocal:bpk=10"
+
+
+def test_worker_check_failures_name_config_sweep_and_run(write_config, tmp_path, build):
+    """Every distinct command line is put to its worker with --check; what the worker
+    refuses is reported once per sweep and message, with the first run and a count.
+    (A wrapped sim stands in for the checks here, refusing --keys=1313.)"""
+    from .conftest import wrapped_build
+
+    wrapped = wrapped_build(tmp_path, build, {})
+    sim = wrapped / "sim" / "filterlab-sim"
+    sim.unlink()
+    sim.write_text(f"""#!/bin/sh
+case " $* " in *" --check "*)
+  case " $* " in *" --keys=1313 "*) echo "filterlab-sim fp: --keys=1313: unlucky; allowed: any other" >&2; exit 2;;
+  esac; exit 0;; esac
+exec "{build / 'sim' / 'filterlab-sim'}" "$@"
+""")
+    sim.chmod(0o755)
+    text = SMALL_FP.replace("keys = 2000\n", "").replace("bpk = [6, 10, 14]", "bpk = [8, 9]\nkeys = [1000, 1313]")
+    msg = only(problems_of(write_config(text), wrapped))
+    assert msg == (f"{tmp_path / 'exp.toml'}: sweep 'fp': run fp sim fp fastlocal:bpk=8 queries=20000 keys=1313 "
+                   "seed=0 (and 3 more run(s) of this sweep): sim fp rejects it: filterlab-sim fp: --keys=1313: "
+                   "unlucky; allowed: any other")
+
+
+def test_describe_is_cached_per_binary_build(tmp_path, build):
+    """A binary is asked --describe once per build of it: again only when its size or mtime changes."""
+    import os
+
+    from experiments.describe import describe
+
+    log = tmp_path / "calls"
+    (tmp_path / "CMakeCache.txt").write_text("")
+    sim = tmp_path / "sim" / "filterlab-sim"
+    sim.parent.mkdir()
+    sim.write_text(f"#!/bin/sh\necho x >> {log}\nexec {build / 'sim' / 'filterlab-sim'} \"$@\"\n")
+    sim.chmod(0o755)
+    first = describe(sim)
+    assert [c["command"] for c in first["commands"]][:2] == ["fp", "model"]
+    assert (tmp_path / ".describe-cache.json").exists()
+    import experiments.describe as d
+
+    d._memo.clear()  # as a new process would start
+    assert describe(sim) == first and log.read_text().count("x") == 1
+    st = sim.stat()
+    os.utime(sim, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # rebuilt
+    assert describe(sim) == first and log.read_text().count("x") == 2

@@ -2,9 +2,14 @@
 
 from pathlib import Path
 
+import pytest
+
 from experiments.config import load_config
 from experiments.grid import expand
 from experiments.workers import worker_argv
+
+# Loading a config reads the workers' flags from the build's binaries.
+pytestmark = pytest.mark.usefixtures("build")
 
 BASE = """\
 description = "grid"
@@ -74,9 +79,9 @@ def test_run_key_depends_on_params_and_build_only(write_config):
 def test_argv_of_fp_run(write_config):
     c = cfg(write_config, "bpk = [9.5]\nhash_source = [\"keys\"]", extra="[sweep.fixed]\nkeys = 1e6")
     run = expand(c, {}, "b")[0]
-    argv = worker_argv(run.worker, Path("/B"), run.base_filter, run.params, run.seed, threads=1)
-    assert argv == ["/B/sim/filterlab-sim", "fp", "--filter", "fastlocal:bpk=9.5", "--keys", "1000000",
-                    "--hash_source", "keys", "--seed", "0", "--threads", "1"]
+    argv = worker_argv(run.worker, Path("/B"), run.spec, run.params, run.seed, threads=1)
+    assert argv == ["/B/sim/filterlab-sim", "fp", "--filter=fastlocal:bpk=9.5", "--keys=1000000",
+                    "--hash_source=keys", "--seed=0", "--threads=1"]
 
 
 def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
@@ -84,9 +89,9 @@ def test_probes_worker_takes_the_whole_bpk_list_in_one_run(write_config):
             extra="[sweep.fixed]\nkeys = 1000\nno_boundaries = true")
     runs = expand(c, {}, "b")
     assert len(runs) == 2
-    argv = worker_argv(runs[0].worker, Path("/B"), runs[0].base_filter, runs[0].params, 0, threads=None)
-    assert argv == ["/B/sim/filterlab-sim", "probes", "--filter", "fastlocal", "--bpk", "4,5,6", "--keys", "1000",
-                    "--no_boundaries", "--seed", "0"]
+    argv = worker_argv(runs[0].worker, Path("/B"), runs[0].spec, runs[0].params, 0, threads=None)
+    assert argv == ["/B/sim/filterlab-sim", "probes", "--filter=fastlocal", "--keys=1000", "--no_boundaries=true",
+                    "--bpk=4,5,6", "--seed=0"]
 
 
 def test_speed_sweeps_run_repeat_major_and_fp_sweeps_keep_repeats_together(write_config):

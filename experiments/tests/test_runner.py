@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from .conftest import ROOT, SMALL_FP, run_cli
+from .conftest import ROOT, SMALL_FP, run_cli, wrapped_build
 
 # Columns that measure time or depend on the thread count; everything else is
 # a deterministic function of the parameters and seed (sim/README.md).
@@ -25,14 +25,14 @@ def deterministic(df: pd.DataFrame) -> pd.DataFrame:
     return df[[c for c in df.columns if c not in NONDETERMINISTIC]].reset_index(drop=True)
 
 
-def test_resume_after_kill_equals_uninterrupted_run(write_config, tmp_path, build):
+def test_resume_after_kill_equals_uninterrupted_run(write_config, tmp_path, checked_build):
     """Kill the runner (SIGKILL, nothing to clean up with) while it waits on its
     6th of 12 runs; the 5 finished runs survive, the worker dies with the runner,
     and resuming gives exactly the table of an uninterrupted run."""
     cfg = write_config(SWEEP12)
     block, pid_file = tmp_path / "block", tmp_path / "sleeper.pid"
     # The wrapper hangs on the 6th run (--jobs 1 runs them in plan order) while `block` exists.
-    fake = fake_build(tmp_path, build, hang_on="fastlocal:bpk=10", block=block, pid_file=pid_file)
+    fake = fake_build(tmp_path, checked_build, hang_on="fastlocal:bpk=10", block=block, pid_file=pid_file)
     env = {**os.environ, "FILTERLAB_BUILD": str(fake)}
     killed, clean = tmp_path / "killed", tmp_path / "clean"
     runs_dir = killed / "exp" / "runs"
@@ -72,27 +72,18 @@ def test_resume_after_kill_equals_uninterrupted_run(write_config, tmp_path, buil
 
 
 def fake_build(tmp_path: Path, build: Path, hang_on="-", block=None, pid_file=None) -> Path:
-    """A build dir whose filterlab-sim fails for --keys 1313, hangs (while `block`
-    exists, writing its pid) for --filter `hang_on`, and is the real one otherwise."""
-    fake = tmp_path / "fakebuild"
-    (fake / "sim").mkdir(parents=True)
-    for name in ("filterlab-tool",):
-        if (build / name).exists():
-            (fake / name).symlink_to(build / name)
-    sim = fake / "sim" / "filterlab-sim"
-    sim.write_text(f"""#!/bin/sh
-case " $* " in *" --keys 1313 "*) echo "simulated failure: the worker broke" >&2; exit 3;; esac
-case " $* " in *" --filter {hang_on} "*)
-  if [ -e "{block}" ]; then echo $$ > "{pid_file}.tmp"; mv "{pid_file}.tmp" "{pid_file}"; exec sleep 120; fi;; esac
-exec {build / 'sim' / 'filterlab-sim'} "$@"
-""")
-    sim.chmod(0o755)
-    return fake
+    """A build dir whose filterlab-sim fails for --keys=1313, hangs (while `block`
+    exists, writing its pid) for --filter=`hang_on`, and is the real one otherwise."""
+    return wrapped_build(tmp_path, build, {"sim/filterlab-sim": f"""
+        case " $* " in *" --keys=1313 "*) echo "simulated failure: the worker broke" >&2; exit 3;; esac
+        case " $* " in *" --filter={hang_on} "*)
+          if [ -e "{block}" ]; then echo $$ > "{pid_file}.tmp"; mv "{pid_file}.tmp" "{pid_file}"; exec sleep 120; fi;;
+        esac"""})
 
 
-def test_failing_run_is_reported_and_the_rest_complete(write_config, tmp_path, build):
+def test_failing_run_is_reported_and_the_rest_complete(write_config, tmp_path, checked_build):
     cfg = write_config(SMALL_FP.replace("keys = 2000\n", "").replace("bpk = [6, 10, 14]", "bpk = [8]\nkeys = [1000, 1313]"))
-    env = {"FILTERLAB_BUILD": str(fake_build(tmp_path, build))}
+    env = {"FILTERLAB_BUILD": str(fake_build(tmp_path, checked_build))}
     out = run_cli("run", cfg, "--no-plot", "--results", tmp_path / "r", env=env)
     assert out.returncode == 1
     assert "run failed (exit 3): fp sim fp fastlocal:bpk=8 queries=20000 keys=1313 seed=0" in out.stderr
@@ -105,7 +96,7 @@ def test_failing_run_is_reported_and_the_rest_complete(write_config, tmp_path, b
     assert "simulated failure" in meta["failures"][0]["stderr"]
 
 
-def test_meta_json_describes_build_machine_and_config(write_config, tmp_path, build):
+def test_meta_json_describes_build_machine_and_config(write_config, tmp_path, checked_build):
     cfg = write_config(SMALL_FP)
     out = run_cli("run", cfg, "--no-plot", "--results", tmp_path)
     assert out.returncode == 0, out.stderr
@@ -123,7 +114,7 @@ def test_meta_json_describes_build_machine_and_config(write_config, tmp_path, bu
         assert col in table, col
 
 
-def test_dry_run_lists_runs_and_runs_nothing(write_config, tmp_path, build):
+def test_dry_run_lists_runs_and_runs_nothing(write_config, tmp_path, checked_build):
     out = run_cli("run", write_config(SMALL_FP), "--dry-run", "--results", tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -138,7 +129,7 @@ def test_invalid_config_exits_2_with_messages(write_config, tmp_path):
     assert "error: " in out.stderr and "grid.bpk: empty grid" in out.stderr
 
 
-def test_dask_local_cluster_gives_the_same_table(write_config, tmp_path, build):
+def test_dask_local_cluster_gives_the_same_table(write_config, tmp_path, checked_build):
     distributed = pytest.importorskip("distributed")
     cfg = write_config(SMALL_FP)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
