@@ -180,8 +180,13 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
       if (!r["huge_pages"].get<bool>()) {
         EXPECT_EQ(translation, 4096u);
       }
+      // One ratio per round whose floor came out positive: the floor is
+      // gross - dry of a line stream, and over this test's 8 MiB (cache
+      // resident, ~1.4 ns/line) a round on a loaded machine can measure <= 0
+      // and then gives no ratio. Over memory-sized sets every round has one.
       const auto ratios = r["x_floor_rounds"].get<std::vector<double>>();
-      ASSERT_EQ(ratios.size(), 5u);
+      ASSERT_GE(ratios.size(), 1u);
+      ASSERT_LE(ratios.size(), 5u);
       EXPECT_EQ(r["x_floor"].get<double>(), Median(ratios));
     } else {
       EXPECT_FALSE(r.contains("x_floor"));
