@@ -9,7 +9,7 @@
 // them): a filter of 1.25 GB spans 305k 4 KiB pages, so without them nearly
 // every random probe of a cold filter also misses the TLB. (Measured: no
 // change in the build of a 10^8-key filter, which is bound by its misses,
-// not the TLB; 2026-11-24, 2-core VM.)
+// not the TLB, on the project's 2-core VM.)
 #pragma once
 
 #include <cstddef>
