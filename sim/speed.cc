@@ -329,17 +329,21 @@ class QuerySource {
 constexpr uint64_t kKeysAhead = 8;
 
 // The counts live in registers for the whole loop (a Tally member updated
-// through a pointer would be stored after every opaque filter call).
+// through a pointer would be stored after every opaque filter call). Both
+// members are forced inline: if the compiler outlines ToTally (it did once
+// this file grew, by its inlining budget, not by any change to the loops),
+// `this` escapes, every count is stored after every filter call, and the hot
+// batched loops ran up to 9% slower in gross ns/op.
 struct Counts {
   uint64_t outside = 0, false_positives = 0, inside = 0, inside_negatives = 0, sink = 0;
-  void Add(bool inside_key, bool result, uint64_t hash) {
+  __attribute__((always_inline)) void Add(bool inside_key, bool result, uint64_t hash) {
     inside += inside_key;
     inside_negatives += inside_key & !result;
     outside += !inside_key;
     false_positives += !inside_key & result;
     sink += hash;
   }
-  Tally ToTally(const LoopTimer& timer) const {
+  __attribute__((always_inline)) Tally ToTally(const LoopTimer& timer) const {
     const double wall = SecondsSince(timer.wall0);
     return Tally{outside, false_positives, inside, inside_negatives, sink, wall, ThreadCpuSeconds() - timer.cpu0};
   }
