@@ -66,21 +66,26 @@ class Run:
         return " ".join(str(p) for p in parts)
 
 
-def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build_id: str) -> list[Run]:
+def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build_id: str,
+                 ignored: dict[str, tuple] | None = None) -> list[Run]:
     """The product of filters × grid values × seeds, fixed values added to each.
-    Collapsed keys (passed whole to one run) stay lists.
+    Collapsed keys (passed whole to one run) stay lists. `ignored`: per base
+    filter, spec keys it does not take (validate.py): left out of its runs, so
+    it runs once per setting of the other keys.
 
     Speed sweeps (exclusive workers) come repeat-major: every configuration's
     first repeat, then every second one, ... On a shared machine a burst of
     other load then slows one repeat of many configurations, which the median
     over repeats discards, instead of every repeat of one configuration, which
     would turn into a false difference between configurations."""
-    expand_keys = [k for k in sweep.grid if k not in sweep.worker.collapse]
     whole = {k: v for k, v in sweep.grid.items() if k in sweep.worker.collapse}
     by_repeat: list[list[Run]] = [[] for _ in sweep.seeds]
     for base in (filters if filters is not None else [None]):
+        skip = (ignored or {}).get(base, ())
+        expand_keys = [k for k in sweep.grid if k not in sweep.worker.collapse and k not in skip]
+        fixed = {k: v for k, v in {**sweep.fixed, **whole}.items() if k not in skip}
         for combo in itertools.product(*(sweep.grid[k] for k in expand_keys)):
-            params = {**sweep.fixed, **whole, **dict(zip(expand_keys, combo))}
+            params = {**fixed, **dict(zip(expand_keys, combo))}
             for i, seed in enumerate(sweep.seeds):
                 by_repeat[i].append(Run(experiment, sweep.name, sweep.worker, base, params, seed, build_id,
                                         exclusive=sweep.worker.exclusive))
@@ -90,8 +95,10 @@ def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build
     return [by_repeat[i][j] for j in range(len(by_repeat[0]) if by_repeat else 0) for i in range(len(by_repeat))]
 
 
-def expand(config: Config, filters_by_sweep: dict[str, list[str] | None], build_id: str) -> list[Run]:
+def expand(config: Config, filters_by_sweep: dict[str, list[str] | None], build_id: str,
+           ignored: dict[str, dict[str, tuple]] | None = None) -> list[Run]:
     runs = []
     for sweep in config.sweeps:
-        runs += expand_sweep(config.name, sweep, filters_by_sweep.get(sweep.name, sweep.filters), build_id)
+        runs += expand_sweep(config.name, sweep, filters_by_sweep.get(sweep.name, sweep.filters), build_id,
+                             (ignored or {}).get(sweep.name))
     return runs

@@ -111,7 +111,7 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
         raise ConfigError(problems)
 
     try:
-        filters_by_sweep, labels = _resolve_filters(config, build, problems, notes)
+        filters_by_sweep, labels, ignored = _resolve_filters(config, build, problems, notes)
     except RegistryUnavailable as e:
         raise ConfigError([f"{path}: cannot ask the filter registry: {e}"]) from None
     if problems:
@@ -120,7 +120,7 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
     runs = []
     for sweep in config.sweeps:
         bid = build_ids[sweep.worker.binary]
-        sweep_runs = expand(_only(config, sweep), {sweep.name: filters_by_sweep[sweep.name]}, bid)
+        sweep_runs = expand(_only(config, sweep), {sweep.name: filters_by_sweep[sweep.name]}, bid, ignored)
         for run in sweep_runs:
             run.label = labels.get(run.base_filter)
             bpk = run.params.get("bpk", 10)
@@ -166,11 +166,15 @@ def _only(config: Config, sweep: Sweep) -> Config:
     return Config(config.path, config.name, config.description, config.claim, config.plots, config.tables, [sweep])
 
 
-def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -> tuple[dict, dict]:
+def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -> tuple[dict, dict, dict]:
     """Base filter specs per sweep, with "all" expanded, every combination checked
-    by the registry; and each base spec's label (registry.label)."""
+    by the registry; each base spec's label (registry.label); and, per sweep, the
+    spec parameters an "all" base does not take (a fingerprint filter sized by its
+    layout has no bpk): such a base runs once per setting of the other keys, at
+    its own size, instead of being dropped or failing the sweep."""
     path = config.path
     out, answers = {}, {}
+    ignored: dict[str, dict[str, tuple]] = {}  # sweep -> base -> spec keys it does not take
     wanted: dict[str, list] = {}  # full spec -> [(sweep, base, params)]
     for sweep in config.sweeps:
         set_here = [k for k in SPEC_PARAMS if k in sweep.fixed or k in sweep.grid]
@@ -182,6 +186,13 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
             examples = check_specs(build, example_specs(build))
             bases = list(dict.fromkeys(join(a["variant"], {k: v for k, v in a["params"].items() if k not in set_here})
                                        for a in examples.values()))
+            for a in examples.values():
+                base = join(a["variant"], {k: v for k, v in a["params"].items() if k not in set_here})
+                skip = tuple(k for k in set_here if a["keys"] is not None and k not in a["keys"])
+                if skip and base not in ignored.setdefault(sweep.name, {}):
+                    ignored[sweep.name][base] = skip
+                    notes.append(f"{sweep.where('filter')} = \"all\": '{base}' takes no {', '.join(skip)}; "
+                                 "it runs once per setting of the other keys, at its own size")
         else:
             bases = list(sweep.filters)
             parsed = check_specs(build, [b for b in bases if b != NO_FILTER])
@@ -191,15 +202,14 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
                     problems.append(f"{path}: {sweep.where('filter')}: '{base}' sets {clash[0]}, which the sweep's "
                                     f"fixed/grid also sets; allowed: set each parameter in one place")
         out[sweep.name] = bases
-        combos = _spec_param_combos(sweep)
         for base in bases:
             if base == NO_FILTER:
                 continue
-            for combo in combos:
+            for combo in _spec_param_combos(sweep, ignored.get(sweep.name, {}).get(base, ())):
                 spec = with_params(base, {k: SPEC_PARAMS[k].render(v) for k, v in combo.items()})
                 wanted.setdefault(spec, []).append((sweep, base, combo))
     if problems:
-        return out, {}
+        return out, {}, ignored
     answers = check_specs(build, list(wanted))
     bases = [b for bs in out.values() if bs for b in bs if b != NO_FILTER]
     labels = {b: label(a) for b, a in check_specs(build, bases).items()}
@@ -219,7 +229,7 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
             if not bad:
                 keep.append(base)
                 continue
-            combos = _spec_param_combos(sweep)
+            combos = _spec_param_combos(sweep, ignored.get(sweep.name, {}).get(base, ()))
             if sweep.all_filters:
                 if len(bad) == len(combos):
                     notes.append(f"{sweep.where('filter')} = \"all\": skipped '{base}': {bad[0][2]}")
@@ -234,13 +244,15 @@ def _resolve_filters(config: Config, build: Path, problems: list, notes: list) -
         out[sweep.name] = keep
         if not keep and not problems:
             problems.append(f"{path}: {sweep.where('filter')}: no filter left to run")
-    return out, labels
+    return out, labels, ignored
 
 
-def _spec_param_combos(sweep: Sweep) -> list[dict]:
+def _spec_param_combos(sweep: Sweep, skip: tuple = ()) -> list[dict]:
     """Every combination of spec parameters the sweep will put into a spec (a
-    collapsed one, e.g. the probes worker's bpk, goes to its own flag instead)."""
-    keys = [k for k in SPEC_PARAMS if (k in sweep.fixed or k in sweep.grid) and k not in sweep.worker.collapse]
+    collapsed one, e.g. the probes worker's bpk, goes to its own flag instead;
+    `skip`: keys the base does not take)."""
+    keys = [k for k in SPEC_PARAMS if (k in sweep.fixed or k in sweep.grid) and k not in sweep.worker.collapse
+            and k not in skip]
     lists = []
     for k in keys:
         v = sweep.grid.get(k, sweep.fixed.get(k))

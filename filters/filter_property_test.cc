@@ -422,6 +422,25 @@ TEST_P(FilterProperty, SerializeOpenRoundTrip) {
   }
 }
 
+// The keys the variant declares it accepts (what the runner appends sweep
+// parameters by) are the keys its parser really takes: every key of the
+// canonical spec is among them, and the canonical spec re-parses to the same
+// policy with the same keys.
+TEST_P(FilterProperty, AcceptedKeysAreTheParsersKeys) {
+  std::unique_ptr<FilterPolicy> p;
+  std::vector<std::string> keys;
+  ASSERT_TRUE(NewFilterPolicy(policy_->spec(), &p, &keys).ok()) << policy_->spec();
+  ASSERT_FALSE(keys.empty()) << GetParam();
+  FilterSpec canonical;
+  ASSERT_TRUE(FilterSpec::Parse(policy_->spec(), &canonical).ok());
+  for (const auto& [key, value] : canonical.Params()) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end())
+        << GetParam() << ": canonical key '" << key << "' is not among the accepted keys";
+  }
+  EXPECT_EQ(p->spec(), policy_->spec());
+  EXPECT_EQ(keys.size(), std::set<std::string>(keys.begin(), keys.end()).size()) << GetParam();
+}
+
 TEST_P(FilterProperty, DeterministicAndDescribedStably) {
   const std::vector<uint64_t> added = Hashes(0xDE7, 100'000);
   auto a = Build(added);

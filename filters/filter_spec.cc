@@ -191,6 +191,7 @@ bool FilterSpec::GetRaw(std::string_view key, std::string* out) {
 }
 
 Status FilterSpec::Finish(std::initializer_list<std::string_view> allowed_keys) const {
+  accepted_keys_.assign(allowed_keys.begin(), allowed_keys.end());
   for (const auto& p : params_) {
     if (!p.used) {
       return Status::InvalidArgument("filter spec '" + text_ + "': unknown parameter '" + p.key +

@@ -39,7 +39,11 @@ class FilterSpec {
   bool GetRaw(std::string_view key, std::string* out);
 
   // Fails if any key was never read, naming it and the keys this variant takes.
+  // Records `allowed_keys` (accepted_keys()) either way.
   Status Finish(std::initializer_list<std::string_view> allowed_keys) const;
+  // The keys the variant's parser accepts, as it declared them to Finish
+  // (empty before Finish): what a caller may set on this variant's specs.
+  const std::vector<std::string>& accepted_keys() const { return accepted_keys_; }
 
   // This spec's text with `key` set to `value` (replaced in place if present,
   // appended otherwise), for tools and tests that derive a spec from another
@@ -55,6 +59,7 @@ class FilterSpec {
   }
 
  private:
+  mutable std::vector<std::string> accepted_keys_;
   struct Param {
     std::string key;
     std::string value;

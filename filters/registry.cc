@@ -83,7 +83,8 @@ FpModelKind FpModelKindOf(const FilterPolicy& policy) {
   return v->fp_model_of != nullptr ? v->fp_model_of(policy) : v->fp_model;
 }
 
-Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out) {
+Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out,
+                       std::vector<std::string>* accepted_keys) {
   FilterSpec spec;
   Status s = FilterSpec::Parse(spec_text, &spec);
   if (!s.ok()) return s;
@@ -92,7 +93,13 @@ Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>
     return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown filter variant '" +
                                    spec.variant() + "'; known variants: " + KnownVariantNames());
   }
-  return v->create(spec, out);
+  s = v->create(spec, out);
+  if (s.ok() && accepted_keys != nullptr) *accepted_keys = spec.accepted_keys();
+  return s;
+}
+
+Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out) {
+  return NewFilterPolicy(spec_text, out, nullptr);
 }
 
 Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out) {

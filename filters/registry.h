@@ -56,6 +56,14 @@ const FilterVariant* FindFilterVariant(std::string_view name);
 // list the tools iterate over when asked for "every registered filter".
 std::vector<std::string> AllExampleSpecs();
 
+// NewFilterPolicy that also gives the parameter keys the variant accepts (as
+// its parser declares them to FilterSpec::Finish), e.g. {"bpk", "probes",
+// "hash"}; a fingerprint filter sized by its layout has no "bpk". The runner
+// reads them (filterlab-tool check-spec --json) to know which of a sweep's
+// spec parameters apply to a variant.
+Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out,
+                       std::vector<std::string>* accepted_keys);
+
 // The kind of `policy`'s FP model, from its variant's registration. A policy
 // whose variant is not registered (a test double) counts as exact.
 FpModelKind FpModelKindOf(const FilterPolicy& policy);

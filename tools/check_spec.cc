@@ -2,7 +2,8 @@
 // registry about each spec without building anything. With --json, one line
 // per spec:
 //   {"input", "canonical", "variant", "params": {key: value, ...},
-//    "bits_per_key", "hash_bits", "probes" (null for variants without probes), "error"}
+//    "bits_per_key", "hash_bits", "probes" (null for variants without probes),
+//    "keys" (the parameter keys the variant accepts), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
@@ -34,7 +35,8 @@ void PrintCheckSpecUsage(FILE* f) {
                "usage: filterlab-tool check-spec [--json] [--examples] SPEC...\n"
                "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
                "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
-               "bits_per_key, hash_bits, probes, and error (the registry's reason, null if valid).\n"
+               "bits_per_key, hash_bits, probes, keys (the parameters the variant accepts),\n"
+               "and error (the registry's reason, null if valid).\n"
                "--examples adds every example spec of every registered variant.\n"
                "Exit status 0 if every spec is valid, 1 otherwise, 2 on usage errors.\n");
 }
@@ -62,9 +64,12 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
   r["bits_per_key"] = nullptr;
   r["hash_bits"] = nullptr;
   r["probes"] = nullptr;
+  r["keys"] = nullptr;
   std::unique_ptr<FilterPolicy> policy;
-  if (s.ok()) s = NewFilterPolicy(input, &policy);
+  std::vector<std::string> keys;
+  if (s.ok()) s = NewFilterPolicy(input, &policy, &keys);
   if (s.ok()) {
+    r["keys"] = keys;
     r["canonical"] = policy->spec();
     r["bits_per_key"] = policy->bits_per_key();
     r["hash_bits"] = static_cast<int>(policy->hash_width());
