@@ -8,26 +8,18 @@
 #include <vector>
 
 #include "filters/filter.h"
+#include "filters/filter_test_util.h"
 #include "filters/registry.h"
 #include "filters/vectors/vector_check.h"
-#include "hashing/remix.h"
 
 namespace filterlab {
 namespace {
 
-std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
-  SplitMix64 gen(seed);
-  std::vector<uint64_t> h(n);
-  for (auto& v : h) v = gen.Next();
-  return h;
-}
-
-std::unique_ptr<FilterPolicy> Policy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> p;
-  const Status s = NewFilterPolicy(spec, &p);
-  EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
-  return p;
-}
+using testing_util::ExpectCorruption;
+using testing_util::ExpectInvalidSpec;
+using testing_util::MustBuild;
+using testing_util::MustPolicy;
+using testing_util::TestHashes;
 
 TEST(Ribbon, RocksDbVectorsEveryCase) {
   const std::string path = std::string(FILTERLAB_REFERENCE_DIR) + "/../vectors-modern/ribbon_filter.json";
@@ -41,10 +33,9 @@ TEST(Ribbon, RocksDbVectorsEveryCase) {
 }
 
 TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
-  auto policy = Policy("ribbon:bpk=10");
-  const auto hashes = RandomHashes(1, 5000);
-  std::unique_ptr<Filter> built;
-  ASSERT_TRUE(policy->Build(hashes.data(), hashes.size(), &built).ok());
+  auto policy = MustPolicy("ribbon:bpk=10");
+  const auto hashes = TestHashes(1, 5000);
+  auto built = MustBuild(*policy, hashes);
   const std::string bytes = built->Serialize();
   ASSERT_GE(bytes.size(), 5u);
   EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 5]), 0xfe);
@@ -54,64 +45,42 @@ TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
   ASSERT_TRUE(OpenFilter(bytes, &read).ok());
   EXPECT_EQ(read->Describe(), built->Describe());
   for (uint64_t h : hashes) ASSERT_TRUE(read->MayContain(h));
-  const auto others = RandomHashes(2, 10000);
-  for (uint64_t h : others) ASSERT_EQ(read->MayContain(h), built->MayContain(h));
+  for (uint64_t h : TestHashes(2, 10000)) ASSERT_EQ(read->MayContain(h), built->MayContain(h));
 }
 
 TEST(Ribbon, SmallFiltersAreFastLocalBloomAsInRocksDb) {
-  auto policy = Policy("ribbon:bpk=10");
-  const auto hashes = RandomHashes(3, 50);
-  std::unique_ptr<Filter> built;
-  ASSERT_TRUE(policy->Build(hashes.data(), hashes.size(), &built).ok());
-  const std::string bytes = built->Serialize();
+  const std::string bytes = MustBuild(*MustPolicy("ribbon:bpk=10"), TestHashes(3, 50))->Serialize();
   EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 5]), 0xff);
 }
 
+// The trailer's block count and the length must describe a layout RocksDB
+// writes: at least 2 blocks, whole 16-byte segments, at most 32 columns.
 TEST(Ribbon, NativeReaderRefusesDamagedBytes) {
-  auto policy = Policy("ribbon:bpk=10");
-  const auto hashes = RandomHashes(4, 3000);
-  std::unique_ptr<Filter> built;
-  ASSERT_TRUE(policy->Build(hashes.data(), hashes.size(), &built).ok());
-  const std::string good = built->Serialize();
-  std::unique_ptr<Filter> read;
-
-  std::string cut = good.substr(3);  // data no longer whole 16-byte segments
-  Status s = OpenFilter(cut, &read);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-
-  std::string one_block = good;
-  one_block[good.size() - 3] = 1;
-  one_block[good.size() - 2] = 0;
-  one_block[good.size() - 1] = 0;
-  s = OpenFilter(one_block, &read);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.message().find("blocks"), std::string::npos) << s.ToString();
-
+  const std::string good = MustBuild(*MustPolicy("ribbon:bpk=10"), TestHashes(4, 3000))->Serialize();
+  const std::string trailer = good.substr(good.size() - 5);
+  ExpectCorruption(good.substr(3), {"multiple of 16"});
+  ExpectCorruption(good.substr(0, good.size() - 5) + trailer.substr(0, 2) + std::string("\x01\x00\x00", 3),
+                   {"1 blocks", "2..16777215"});
   // 2 blocks cannot hold more than 32 columns (1024 bytes) of solution.
-  std::string too_long = std::string(2048, '\0') + good.substr(good.size() - 5);
-  too_long[too_long.size() - 3] = 2;
-  too_long[too_long.size() - 2] = 0;
-  too_long[too_long.size() - 1] = 0;
-  s = OpenFilter(too_long, &read);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  ExpectCorruption(std::string(2048, '\0') + trailer.substr(0, 2) + std::string("\x02\x00\x00", 3),
+                   {"2048", "32 columns"});
 }
 
 // The fp= form: FP within its model. 20000 keys, 400000 other hashes at
 // fp=0.01: ~4000 expected positives (sd ~63); 6 sd of tolerance keeps a
 // correct filter from failing (fixed seeds, so the outcome is fixed anyway)
-// while a filter one column off (2x or 0.5x) fails by > 60 sd.
+// while a filter one column off (2x or 0.5x) fails by > 30 sd.
 TEST(Ribbon, FpFormMeetsItsModel) {
-  auto policy = Policy("ribbon:fp=0.01");
+  auto policy = MustPolicy("ribbon:fp=0.01");
   EXPECT_EQ(policy->spec(), "ribbon:fp=0.01");
-  const auto hashes = RandomHashes(5, 20000);
-  std::unique_ptr<Filter> built;
-  ASSERT_TRUE(policy->Build(hashes.data(), hashes.size(), &built).ok());
+  const auto hashes = TestHashes(5, 20000);
+  auto built = MustBuild(*policy, hashes);
   for (uint64_t h : hashes) ASSERT_TRUE(built->MayContain(h));
-  const auto others = RandomHashes(6, 400000);
+  const auto others = TestHashes(6, 400000);
   size_t positives = 0;
   for (uint64_t h : others) positives += built->MayContain(h) ? 1 : 0;
   const double expected = policy->ModelFpRate(hashes.size()) * others.size();
-  EXPECT_NEAR(expected, 4000, 40);  // the model aims at the target
+  EXPECT_NEAR(expected, 4000, 40);  // the column mix aims at the target
   EXPECT_NEAR(static_cast<double>(positives), expected, 6 * std::sqrt(expected));
 }
 
@@ -119,15 +88,15 @@ TEST(Ribbon, RegisteredWithoutProbes) {
   const FilterVariant* v = FindFilterVariant("ribbon");
   ASSERT_NE(v, nullptr);
   EXPECT_FALSE(v->has_probes);
-  EXPECT_FALSE(Policy("ribbon:bpk=7")->num_probes().has_value());
+  EXPECT_FALSE(MustPolicy("ribbon:bpk=7")->num_probes().has_value());
 }
 
 TEST(Ribbon, RefusesBadSpecs) {
-  std::unique_ptr<FilterPolicy> p;
-  for (const char* spec : {"ribbon:bpk=10,fp=0.01", "ribbon:fp=0", "ribbon:fp=1", "ribbon:bpk=0.4", "ribbon:probes=6"}) {
-    const Status s = NewFilterPolicy(spec, &p);
-    EXPECT_TRUE(s.IsInvalidArgument()) << spec << ": " << s.ToString();
-  }
+  ExpectInvalidSpec("ribbon:bpk=10,fp=0.01", {"not both"});
+  ExpectInvalidSpec("ribbon:fp=0", {"fp"});
+  ExpectInvalidSpec("ribbon:fp=1", {"fp"});
+  ExpectInvalidSpec("ribbon:bpk=0.4", {"bpk"});
+  ExpectInvalidSpec("ribbon:probes=6", {"probes"});
 }
 
 }  // namespace
