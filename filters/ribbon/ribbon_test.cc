@@ -15,8 +15,11 @@
 namespace filterlab {
 namespace {
 
+using testing_util::ExpectBatchEqualsSingle;
 using testing_util::ExpectCorruption;
 using testing_util::ExpectInvalidSpec;
+using testing_util::ExpectNoFalseNegatives;
+using testing_util::ExpectRoundTrip;
 using testing_util::MustBuild;
 using testing_util::MustPolicy;
 using testing_util::TestHashes;
@@ -82,6 +85,14 @@ TEST(Ribbon, FpFormMeetsItsModel) {
   const double expected = policy->ModelFpRate(hashes.size()) * others.size();
   EXPECT_NEAR(expected, 4000, 40);  // the column mix aims at the target
   EXPECT_NEAR(static_cast<double>(positives), expected, 6 * std::sqrt(expected));
+}
+
+// The property tests cover the registered example (bpk); the fp form has
+// no Bloom fallback, so its 0- and 1-key filters are Ribbon's own paths.
+TEST(Ribbon, FpFormBuildsReadsAndBatches) {
+  ExpectNoFalseNegatives("ribbon:fp=0.001", {0, 1, 7, 1000, 100000});
+  for (size_t keys : {0, 1, 1000}) ExpectRoundTrip("ribbon:fp=0.001", keys);
+  ExpectBatchEqualsSingle("ribbon:fp=0.001", {1, 7, 64});
 }
 
 TEST(Ribbon, RegisteredWithoutProbes) {
