@@ -197,7 +197,8 @@ class RibbonPolicy final : public FilterPolicy {
     try {
       ribbon::Banding banding;
       if (!banding.FindSeedAndBand(num_slots, hashes, n, Lower32(hashes[0]) & 255)) {
-        return Fallback(hashes, n, out, "none of the 256 seeds bands the keys into " + std::to_string(num_slots) + " slots");
+        return Fallback(hashes, n, out,
+                        "none of the 256 seeds bands the keys into " + std::to_string(num_slots) + " slots");
       }
       const InterleavedLayout layout = InterleavedLayout::For(num_slots / ribbon::kCoeffBits, data_bytes);
       CacheAlignedArray<uint8_t> data(layout.data_bytes());
