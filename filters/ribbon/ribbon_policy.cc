@@ -344,7 +344,8 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
 FILTERLAB_REGISTER_FILTER(FilterVariant{
     kVariantName,
     "Standard128Ribbon, bit-exact with RocksDB's Ribbon filter (FastLocalBloom for small filters, as RocksDB)",
-    "bpk=0.5..100 (Bloom-equivalent bits/key, below 1 counts as 1, default 10) | fp=1e-9..0.999 (target FP rate)", &CreateRibbonPolicy,
-    nullptr, &OpenNative, {"ribbon:bpk=10"}, FpModelKind::kExact, nullptr, /*has_probes=*/false});
+    "bpk=0.5..100 (Bloom-equivalent bits/key, below 1 counts as 1, default 10) | "
+    "fp=1e-9..0.999 (target FP rate)",
+    &CreateRibbonPolicy, nullptr, &OpenNative, {"ribbon:bpk=10"}, FpModelKind::kExact, nullptr, /*has_probes=*/false});
 
 }  // namespace filterlab
