@@ -1,0 +1,50 @@
+// Banding: the incremental Gaussian elimination that turns n keys into an
+// upper-triangular ("banded") system over GF(2), one equation per key.
+// Key i's equation has its 128 coefficients at slots start..start+127 and
+// its result bits as right-hand side. Adding it walks from its start: an
+// empty slot takes the row as its pivot row; an occupied one (its row also
+// begins with a 1 there) is XORed in, and the walk moves to the next 1 of
+// the remainder. A remainder of zero coefficients means the key depends on
+// earlier ones: harmless when its result bits also cancel, otherwise the
+// system has no solution for this seed and the whole banding is redone with
+// the next seed (seed search).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "filters/ribbon/ribbon_hasher.h"
+
+namespace filterlab::ribbon {
+
+class Banding {
+ public:
+  // Tries ordinal seeds start, start+1, ... (mod 256) until one bands every
+  // hash into num_slots slots (num_slots a multiple of 128, >= 256).
+  // Returns false if all 256 fail. hashes are the keys' 64-bit hashes, in
+  // insertion order (the order changes which rows are stored, not whether
+  // a solution exists).
+  bool FindSeedAndBand(uint32_t num_slots, const uint64_t* hashes, size_t n, uint32_t starting_ordinal_seed);
+
+  uint32_t num_slots() const { return num_slots_; }
+  uint32_t num_starts() const { return num_slots_ - kCoeffBits + 1; }
+  uint32_t ordinal_seed() const { return ordinal_seed_; }
+  CoeffRow coeff_row(uint32_t slot) const { return coeff_rows_[slot]; }
+  ResultRow result_row(uint32_t slot) const { return result_rows_[slot]; }
+
+  // Bytes of working memory for num_slots slots (rows and results).
+  static size_t MemoryBytes(uint32_t num_slots) { return size_t{num_slots} * (sizeof(CoeffRow) + sizeof(ResultRow)); }
+
+ private:
+  void Reset(uint32_t num_slots);
+  bool AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed);
+  bool Add(uint32_t start, CoeffRow cr, ResultRow rr);
+
+  uint32_t num_slots_ = 0;
+  uint32_t ordinal_seed_ = 0;
+  std::vector<CoeffRow> coeff_rows_;
+  std::vector<ResultRow> result_rows_;
+};
+
+}  // namespace filterlab::ribbon

@@ -1,0 +1,351 @@
+// Standard128Ribbon (variant "ribbon"), bit-exact with RocksDB's
+// NewRibbonFilterPolicy filters (format_version 5, optimize_filters_for_memory
+// off): the policy's choices (slots, bytes, seed, Bloom fallback), the
+// filter, its native serialized form and its registration.
+//
+// Specs. ribbon:bpk=B takes RocksDB's "Bloom-equivalent bits/key": the
+// target FP is the one a FastLocalBloom filter of B bits/key would have by
+// RocksDB's estimate, 1 / CacheLocalFpRate(B, ChooseNumProbes(B), 512), and
+// Ribbon meets it in ~30% fewer bits. ribbon:fp=X targets FP X directly
+// (0 < X < 1): the same Ribbon filter, with no Bloom fallback, since there
+// is no Bloom size to compare with; it refuses what RocksDB would hand to
+// Bloom instead (more than 950M keys, or 256 seeds all failing).
+//
+// Policy choices, as RocksDB's Standard128RibbonBitsBuilder. The key hash
+// is XXPH3_64. For n hashes (adjacent duplicates already dropped): slots =
+// NumSlotsForKeys(n); bytes = SolutionBytesForOneInFpRate(slots, 1/FP,
+// upper 32 bits of the first hash) + 5. If slots < 1024 and FastLocalBloom
+// at B bits/key (with its 5-byte trailer) is smaller, the filter is that
+// FastLocalBloom filter (trailer -1): small filters, e.g. up to ~100 keys at
+// 5+ bits/key. The seed search starts at ordinal seed (low 32 bits of the
+// first hash) & 255 and tries all 256; if none bands, FastLocalBloom again.
+// No keys give FastLocalBloom's empty (always false) filter.
+//
+// Construction memory: the banding holds a 16-byte coefficient row and a
+// 4-byte result row per slot, 20 bytes x ~1.04-1.09 slots per key (~21-22
+// bytes/key; ~21 GB at RocksDB's 950M-key limit), beside the input hashes
+// and the filter; an allocation that fails is reported, not thrown.
+//
+// Native form: solution bytes, then fe (-2, Standard128Ribbon), the ordinal
+// seed, and the block count (128 slots each) in 24 bits little-endian. The
+// layout follows from block count and length (ribbon_solution.h).
+//
+// FP model (ModelFpRate, FpModelKind::kExact). A key not added passes when
+// each of its c result bits matches the parity of the solution with its
+// coefficient row, c = upper_num_columns - 1 if its start slot lies in a
+// block before upper_start_block, else upper_num_columns; start slots are
+// uniform over num_starts = 128 * blocks - 127, so
+//   FP = p 2^-(u-1) + (1 - p) 2^-u,  p = 128 * upper_start_block / num_starts,
+// plus the ~n/2^64 chance that its 64-bit hash equals an added one. Each
+// matched bit counts 1/2 because the solution's parity over a row no added
+// key shares is an unbiased bit of the added keys' pseudo-random result bits
+// (RocksDB's ExpectedFpRate, the same formula). upper_start_block depends
+// on the first hash through the rounding bias; the model averages over it
+// (uniform), so for a given n it is the expectation over key sets. At
+// bpk=10 (target 0.953%) that mixes 6 and 7 columns: ~0.95%. Measured
+// against it (`build/sim/filterlab-sim fp --filter ribbon:bpk=B --keys 100000
+// --queries 2000000`), model inside every 95% interval: B = 1: 63.13%
+// (model 63.12%), 5: 9.254% (9.267%), 10: 0.947% (0.952%), 16: 0.0825%
+// (0.0796%), 20: 0.0172% (0.0171%).
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "common/aligned_array.h"
+#include "filters/fast_local_bloom.h"
+#include "filters/filter.h"
+#include "filters/fp_model.h"
+#include "filters/registry.h"
+#include "filters/ribbon/ribbon_banding.h"
+#include "filters/ribbon/ribbon_sizing.h"
+#include "filters/ribbon/ribbon_solution.h"
+#include "filters/rocksdb_bits_per_key.h"
+#include "hashing/remix.h"
+#include "hashing/xxh3.h"
+
+namespace filterlab {
+namespace {
+
+using ribbon::InterleavedLayout;
+
+constexpr char kVariantName[] = "ribbon";
+constexpr size_t kTrailerBytes = 5;
+constexpr int8_t kRibbonMarker = -2;
+
+// The view: data = the solution bytes, param = the layout and seed packed
+// (ordinal seed in bits 0..7, blocks 8..31, upper_start_block 32..55,
+// upper_num_columns 56..61), so a query reads nothing but the handle and
+// the solution.
+uint64_t PackView(const InterleavedLayout& l, uint32_t ordinal_seed) {
+  return uint64_t{ordinal_seed} | uint64_t{l.num_blocks} << 8 | uint64_t{l.upper_start_block} << 32 |
+         uint64_t{l.upper_num_columns} << 56;
+}
+InterleavedLayout UnpackLayout(uint64_t param) {
+  InterleavedLayout l;
+  l.num_blocks = static_cast<uint32_t>(param >> 8) & 0xffffff;
+  l.upper_start_block = static_cast<uint32_t>(param >> 32) & 0xffffff;
+  l.upper_num_columns = static_cast<uint32_t>(param >> 56);
+  l.num_segments = l.num_blocks * l.upper_num_columns - l.upper_start_block;
+  return l;
+}
+uint32_t RawSeedOfView(uint64_t param) { return ribbon::RawSeedOf(static_cast<uint32_t>(param & 255)); }
+
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  return ribbon::MayContain(hash, RawSeedOfView(view.param), UnpackLayout(view.param),
+                            static_cast<const uint8_t*>(view.data));
+}
+// The segments of the one or two blocks the query reads.
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  const uint64_t h = ribbon::Rehash(hash, RawSeedOfView(view.param));
+  const ribbon::QueryPlace p = ribbon::PlaceOf(h, UnpackLayout(view.param));
+  const uint32_t segments = p.num_columns * (p.start_bit == 0 ? 1 : 2);
+  if (segments == 0) return;
+  const uint8_t* first = static_cast<const uint8_t*>(view.data) + size_t{p.segment} * 16;
+  const uint8_t* last = first + size_t{segments} * 16 - 1;
+  for (const uint8_t* at = first; at < last; at += 64) __builtin_prefetch(at, 0, 3);
+  __builtin_prefetch(last, 0, 3);
+}
+// The whole batch's segments are requested before any is tested.
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  for (size_t i = 0; i < n; ++i) ViewPrefetch(view, hashes[i]);
+  for (size_t i = 0; i < n; ++i) results[i] = ViewMayContain(view, hashes[i]);
+}
+constexpr FilterView::Ops kOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
+
+class RibbonFilter final : public Filter {
+ public:
+  // Owns `owned` (data points into it) or views the caller's bytes.
+  RibbonFilter(InterleavedLayout layout, uint32_t ordinal_seed, CacheAlignedArray<uint8_t> owned, const uint8_t* data)
+      : layout_(layout),
+        ordinal_seed_(ordinal_seed),
+        owned_(std::move(owned)),
+        data_(data != nullptr ? data : owned_.data()),
+        view_{&kOps, data_, PackView(layout, ordinal_seed)} {}
+
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
+  void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
+    view_.MayContainBatch(hashes, n, results);
+  }
+  FilterView View() const override { return view_; }
+
+  size_t DataBytes() const override { return layout_.data_bytes(); }
+
+  void Serialize(std::string* out) const override {
+    out->append(reinterpret_cast<const char*>(data_), DataBytes());
+    const uint32_t b = layout_.num_blocks;
+    const char trailer[kTrailerBytes] = {static_cast<char>(kRibbonMarker), static_cast<char>(ordinal_seed_),
+                                         static_cast<char>(b & 255), static_cast<char>((b >> 8) & 255),
+                                         static_cast<char>((b >> 16) & 255)};
+    out->append(trailer, kTrailerBytes);
+  }
+  using Filter::Serialize;
+
+  // "ribbon:blocks=N,seed=S,bytes=B".
+  std::string Describe() const override {
+    return std::string(kVariantName) + ":blocks=" + std::to_string(layout_.num_blocks) +
+           ",seed=" + std::to_string(ordinal_seed_) + ",bytes=" + std::to_string(DataBytes());
+  }
+  HashWidth hash_width() const override { return HashWidth::k64; }
+
+ private:
+  InterleavedLayout layout_;
+  uint32_t ordinal_seed_;
+  CacheAlignedArray<uint8_t> owned_;
+  const uint8_t* data_;
+  FilterView view_;
+};
+
+class RibbonPolicy final : public FilterPolicy {
+ public:
+  // bloom_millibits > 0: the bpk form, with its FastLocalBloom fallback at
+  // those bits/key; 0: the fp form.
+  RibbonPolicy(int bloom_millibits, double one_in_fp_rate, std::string spec)
+      : bloom_millibits_(bloom_millibits),
+        one_in_fp_rate_(one_in_fp_rate),
+        spec_(std::move(spec)) {
+    constexpr uint32_t kTypicalKeys = 100000;
+    bits_per_key_ = 8.0 *
+                    static_cast<double>(ribbon::SolutionBytesForOneInFpRate(
+                        ribbon::NumSlotsForKeys(kTypicalKeys), one_in_fp_rate_, uint32_t{1} << 31)) /
+                    kTypicalKeys;
+    if (bloom_millibits_ > 0) {
+      Status s = NewFilterPolicy("fastlocal:bpk=" + FormatNumber(bloom_millibits_ / 1000.0), &bloom_);
+      (void)s;  // a bits/key that passed our own range check is valid for fastlocal
+    }
+  }
+
+  const std::string& spec() const override { return spec_; }
+  std::string_view variant() const override { return kVariantName; }
+  HashWidth hash_width() const override { return HashWidth::k64; }
+  // What a filter of this policy spends: solution bits per key at 10^5
+  // keys (the spec's bpk is a Bloom-equivalent, ~30% more). Ribbon's slot
+  // overhead grows ~0.4% per doubling of keys, so this is ~2% under the
+  // figure at 10^7 keys and ~4% under at 10^9.
+  double bits_per_key() const override { return bits_per_key_; }
+
+  uint64_t HashKey(Slice key) const override { return XXPH3_64(key.data(), key.size()); }
+
+  Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
+    if (n == 0) return Fallback(hashes, n, out, "no keys");
+    if (n > ribbon::kMaxRibbonKeys) return Fallback(hashes, n, out, "more than 950000000 keys");
+    uint32_t num_slots = 0;
+    size_t data_bytes = 0;
+    if (UsesBloom(n, Upper32(hashes[0]), &num_slots, &data_bytes)) return Fallback(hashes, n, out, "");
+    try {
+      ribbon::Banding banding;
+      if (!banding.FindSeedAndBand(num_slots, hashes, n, Lower32(hashes[0]) & 255)) {
+        return Fallback(hashes, n, out,
+                        "none of the 256 seeds bands the keys into " + std::to_string(num_slots) + " slots");
+      }
+      const InterleavedLayout layout = InterleavedLayout::For(num_slots / ribbon::kCoeffBits, data_bytes);
+      CacheAlignedArray<uint8_t> data(layout.data_bytes());
+      ribbon::BackSubstitute(banding, layout, data.data());
+      *out = std::make_unique<RibbonFilter>(layout, banding.ordinal_seed(), std::move(data), nullptr);
+      return Status::OK();
+    } catch (const std::bad_alloc&) {
+      return Status::InvalidArgument("filter spec '" + spec_ + "': building a Ribbon filter of " + std::to_string(n) +
+                                     " hashes needs " + std::to_string(ribbon::Banding::MemoryBytes(num_slots)) +
+                                     " bytes of banding (20 per slot, " + std::to_string(num_slots) +
+                                     " slots) plus the filter, and the allocation failed");
+    }
+  }
+
+  double ModelFpRate(size_t n) const override {
+    if (n == 0) return 0.0;
+    if (n > ribbon::kMaxRibbonKeys) return bloom_ ? bloom_->ModelFpRate(n) : 1.0;
+    // The rounding bias only moves upper_start_block when lower_portion *
+    // num_starts lies within 1 of a multiple of 128: average the two.
+    uint32_t slots_low = 0, slots_high = 0;
+    size_t bytes_low = 0, bytes_high = 0;
+    const bool bloom_low = UsesBloom(n, 0, &slots_low, &bytes_low);
+    const bool bloom_high = UsesBloom(n, UINT32_MAX, &slots_high, &bytes_high);
+    if (bloom_low && bloom_high) return bloom_->ModelFpRate(n);
+    const uint32_t blocks = slots_low / ribbon::kCoeffBits;
+    const double fp_low = bloom_low ? bloom_->ModelFpRate(n) : InterleavedLayout::For(blocks, bytes_low).FpRate();
+    const double fp_high = bloom_high ? bloom_->ModelFpRate(n) : InterleavedLayout::For(blocks, bytes_high).FpRate();
+    double fp = fp_low;
+    if (bytes_low != bytes_high || bloom_low != bloom_high) {
+      // Bias b in (0,1) adds one upper-start block iff b >= 1 - frac.
+      const double share_high = UpperShareOfBias(n);
+      fp = (1 - share_high) * fp_low + share_high * fp_high;
+    }
+    const double same_hash = static_cast<double>(n) * std::ldexp(1.0, -64);
+    return fp + (1 - fp) * same_hash;
+  }
+
+ private:
+  // RocksDB's CalculateSpaceAndSlots: true if FastLocalBloom is the choice
+  // for n keys (only in the bpk form); else the slots and solution bytes.
+  bool UsesBloom(size_t n, uint32_t rounding_bias32, uint32_t* num_slots, size_t* data_bytes) const {
+    *num_slots = ribbon::NumSlotsForKeys(static_cast<uint32_t>(n));
+    *data_bytes = ribbon::SolutionBytesForOneInFpRate(*num_slots, one_in_fp_rate_, rounding_bias32);
+    if (bloom_millibits_ > 0 && *num_slots < 1024) {
+      const size_t bloom_bytes = fastlocal::DataBytesForKeys(n, bloom_millibits_) + fastlocal::kTrailerBytes;
+      if (bloom_bytes < *data_bytes + kTrailerBytes) return true;
+    }
+    return false;
+  }
+
+  // The share of rounding biases that move upper_start_block up by one.
+  double UpperShareOfBias(size_t n) const {
+    const uint32_t slots = ribbon::NumSlotsForKeys(static_cast<uint32_t>(n));
+    const double fp = 1.0 / one_in_fp_rate_;
+    const int lower_columns = static_cast<int>(std::floor(std::log2(static_cast<uint32_t>(one_in_fp_rate_))));
+    const double lower_fp = std::ldexp(1.0, -lower_columns);
+    const double lower_portion = (fp - lower_fp / 2) / (lower_fp / 2);
+    const double scaled = lower_portion * (slots - ribbon::kCoeffBits + 1);
+    const double to_next = std::ceil(scaled / ribbon::kCoeffBits) * ribbon::kCoeffBits - scaled;
+    return to_next > 0 && to_next < 1 ? 1 - to_next : 0.0;
+  }
+
+  Status Fallback(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out, const std::string& why) const {
+    if (bloom_) return bloom_->Build(hashes, n, out);
+    if (n == 0) {
+      // The fp form's empty filter: no blocks to band, so the smallest
+      // Ribbon RocksDB reads (2 blocks, 0 columns) would answer true; an
+      // empty FastLocalBloom answers false, as RocksDB's empty filter.
+      std::unique_ptr<FilterPolicy> empty;
+      Status s = NewFilterPolicy("fastlocal:bpk=1", &empty);
+      return s.ok() ? empty->Build(hashes, 0, out) : s;
+    }
+    return Status::InvalidArgument("filter spec '" + spec_ + "' cannot build a Ribbon filter of " +
+                                   std::to_string(n) + " hashes: " + why +
+                                   "; ribbon:bpk=B falls back to FastLocalBloom there, ribbon:fp=X does not");
+  }
+
+  int bloom_millibits_;
+  double one_in_fp_rate_;
+  std::string spec_;
+  double bits_per_key_ = 0;
+  std::unique_ptr<FilterPolicy> bloom_;
+};
+
+Status CreateRibbonPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
+  if (spec.Has("bpk") && spec.Has("fp")) {
+    return Status::InvalidArgument("filter spec '" + spec.text() +
+                                   "': give either bpk (Bloom-equivalent bits/key) or fp (target FP rate), not both");
+  }
+  if (spec.Has("fp")) {
+    double fp = 0;
+    Status s = spec.GetDouble("fp", 0.01, 1e-9, 0.999, &fp);
+    if (s.ok()) s = spec.Finish({"bpk", "fp"});
+    if (!s.ok()) return s;
+    *out = std::make_unique<RibbonPolicy>(0, 1.0 / fp, std::string(kVariantName) + ":fp=" + FormatNumber(fp));
+    return Status::OK();
+  }
+  double bpk = 0;
+  Status s = spec.GetDouble("bpk", 10.0, 0.5, 100.0, &bpk);
+  if (s.ok()) s = spec.Finish({"bpk", "fp"});
+  if (!s.ok()) return s;
+  const int millibits = rocksdb_bpk::MillibitsPerKey(bpk);
+  const double sanitized = rocksdb_bpk::Sanitize(bpk);
+  const double one_in = 1.0 / fpmodel::CacheLocalFpRate(sanitized, fastlocal::ChooseNumProbes(millibits), 512);
+  *out = std::make_unique<RibbonPolicy>(millibits, one_in,
+                                        std::string(kVariantName) + ":bpk=" + FormatNumber(sanitized));
+  return Status::OK();
+}
+
+std::string Hex2(uint8_t b) {
+  static const char kDigits[] = "0123456789abcdef";
+  return std::string("0x") + kDigits[b >> 4] + kDigits[b & 15];
+}
+
+// RocksDB's -2 trailer. Corrupt forms RocksDB never writes are refused.
+Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
+  if (bytes.size() < kTrailerBytes || static_cast<int8_t>(bytes[bytes.size() - kTrailerBytes]) != kRibbonMarker) {
+    return Status::NotFound("not a Standard128Ribbon filter (its trailer starts with byte 0xfe)");
+  }
+  const size_t len = bytes.size() - kTrailerBytes;
+  const uint8_t* t = bytes.udata() + len;
+  const uint32_t seed = t[1];
+  const uint32_t num_blocks = t[2] | (uint32_t{t[3]} << 8) | (uint32_t{t[4]} << 16);
+  if (num_blocks < 2) {
+    return Status::Corruption("Standard128Ribbon trailer gives " + std::to_string(num_blocks) +
+                              " blocks (bytes " + Hex2(t[2]) + " " + Hex2(t[3]) + " " + Hex2(t[4]) +
+                              "); allowed: 2..16777215");
+  }
+  if (len % sizeof(ribbon::CoeffRow) != 0 || len > size_t{num_blocks} * ribbon::kMaxResultBits * 16) {
+    return Status::Corruption("Standard128Ribbon data length " + std::to_string(len) +
+                              " (filter size minus 5-byte trailer) is not a multiple of 16 up to 32 columns of " +
+                              std::to_string(num_blocks) + " blocks (" +
+                              std::to_string(size_t{num_blocks} * ribbon::kMaxResultBits * 16) +
+                              " bytes); the filter is truncated or corrupted");
+  }
+  const InterleavedLayout layout = InterleavedLayout::For(num_blocks, len);
+  *out = std::make_unique<RibbonFilter>(layout, seed, CacheAlignedArray<uint8_t>(), bytes.udata());
+  return Status::OK();
+}
+
+}  // namespace
+
+FILTERLAB_REGISTER_FILTER(FilterVariant{
+    kVariantName,
+    "Standard128Ribbon, bit-exact with RocksDB's Ribbon filter (FastLocalBloom for small filters, as RocksDB)",
+    "bpk=0.5..100 (Bloom-equivalent bits/key, below 1 counts as 1, default 10) | "
+    "fp=1e-9..0.999 (target FP rate)",
+    &CreateRibbonPolicy, nullptr, &OpenNative, {"ribbon:bpk=10"}, FpModelKind::kExact, nullptr, /*has_probes=*/false});
+
+}  // namespace filterlab

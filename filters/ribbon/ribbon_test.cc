@@ -1,0 +1,114 @@
+// Standard128Ribbon: RocksDB's vectors by name, the native reader's checks
+// of damaged bytes, the fp= form, and the specs it refuses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "filters/filter.h"
+#include "filters/filter_test_util.h"
+#include "filters/registry.h"
+#include "filters/vectors/vector_check.h"
+
+namespace filterlab {
+namespace {
+
+using testing_util::ExpectBatchEqualsSingle;
+using testing_util::ExpectCorruption;
+using testing_util::ExpectInvalidSpec;
+using testing_util::ExpectNoFalseNegatives;
+using testing_util::ExpectRoundTrip;
+using testing_util::MustBuild;
+using testing_util::MustPolicy;
+using testing_util::TestHashes;
+
+TEST(Ribbon, RocksDbVectorsEveryCase) {
+  const std::string path = std::string(FILTERLAB_REFERENCE_DIR) + "/../vectors-modern/ribbon_filter.json";
+  std::string kind;
+  std::vector<VectorCaseResult> results;
+  const Status s = CheckVectorFile(path, &kind, &results);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(kind, "ribbon_filter");
+  EXPECT_EQ(results.size(), 90u);
+  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}
+
+TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
+  auto policy = MustPolicy("ribbon:bpk=10");
+  const auto hashes = TestHashes(1, 5000);
+  auto built = MustBuild(*policy, hashes);
+  const std::string bytes = built->Serialize();
+  ASSERT_GE(bytes.size(), 5u);
+  EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 5]), 0xfe);
+  EXPECT_EQ((bytes.size() - 5) % 16, 0u);
+  EXPECT_EQ(built->DataBytes(), bytes.size() - 5);
+  std::unique_ptr<Filter> read;
+  ASSERT_TRUE(OpenFilter(bytes, &read).ok());
+  EXPECT_EQ(read->Describe(), built->Describe());
+  for (uint64_t h : hashes) ASSERT_TRUE(read->MayContain(h));
+  for (uint64_t h : TestHashes(2, 10000)) ASSERT_EQ(read->MayContain(h), built->MayContain(h));
+}
+
+TEST(Ribbon, SmallFiltersAreFastLocalBloomAsInRocksDb) {
+  const std::string bytes = MustBuild(*MustPolicy("ribbon:bpk=10"), TestHashes(3, 50))->Serialize();
+  EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 5]), 0xff);
+}
+
+// The trailer's block count and the length must describe a layout RocksDB
+// writes: at least 2 blocks, whole 16-byte segments, at most 32 columns.
+TEST(Ribbon, NativeReaderRefusesDamagedBytes) {
+  const std::string good = MustBuild(*MustPolicy("ribbon:bpk=10"), TestHashes(4, 3000))->Serialize();
+  const std::string trailer = good.substr(good.size() - 5);
+  ExpectCorruption(good.substr(3), {"multiple of 16"});
+  ExpectCorruption(good.substr(0, good.size() - 5) + trailer.substr(0, 2) + std::string("\x01\x00\x00", 3),
+                   {"1 blocks", "2..16777215"});
+  // 2 blocks cannot hold more than 32 columns (1024 bytes) of solution.
+  ExpectCorruption(std::string(2048, '\0') + trailer.substr(0, 2) + std::string("\x02\x00\x00", 3),
+                   {"2048", "32 columns"});
+}
+
+// The fp= form: FP within its model. 20000 keys, 400000 other hashes at
+// fp=0.01: ~4000 expected positives (sd ~63); 6 sd of tolerance keeps a
+// correct filter from failing (fixed seeds, so the outcome is fixed anyway)
+// while a filter one column off (2x or 0.5x) fails by > 30 sd.
+TEST(Ribbon, FpFormMeetsItsModel) {
+  auto policy = MustPolicy("ribbon:fp=0.01");
+  EXPECT_EQ(policy->spec(), "ribbon:fp=0.01");
+  const auto hashes = TestHashes(5, 20000);
+  auto built = MustBuild(*policy, hashes);
+  for (uint64_t h : hashes) ASSERT_TRUE(built->MayContain(h));
+  const auto others = TestHashes(6, 400000);
+  size_t positives = 0;
+  for (uint64_t h : others) positives += built->MayContain(h) ? 1 : 0;
+  const double expected = policy->ModelFpRate(hashes.size()) * others.size();
+  EXPECT_NEAR(expected, 4000, 40);  // the column mix aims at the target
+  EXPECT_NEAR(static_cast<double>(positives), expected, 6 * std::sqrt(expected));
+}
+
+// The property tests cover the registered example (bpk); the fp form has
+// no Bloom fallback, so its 0- and 1-key filters are Ribbon's own paths.
+TEST(Ribbon, FpFormBuildsReadsAndBatches) {
+  ExpectNoFalseNegatives("ribbon:fp=0.001", {0, 1, 7, 1000, 100000});
+  for (size_t keys : {0, 1, 1000}) ExpectRoundTrip("ribbon:fp=0.001", keys);
+  ExpectBatchEqualsSingle("ribbon:fp=0.001", {1, 7, 64});
+}
+
+TEST(Ribbon, RegisteredWithoutProbes) {
+  const FilterVariant* v = FindFilterVariant("ribbon");
+  ASSERT_NE(v, nullptr);
+  EXPECT_FALSE(v->has_probes);
+  EXPECT_FALSE(MustPolicy("ribbon:bpk=7")->num_probes().has_value());
+}
+
+TEST(Ribbon, RefusesBadSpecs) {
+  ExpectInvalidSpec("ribbon:bpk=10,fp=0.01", {"not both"});
+  ExpectInvalidSpec("ribbon:fp=0", {"fp"});
+  ExpectInvalidSpec("ribbon:fp=1", {"fp"});
+  ExpectInvalidSpec("ribbon:bpk=0.4", {"bpk"});
+  ExpectInvalidSpec("ribbon:probes=6", {"probes"});
+}
+
+}  // namespace
+}  // namespace filterlab
