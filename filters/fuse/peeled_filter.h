@@ -52,25 +52,28 @@ inline Fingerprint LoadFingerprint(const unsigned char* data, uint32_t slot) {
 }
 
 // The view: data = the fingerprint array, param = Layout::ViewParam(seed).
+// A query's slots, from the view's layout and seed; returns the mixed hash.
+template <class Layout>
+inline uint64_t SlotsOf(const FilterView& view, uint64_t hash, uint32_t* pos) {
+  const uint64_t h = SeededHash(hash, Layout::SeedOf(view.param));
+  Layout::FromViewParam(view.param).Positions(h, pos);
+  return h;
+}
+
 template <class Layout, class Fingerprint>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
-  const Layout layout = Layout::FromViewParam(view.param);
-  const uint64_t h = SeededHash(hash, Layout::SeedOf(view.param));
   const auto* data = static_cast<const unsigned char*>(view.data);
   uint32_t pos[Layout::kArity];
-  layout.Positions(h, pos);
-  Fingerprint x = FingerprintOf<Fingerprint>(h);
+  Fingerprint x = FingerprintOf<Fingerprint>(SlotsOf<Layout>(view, hash, pos));
   for (int j = 0; j < Layout::kArity; ++j) x ^= LoadFingerprint<Fingerprint>(data, pos[j]);
   return x == 0;
 }
 
 template <class Layout, class Fingerprint>
 void ViewPrefetch(const FilterView& view, uint64_t hash) {
-  const Layout layout = Layout::FromViewParam(view.param);
-  const uint64_t h = SeededHash(hash, Layout::SeedOf(view.param));
   const auto* data = static_cast<const unsigned char*>(view.data);
   uint32_t pos[Layout::kArity];
-  layout.Positions(h, pos);
+  SlotsOf<Layout>(view, hash, pos);
   for (int j = 0; j < Layout::kArity; ++j) __builtin_prefetch(data + size_t{pos[j]} * sizeof(Fingerprint));
 }
 
@@ -79,17 +82,13 @@ template <class Layout, class Fingerprint>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kChunk = 32;
   constexpr int kArity = Layout::kArity;
-  const Layout layout = Layout::FromViewParam(view.param);
-  const uint32_t seed = Layout::SeedOf(view.param);
   const auto* data = static_cast<const unsigned char*>(view.data);
   uint32_t pos[kChunk][kArity];
   Fingerprint expect[kChunk];
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t m = n - start < kChunk ? n - start : kChunk;
     for (size_t i = 0; i < m; ++i) {
-      const uint64_t h = SeededHash(hashes[start + i], seed);
-      layout.Positions(h, pos[i]);
-      expect[i] = FingerprintOf<Fingerprint>(h);
+      expect[i] = FingerprintOf<Fingerprint>(SlotsOf<Layout>(view, hashes[start + i], pos[i]));
       for (int j = 0; j < kArity; ++j) __builtin_prefetch(data + size_t{pos[i][j]} * sizeof(Fingerprint));
     }
     for (size_t i = 0; i < m; ++i) {

@@ -1,13 +1,11 @@
 // XOR filters: what is specific to them (the generic checks of every
 // registered example are in filters/filter_property_test.cc): the size
-// against the paper's 1.23 n + 32, the measured FP rate against 2^-f, the
-// seed retries small filters need, and the spec.
+// against the paper's 1.23 n + 32, the seed retries small filters need,
+// duplicates and the spec (the FP rate: peeled_filter_test.cc).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "filters/filter.h"
@@ -33,26 +31,6 @@ TEST(XorFilterTest, SizeAtAMillionKeysIsOnePointTwoThreeNPlus32) {
   auto f16 = MustBuild(*MustPolicy("xor:fingerprint=16"), hashes);
   EXPECT_EQ(f16->DataBytes(), 2 * 1'230'033u);
   EXPECT_DOUBLE_EQ(MustPolicy("xor:fingerprint=8")->bits_per_key(), 8 * 1.23);
-}
-
-// 10^6 keys, 4*10^6 fresh queries (fixed seeds): Binomial(Q, 2^-f), 4 sigma.
-TEST(XorFilterTest, MeasuredFpRateIsTwoToTheMinusFingerprintBits) {
-  const size_t n = 1'000'000;
-  const uint64_t q = 4'000'000;
-  const std::vector<uint64_t> keys = TestHashes(31, n);
-  const std::vector<uint64_t> queries = TestHashes(32, q);
-  for (const auto& [spec, bits] : {std::pair{"xor:fingerprint=8", 8}, std::pair{"xor:fingerprint=16", 16}}) {
-    auto p = MustPolicy(spec);
-    auto f = MustBuild(*p, keys);
-    std::unique_ptr<bool[]> answers(new bool[q]);
-    f->MayContainBatch(queries.data(), q, answers.get());
-    size_t positives = 0;
-    for (uint64_t i = 0; i < q; ++i) positives += answers[i];
-    const double expected = std::ldexp(1.0, -bits);
-    EXPECT_NEAR(p->ModelFpRate(n), expected, 1e-12) << spec;  // + n/2^64, equal 64-bit hashes
-    const double sigma = std::sqrt(expected * (1 - expected) / static_cast<double>(q));
-    EXPECT_NEAR(static_cast<double>(positives) / static_cast<double>(q), expected, 4 * sigma) << spec;
-  }
 }
 
 // At 20 keys (floor(24.6) + 32 = 56 slots, 3 blocks of 19) the random
