@@ -61,7 +61,8 @@ Status CreateXorPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   if (s.ok()) s = spec.GetHashWidth(HashWidth::k64, {HashWidth::k64}, &width);
   if (s.ok()) s = spec.Finish({"fingerprint", "hash"});
   if (!s.ok()) return s;
-  *out = std::make_unique<PeeledPolicy<XorLayout>>("xor:fingerprint=" + fingerprint + ",hash=64", std::stoi(fingerprint));
+  *out = std::make_unique<PeeledPolicy<XorLayout>>("xor:fingerprint=" + fingerprint + ",hash=64",
+                                                   std::stoi(fingerprint));
   return Status::OK();
 }
 
