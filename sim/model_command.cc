@@ -69,7 +69,14 @@ Status ExpandSpecs(const ModelArgs& a, std::vector<ModelPolicy>* out) {
   for (const std::string& text : specs) {
     FilterSpec parsed;
     if (!(s = FilterSpec::Parse(text, &parsed)).ok()) return Status::InvalidArgument("--filter: " + s.message());
-    for (double bpk : bpk_list) {
+    // Without --filter every example is taken at each --bpk, except those of
+    // a variant that has no bpk (XOR, binary fuse: the fingerprint width
+    // sets bits/key), listed once at their own spec. A --filter spec given
+    // with --bpk gets the registry's error instead.
+    std::unique_ptr<FilterPolicy> probe;
+    const bool own_spec_only =
+        a.specs.empty() && !NewFilterPolicy(parsed.WithParam("bpk", "10"), &probe).ok();
+    for (double bpk : own_spec_only ? std::vector<double>{NAN} : bpk_list) {
       FilterSpec at_bpk = parsed;
       if (!std::isnan(bpk) && !(s = FilterSpec::Parse(parsed.WithParam("bpk", FormatNumber(bpk)), &at_bpk)).ok()) {
         return Status::InvalidArgument("--filter: " + s.message());

@@ -198,6 +198,14 @@ def test_table_prints_a_row_per_example_spec():
     for row in rows:
         fields = [f.strip() for f in row]
         bits_per_key, fp = float(fields[1]), float(fields[3])
+        fingerprint = re.search(r"fingerprint=(\d+)", fields[0])
+        if fingerprint:  # XOR, binary fuse: no bpk; 1.075..1.23 slots per key (more at 2*10^4 keys)
+            f = int(fingerprint.group(1))
+            assert f <= bits_per_key <= 1.3 * f, row
+            # percent: the rate 2^-f, with room for 2*10^5 queries' noise (2^-16: ~3 positives)
+            assert 0 <= fp <= 3 * 100 * 2.0**-f, row
+            assert all(fields[6:9]), row
+            continue
         # What the row's policy says its filters spend (10 for the Bloom layouts;
         # Ribbon's bpk=10 is a Bloom-equivalent and spends ~7), give or take rounding.
         model = run("sim", "model", "--filter", fields[0], "--keys", "20000")

@@ -1,0 +1,202 @@
+// The construction XOR and binary fuse filters share (Graf & Lemire 2020,
+// 2022): every key owns kArity slots of a fingerprint array and the array is
+// filled so that the XOR of a key's slots is its fingerprint. That needs an
+// order in which each key has a slot no later key touches: found by peeling
+// the hypergraph whose vertices are slots and whose edges are keys (take a
+// slot only one remaining key touches, remove that key, repeat). If keys are
+// left (the 2-core is not empty) the attempt fails and the next one remixes
+// every hash with a new seed, which gives a new hypergraph.
+//
+// Order: a first slot is a multiply-high of the mixed hash, monotone in it,
+// and a binary fuse key's other slots lie in the next few segments, so keys
+// taken in order of their mixed hashes touch the slot arrays almost
+// sequentially (the paper's way to make construction cache-friendly). The
+// first attempt puts them in that order by one counting pass over their top
+// bits (buckets of ~256 keys); a retry sorts them fully. For XOR filters only
+// the first slot gains from it.
+//
+// Duplicates: an equal hash given twice touches the same slots twice, so
+// those slots never get down to one key and the peel fails; the driver
+// removes duplicates (sort + unique) whenever an attempt fails, before the
+// next seed, and sizes the next layout for the distinct count. Inputs without
+// duplicates (the normal case: 64-bit hashes of distinct keys) never pay for
+// the sort unless a seed fails.
+//
+// A Layout (xor_filter.cc, binary_fuse_filter.cc) provides
+//   static constexpr int kArity;
+//   size_t num_slots() const;                              // < 2^32
+//   void Positions(uint64_t mixed, uint32_t* out) const;   // kArity distinct slots
+// and the driver takes a factory (distinct keys, seed) -> Layout.
+//
+// Temporary memory, per key of n, for a layout of m slots (the fingerprint
+// array itself is the output, not counted):
+//   8 bytes  the mixed hashes in slot order, reused as the peel order
+//   1 byte   which of its slots each key was peeled from
+//   13 m/n   per slot: XOR of its keys' mixed hashes (8), key count (1),
+//            the queue of slots that have one key left (4)
+//   0.03     the counting pass's bucket starts (8 bytes per ~256 keys)
+// = 9 + 13 m/n bytes/key: 23.6 for 3-wise binary fuse (m/n ~ 1.125), 23.0
+// for 4-wise (1.075), 25.0 for XOR (1.23); the paper states ~24 for fuse.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "common/aligned_array.h"
+#include "common/status.h"
+#include "filters/fuse/fuse_hash.h"
+
+namespace filterlab::fuse {
+
+// Seeds tried before giving up. Over 500 random inputs per size from 1 to
+// 10^4 keys, 0.4-7% of first seeds fail (up to 18% for 4-wise binary fuse
+// at 100 keys), none at 10^5 keys and up, and no input needed more than 4
+// seeds (peeled_filter_test.cc, SeedsNeededStayFarBelowTheLimit): 100
+// leaves a failure only for inputs no seed can fix.
+inline constexpr int kMaxAttempts = 100;
+
+namespace internal {
+
+// One peeling attempt over the mixed hashes keys[0, n). On success returns
+// true, keys[k] holds the k-th peeled key's mixed hash and which[k] the index
+// (0..kArity-1) of the slot it was peeled from. keys[] is overwritten either
+// way (the peel order reuses its memory).
+template <class Layout>
+bool Peel(const Layout& layout, uint64_t* keys, size_t n, uint8_t* which) {
+  constexpr int kArity = Layout::kArity;
+  const size_t m = layout.num_slots();
+  std::unique_ptr<uint64_t[]> xors(new uint64_t[m]);
+  std::unique_ptr<uint8_t[]> counts(new uint8_t[m]);
+  std::unique_ptr<uint32_t[]> queue(new uint32_t[m]);
+  std::memset(xors.get(), 0, m * sizeof(uint64_t));
+  std::memset(counts.get(), 0, m);
+
+  uint32_t pos[kArity];
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = keys[i];
+    layout.Positions(h, pos);
+    for (int j = 0; j < kArity; ++j) {
+      // 255 keys on one slot: only duplicates do that at these loads; the
+      // attempt fails and the next removes them.
+      if (counts[pos[j]] == 255) return false;
+      ++counts[pos[j]];
+      xors[pos[j]] ^= h;
+    }
+  }
+  // A slot's count only falls, so it reaches 1 at most once: the queue never
+  // holds more than m entries.
+  size_t queued = 0;
+  for (size_t s = 0; s < m; ++s) {
+    if (counts[s] == 1) queue[queued++] = static_cast<uint32_t>(s);
+  }
+  size_t peeled = 0;
+  while (queued > 0) {
+    const uint32_t slot = queue[--queued];
+    if (counts[slot] != 1) continue;  // its last key left through another slot
+    const uint64_t h = xors[slot];
+    layout.Positions(h, pos);
+    int own = 0;
+    for (int j = 0; j < kArity; ++j) {
+      if (pos[j] == slot) own = j;
+    }
+    keys[peeled] = h;
+    which[peeled] = static_cast<uint8_t>(own);
+    ++peeled;
+    for (int j = 0; j < kArity; ++j) {
+      xors[pos[j]] ^= h;
+      if (--counts[pos[j]] == 1) queue[queued++] = pos[j];
+    }
+  }
+  return peeled == n;
+}
+
+// out[0, n) = the hashes mixed with `seed`, in order of their top bits
+// (a counting sort into buckets of ~256 keys on average).
+inline void MixInTopBitsOrder(const uint64_t* hashes, size_t n, uint32_t seed, uint64_t* out) {
+  int bits = 0;
+  while (bits < 22 && (size_t{256} << bits) < n) ++bits;
+  if (bits == 0) {
+    for (size_t i = 0; i < n; ++i) out[i] = SeededHash(hashes[i], seed);
+    return;
+  }
+  const int shift = 64 - bits;
+  std::unique_ptr<size_t[]> start(new size_t[(size_t{1} << bits) + 1]());
+  for (size_t i = 0; i < n; ++i) ++start[(SeededHash(hashes[i], seed) >> shift) + 1];
+  for (size_t b = 1; b <= (size_t{1} << bits); ++b) start[b] += start[b - 1];
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t mixed = SeededHash(hashes[i], seed);
+    out[start[mixed >> shift]++] = mixed;
+  }
+}
+
+// Sorts keys[0, n) and drops repeats; returns the distinct count.
+inline size_t SortUnique(uint64_t* keys, size_t n) {
+  std::sort(keys, keys + n);
+  return static_cast<size_t>(std::unique(keys, keys + n) - keys);
+}
+
+}  // namespace internal
+
+// What a successful build gives: the layout, the seed its hashes were remixed
+// with, and the fingerprint array.
+template <class Layout, class Fingerprint>
+struct Peeled {
+  Layout layout;
+  uint32_t seed = 0;
+  size_t distinct_keys = 0;
+  CacheAlignedArray<Fingerprint> fingerprints;
+};
+
+// Builds from n hashes: peels with seed 0, 1, ... (up to max_attempts),
+// removing duplicates after a failure, then assigns fingerprints in reverse
+// peel order. `make_layout(distinct_keys, seed)` gives the layout for an
+// attempt. Fails (InvalidArgument naming `what`) only if every seed failed.
+template <class Fingerprint, class MakeLayout>
+Status BuildByPeeling(const uint64_t* hashes, size_t n, const MakeLayout& make_layout, int max_attempts,
+                      const std::string& what,
+                      Peeled<decltype(make_layout(size_t{0}, uint32_t{0})), Fingerprint>* out) {
+  using Layout = decltype(make_layout(size_t{0}, uint32_t{0}));
+  constexpr int kArity = Layout::kArity;
+  std::unique_ptr<uint64_t[]> keys(new uint64_t[std::max<size_t>(n, 1)]);
+  std::unique_ptr<uint8_t[]> which(new uint8_t[std::max<size_t>(n, 1)]);
+  size_t distinct = n;
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+    const auto seed = static_cast<uint32_t>(attempt);
+    // (The previous attempt overwrote keys[] with its partial peel order.)
+    if (attempt == 0) {
+      internal::MixInTopBitsOrder(hashes, n, seed, keys.get());
+    } else {
+      // Mixing is a bijection, so equal mixed hashes are exactly the duplicates.
+      for (size_t i = 0; i < n; ++i) keys[i] = SeededHash(hashes[i], seed);
+      distinct = internal::SortUnique(keys.get(), n);
+    }
+    Layout layout = make_layout(distinct, seed);
+    if (distinct > 0 && !internal::Peel(layout, keys.get(), distinct, which.get())) continue;
+
+    CacheAlignedArray<Fingerprint> fingerprints(layout.num_slots());
+    Fingerprint* f = fingerprints.data();
+    uint32_t pos[kArity];
+    // In reverse peel order each key's own slot is touched by no key assigned
+    // after it, so setting it last makes the key's XOR come out right.
+    for (size_t k = distinct; k-- > 0;) {
+      const uint64_t h = keys[k];
+      layout.Positions(h, pos);
+      Fingerprint value = FingerprintOf<Fingerprint>(h);
+      for (int j = 0; j < kArity; ++j) value ^= f[pos[j]];  // f[own] is still 0
+      f[pos[which[k]]] = value;
+    }
+    out->layout = layout;
+    out->seed = seed;
+    out->distinct_keys = distinct;
+    out->fingerprints = std::move(fingerprints);
+    return Status::OK();
+  }
+  return Status::InvalidArgument(what + ": no seed of " + std::to_string(max_attempts) + " peeled " +
+                                 std::to_string(distinct) + " distinct hashes (of " + std::to_string(n) +
+                                 " given); the layout is too small for them");
+}
+
+}  // namespace filterlab::fuse
