@@ -329,14 +329,12 @@ def test_engine_configs_exist():
 def expected_runs(name: str, build: Path) -> int:
     """Runs of each engine config, counted from its grid by hand (3 repeats each)."""
     if name == "engine_filters":
-        from experiments.registry import check_specs, example_specs, join, with_params
+        from experiments.registry import check_specs, example_specs, join
 
-        # "all" at bpk=10: each example spec without its bpk, once, except the variants that take no
-        # bpk (XOR, binary fuse), which "all" skips with a note; then no filter; then RocksDB's 2.
+        # "all" at bpk=10: each example spec without its bpk, once (the variants that take no bpk,
+        # XOR and binary fuse, once at their own size); then no filter; then RocksDB's 2.
         answers = check_specs(build, example_specs(build)).values()
         bases = {join(a["variant"], {k: v for k, v in a["params"].items() if k != "bpk"}) for a in answers}
-        at_10 = check_specs(build, [with_params(b, {"bpk": "10"}) for b in bases])
-        bases = {b for b in bases if at_10[with_params(b, {"bpk": "10"})]["error"] is None}
         return 3 * (len(bases) + 1 + 2)
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 4,  # engines x batch sizes
