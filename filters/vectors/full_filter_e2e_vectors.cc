@@ -17,7 +17,6 @@
 #include "filters/filter_spec.h"
 #include "filters/vectors/vector_check.h"
 #include "hashing/legacy_hash.h"
-#include "hashing/remix.h"
 #include "hashing/xxh3.h"
 
 namespace filterlab {
@@ -27,21 +26,6 @@ bool DetectFullFilterE2e(const nlohmann::json& doc) {
   const auto& cases = doc.at("cases");
   return cases.is_array() && !cases.empty() && cases[0].contains("format_version") &&
          cases[0].contains("filter_len_with_trailer");
-}
-
-// Key i has 8 + (i mod 25) bytes: ceil(len/8) generator outputs, little-endian, truncated.
-std::vector<std::string> GenerateKeys(uint64_t seed, size_t count) {
-  SplitMix64 gen(seed);
-  std::vector<std::string> keys(count);
-  for (size_t i = 0; i < count; ++i) {
-    const size_t len = 8 + i % 25;
-    std::string& k = keys[i];
-    while (k.size() < len) {
-      const uint64_t v = gen.Next();
-      for (int b = 0; b < 8 && k.size() < len; ++b) k += static_cast<char>(v >> (8 * b));
-    }
-  }
-  return keys;
 }
 
 std::string HexOf(uint64_t v, int digits) {
@@ -63,7 +47,7 @@ void CheckFullFilterCase(const nlohmann::json& c, VectorCaseResult* r) {
   }
 
   constexpr size_t kQueries = 1000;
-  const std::vector<std::string> keys = GenerateKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
+  const std::vector<std::string> keys = GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
   std::vector<Slice> added(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(num_keys));
 
   std::unique_ptr<FilterPolicy> policy;
