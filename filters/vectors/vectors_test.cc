@@ -50,6 +50,27 @@ TEST_P(ReferenceVectorFile, EveryCasePasses) {
   EXPECT_EQ(failed, 0u) << "of " << results.size() << " cases in " << GetParam() << " [" << kind << "]";
 }
 
+// Files outside that folder, each named: vectors-modern/ holds kinds added
+// one by one (the folder is not iterated, so a kind not yet registered there
+// does not fail this suite); every file named here must pass in full.
+const char* const kNamedVectorFiles[] = {"../vectors-modern/parquet_sbbf.json"};
+
+TEST(ReferenceVectors, NamedModernFilesPass) {
+  for (const char* name : kNamedVectorFiles) {
+    const std::string path = std::string(FILTERLAB_REFERENCE_DIR) + "/" + name;
+    std::string kind;
+    std::vector<VectorCaseResult> results;
+    const Status s = CheckVectorFile(path, &kind, &results);
+    ASSERT_TRUE(s.ok()) << path << ": " << s.ToString();
+    ASSERT_FALSE(results.empty()) << path << " [" << kind << "]: no cases";
+    size_t failed = 0;
+    for (const auto& r : results) {
+      if (!r.passed && ++failed <= 10) ADD_FAILURE() << "[" << kind << "] " << r.name << ": " << r.detail;
+    }
+    EXPECT_EQ(failed, 0u) << "of " << results.size() << " cases in " << path << " [" << kind << "]";
+  }
+}
+
 // Test names from file names: "rocksdb_hash32.json" -> "rocksdb_hash32".
 std::string FileTestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = std::filesystem::path(info.param).stem().string();
@@ -89,7 +110,8 @@ TEST_P(VectorCheckerMutation, FailsExactlyTheMutatedCase) {
   // ctest runs each case in its own process, in parallel: a per-process name
   // keeps two mutations of the same file from overwriting each other.
   const std::string mutated =
-      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" + m.file;
+      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" +
+      std::filesystem::path(m.file).filename().string();
   std::ofstream(mutated) << doc.dump();
 
   std::string kind;
@@ -129,7 +151,12 @@ INSTANTIATE_TEST_SUITE_P(
         Mutation{"fp_model.json", "/rows/623/legacy_bytes", 1344, 1},
         Mutation{"fp_model.json", "/rows/623/legacy_locality_est_fp", 0.012, 1},
         Mutation{"fp_model.json", "/rows/621/sum", 0.0095, 1},
-        Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1}),
+        Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1},
+        // parquet_sbbf: the golden and a generated case at another block count, a query count, a key hash.
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/0/num_blocks", 16, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/30/num_blocks", 65, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/17/query_positives", 166, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/5/first_key_xxh64", "e48526ca7a7b269f", 1}),
     MutationTestName);
 
 }  // namespace
