@@ -161,8 +161,9 @@ Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out
 // touch (the simulator's huge-page arenas) by where it puts the bytes:
 // fastlocal, legacy and legacy_block always (byte reads; fastlocal has a
 // path for unaligned lines); standard when they are 8-byte aligned (one word per
-// probe); dynamic and worm when 64-byte aligned, as their built arrays are
-// (blocks inside one cache line; the SIMD scheme's aligned loads). Bytes
+// probe); sbbf when 32-byte aligned (its blocks' aligned AVX2 loads); dynamic
+// and worm when 64-byte aligned, as their built arrays are (blocks inside one
+// cache line; the SIMD scheme's aligned loads). Bytes
 // less aligned than that are copied into an owned aligned array, with the
 // same answers. Truncated or corrupt bytes and unknown trailers give
 // Corruption naming what is wrong.

@@ -48,6 +48,15 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
 // ~1 s at 12 words.
 double TwoPerWordPoissonFpRate(double bits_per_key, int words_touched, int group_words);
 
+// Poisson mixture for a 256-bit split block of eight 32-bit lanes (Parquet's
+// and Impala's split-block Bloom filter at probes = 8, worm's cache_simd
+// variants): a key's block holds Poisson(256/b) keys, and a key sets one
+// uniform bit in `probes` of the 8 lanes (all 8 in Parquet's layout):
+//   sum_j Pois(j; 256/b) (1 - (1 - probes/256)^j)^probes.
+// Exact for ideal hashing at probes = 8 (derivation in
+// fp_model_split_block.cc); probes: 1..8.
+double SplitBlockPoissonFpRate(double bits_per_key, int probes);
+
 // Probability that a new item's f-bit hash equals one of n stored hashes
 // (RocksDB's FingerprintFpRate): 1 - e^{-n/2^f}, ~n/2^f, the term of hashes
 // narrower than the key space. RocksDB adds it to the layout's rate as an

@@ -129,6 +129,20 @@ TEST(XXH3, WrapperIsTheLibraryHash) {
   }
 }
 
+// XXH64's published values (xxHash's documentation and sanity tests) at seed
+// 0, and the wrapper passing the seed through: Parquet's filters depend on
+// exactly this hash.
+TEST(XXH64, PublishedValuesAndSeed) {
+  EXPECT_EQ(XXH64("", 0, 0), 0xef46db3751d8e999ULL);
+  EXPECT_EQ(XXH64("a", 1, 0), 0xd24ec4f1a98c6e5bULL);
+  EXPECT_EQ(XXH64("abc", 3, 0), 0x44bc2cf5ad770999ULL);
+  for (size_t len : {0, 1, 4, 8, 31, 32, 33, 100}) {
+    const std::string key = SplitMixKey(0x6400 + len, len);
+    EXPECT_EQ(XXH64(key.data(), len, 7), ::XXH64(key.data(), len, 7)) << len;
+    EXPECT_NE(XXH64(key.data(), len, 7), XXH64(key.data(), len, 0)) << len;
+  }
+}
+
 // Spec §4: RocksDB's fork differs from final XXH3 at every length, seeded or
 // not. Four keys per length; an accidental equality of two 64-bit values has
 // probability ~2^-64 per comparison.

@@ -7,25 +7,10 @@
 #include <vector>
 
 #include "filters/filter.h"
-#include "hashing/remix.h"
 #include "hashing/xxh3.h"
 
 namespace filterlab {
 namespace {
-
-std::vector<std::string> GenerateKeys(uint64_t seed, size_t count) {
-  SplitMix64 gen(seed);
-  std::vector<std::string> keys(count);
-  for (size_t i = 0; i < count; ++i) {
-    const size_t len = 8 + i % 25;
-    std::string& k = keys[i];
-    while (k.size() < len) {
-      const uint64_t v = gen.Next();
-      for (int b = 0; b < 8 && k.size() < len; ++b) k += static_cast<char>(v >> (8 * b));
-    }
-  }
-  return keys;
-}
 
 std::string Hex64(uint64_t v) {
   char buf[17];
@@ -39,7 +24,7 @@ bool CheckE2eFilterCase(const nlohmann::json& c, const std::string& spec, Vector
                         std::string* first_key) {
   const auto num_keys = RequireField(c, "num_keys").get<size_t>();
   constexpr size_t kQueries = 1000;
-  const std::vector<std::string> keys = GenerateKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
+  const std::vector<std::string> keys = GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
   std::vector<Slice> added(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(num_keys));
   *first_key = keys[0];
 

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hashing/remix.h"
+
 namespace filterlab {
 namespace {
 
@@ -121,6 +123,20 @@ uint64_t ParseHex64(const std::string& hex) {
   const uint64_t v = std::stoull(hex, &pos, 16);
   if (pos != hex.size()) throw std::runtime_error("not a hex number: '" + hex + "'");
   return v;
+}
+
+std::vector<std::string> GenerateReferenceKeys(uint64_t seed, size_t count) {
+  SplitMix64 gen(seed);
+  std::vector<std::string> keys(count);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t len = 8 + i % 25;
+    std::string& k = keys[i];
+    while (k.size() < len) {
+      const uint64_t v = gen.Next();
+      for (int b = 0; b < 8 && k.size() < len; ++b) k += static_cast<char>(v >> (8 * b));
+    }
+  }
+  return keys;
 }
 
 bool ExpectEqual(const char* field, const std::string& expected, const std::string& actual, std::string* detail) {

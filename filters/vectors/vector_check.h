@@ -42,6 +42,10 @@ const nlohmann::json& RequireField(const nlohmann::json& obj, const char* field)
 std::string HexEncode(const void* data, size_t n);
 std::string Sha256Hex(const void* data, size_t n);
 uint64_t ParseHex64(const std::string& hex);
+// The keys of the files built from generated keys (full_filter_e2e.json,
+// ribbon_filter.json, parquet_sbbf.json): splitmix64 seeded with `seed`; key i has
+// 8 + (i mod 25) bytes, ceil(len/8) generator outputs little-endian, truncated.
+std::vector<std::string> GenerateReferenceKeys(uint64_t seed, size_t count);
 // Compares and, on mismatch, appends "field: expected X, got Y; " to *detail.
 bool ExpectEqual(const char* field, const std::string& expected, const std::string& actual, std::string* detail);
 bool ExpectEqual(const char* field, uint64_t expected, uint64_t actual, std::string* detail);

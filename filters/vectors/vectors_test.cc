@@ -1,4 +1,5 @@
-// Every reference-vector file in FILTERLAB_REFERENCE_DIR, checked through
+// Every reference-vector file in FILTERLAB_REFERENCE_DIR and its sibling
+// vectors-modern/ (Ribbon, Parquet's split-block filter), checked through
 // CheckVectorFile — the same code path as `filterlab-tool verify-vectors` —
 // one test per file. A file of no registered kind, an unreadable file, a file
 // with no cases and any failed case are all failures, so a new vector file
@@ -21,9 +22,12 @@ namespace {
 
 std::vector<std::string> ReferenceVectorFiles() {
   std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(FILTERLAB_REFERENCE_DIR, ec)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  for (const std::string& dir : {std::string(FILTERLAB_REFERENCE_DIR),
+                                 std::string(FILTERLAB_REFERENCE_DIR) + "/../vectors-modern"}) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -89,7 +93,8 @@ TEST_P(VectorCheckerMutation, FailsExactlyTheMutatedCase) {
   // ctest runs each case in its own process, in parallel: a per-process name
   // keeps two mutations of the same file from overwriting each other.
   const std::string mutated =
-      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" + m.file;
+      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" +
+      std::filesystem::path(m.file).filename().string();
   std::ofstream(mutated) << doc.dump();
 
   std::string kind;
@@ -129,7 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
         Mutation{"fp_model.json", "/rows/623/legacy_bytes", 1344, 1},
         Mutation{"fp_model.json", "/rows/623/legacy_locality_est_fp", 0.012, 1},
         Mutation{"fp_model.json", "/rows/621/sum", 0.0095, 1},
-        Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1}),
+        Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1},
+        // parquet_sbbf: the golden and a generated case at another block count, a query count, a key hash.
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/0/num_blocks", 16, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/30/num_blocks", 65, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/17/query_positives", 166, 1},
+        Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/5/first_key_xxh64", "e48526ca7a7b269f", 1}),
     MutationTestName);
 
 }  // namespace

@@ -1,51 +1,15 @@
 // The SIMD split-block wormhashing variants (../shared/spec/wormhashing.md §2
 // "Cache-local SIMD"): 32-bit hash, one 256-bit block chosen by
 // fastrange32, at most one bit per 32-bit lane (masks in worm_simd.h). The
-// fastest layout of the family; its FP model is derived below.
-#include <cmath>
-
+// fastest layout of the family; its FP model is fpmodel::SplitBlockPoissonFpRate
+// (derived in filters/fp_model_split_block.cc).
+#include "filters/fp_model.h"
 #include "filters/worm/worm_filter.h"
 #include "filters/worm/worm_simd.h"
 #include "filters/worm/worm_variants.h"
 #include "hashing/fastrange.h"
 
 namespace filterlab::worm {
-namespace simd {
-
-// Split-block model. Keys per block: j ~ Poisson(lambda = 256 / b) (the
-// binomial over L blocks, for large L). A stored key activates each lane with
-// probability k/8 (k of 8 lanes, the rotation uniform) and then sets one
-// uniform bit of that lane's 32, so a given bit survives one key with
-// probability 1 - (k/8)(1/32) = 1 - k/256 and j keys with (1 - k/256)^j. A
-// query tests k bits in k distinct lanes; treating them as independent,
-//   FP = sum_j Pois(j; lambda) (1 - (1 - k/256)^j)^k.
-// (Compare the one-probe-per-access line model, whose per-key survival
-// (1 - 1/B)^k is larger: one bit per lane means a key's k bits never
-// coincide, so it sets more bits.)
-// k = 8: every key sets one bit in every lane and lanes use independent
-// salts, so the model is exact (up to the spread of a lane's set-bit count,
-// small at 32 bits x 8 lanes; measured 0.012884 against 0.012878 at 10
-// bits/key). k < 8: a stored key's active lanes are k consecutive ones, so
-// the lanes a query tests are not covered independently; the model is an
-// approximation (measured 1.5% below it at 10 bits/key, k = 6).
-double SplitBlockPoissonFpRate(double bits_per_key, int probes) {
-  const double lambda = 256.0 / bits_per_key;
-  const double survive = 1.0 - probes / 256.0;
-  // Sum the Poisson terms from the mode outwards until they stop mattering.
-  const double log_lambda = std::log(lambda);
-  const auto mode = static_cast<long>(lambda);
-  const long last = mode + 20 + static_cast<long>(12.0 * std::sqrt(lambda));
-  double sum = 0.0;
-  for (long j = 0; j <= last; ++j) {
-    const double log_pmf = j * log_lambda - lambda - std::lgamma(static_cast<double>(j) + 1.0);
-    const double fp_at_j = std::pow(1.0 - std::pow(survive, static_cast<double>(j)), probes);
-    sum += std::exp(log_pmf) * fp_at_j;
-  }
-  return sum;
-}
-
-}  // namespace simd
-
 namespace {
 
 constexpr uint64_t kBlockBits = 256;
@@ -63,7 +27,7 @@ struct SimdSchemeBase : SchemeBase {
   // For distinct hashes; the block and every bit are functions of the 32
   // hash bits, so equal hashes match (WormModelFpRate adds that term).
   static double Model(const WormShape& s, double hashes) {
-    return simd::SplitBlockPoissonFpRate(ShapeBitsPerKey(s, hashes), s.probes);
+    return fpmodel::SplitBlockPoissonFpRate(ShapeBitsPerKey(s, hashes), s.probes);
   }
 };
 

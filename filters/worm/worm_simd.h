@@ -105,7 +105,4 @@ inline BlockMask ToBlockMask(__m256i v) {
 }
 #endif  // FILTERLAB_WORM_AVX2
 
-// FP model of a 256-bit split block (derived here; see worm_simd.cc).
-double SplitBlockPoissonFpRate(double bits_per_key, int probes);
-
 }  // namespace filterlab::worm::simd
