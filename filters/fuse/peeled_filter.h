@@ -192,8 +192,8 @@ class PeeledPolicy final : public FilterPolicy {
   Status BuildAs(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const {
     Peeled<Layout, Fingerprint> peeled;
     Status s = BuildByPeeling<Fingerprint>(
-        hashes, n, [](size_t keys, uint32_t) { return Layout::For(keys); }, kMaxAttempts, "filter spec '" + spec_ + "'",
-        &peeled);
+        hashes, n, [](size_t keys, uint32_t seed) { return Layout::For(GrownKeys(keys, seed)); }, kMaxAttempts,
+        "filter spec '" + spec_ + "'", &peeled);
     if (!s.ok()) return s;
     *out = std::make_unique<PeeledFilter<Layout, Fingerprint>>(peeled.layout, peeled.seed,
                                                                std::move(peeled.fingerprints));

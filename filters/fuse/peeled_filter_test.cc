@@ -79,5 +79,27 @@ TEST(PeeledFilterTest, SeedsNeededStayFarBelowTheLimit) {
   EXPECT_GT(retried, 0);
 }
 
+// Near the peeling threshold some key sets peel with no seed: binary fuse
+// 3-wise at 11501 keys has 12+2 segments of 1024 slots (load 0.80), and of 40
+// inputs some failed all 100 seeds before the layout grew after failures
+// (GrownKeys). Every build must succeed, some of them through a grown layout
+// (13 segments), and none may need more than one growth step.
+TEST(PeeledFilterTest, LayoutGrowsWhereNoSeedPeels) {
+  auto p = MustPolicy("binary_fuse:arity=3,fingerprint=8");
+  int grown = 0;
+  for (int input = 0; input < 40; ++input) {
+    auto f = MustBuild(*p, TestHashes(0x11501 + input, 11501));
+    ASSERT_NE(f, nullptr) << "input " << input;
+    const std::string layout = f->Describe();
+    const int seed = std::stoi(layout.substr(layout.find("seed=") + 5));
+    const bool more = layout.find("segment_count=13") != std::string::npos;
+    EXPECT_TRUE(more || layout.find("segment_count=12") != std::string::npos) << layout;
+    EXPECT_EQ(more, seed >= static_cast<int>(kSeedsPerSize)) << layout;
+    EXPECT_LT(seed, 2 * static_cast<int>(kSeedsPerSize)) << layout;
+    grown += more;
+  }
+  EXPECT_GT(grown, 0) << "no input needed the grown layout: the test no longer covers it";
+}
+
 }  // namespace
 }  // namespace filterlab::fuse

@@ -58,6 +58,18 @@ namespace filterlab::fuse {
 // leaves a failure only for inputs no seed can fix.
 inline constexpr int kMaxAttempts = 100;
 
+// The key count a layout is sized for at attempt `seed`: the true count for
+// the first kSeedsPerSize seeds, then 1% more after each further
+// kSeedsPerSize that fail. Some layouts sit so near the peeling threshold
+// that no seed peels a given key set (binary fuse 3-wise at 11501 keys:
+// 14 segments of 1024 slots, load 0.80, failed for some key sets with all
+// 100 seeds); one more segment peels them at once. The layout a filter
+// was built with is in its serialized description, so readers never size.
+inline constexpr uint32_t kSeedsPerSize = 10;
+inline size_t GrownKeys(size_t keys, uint32_t seed) {
+  return keys + keys * (seed / kSeedsPerSize) / 100;
+}
+
 namespace internal {
 
 // One peeling attempt over the mixed hashes keys[0, n). On success returns
