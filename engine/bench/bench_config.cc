@@ -201,23 +201,34 @@ nlohmann::ordered_json Describe(const FlagSet& flags) {
 
 // RocksDB's block-based tables offer FastLocalBloom (format_version 5) with
 // only a bits/key knob; our spec must say no more than that.
-Status CheckRocksDbFilter(const FilterPolicy* policy) {
+}  // namespace
+
+Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out) {
+  *out = RocksDbTableFilter{};
   if (policy == nullptr) return Status::OK();
-  // Plain = what "fastlocal:bpk=B" alone resolves to.
+  // The spec as written must be what "fastlocal:bpk=B" or "ribbon:bpk=B" alone resolves to.
+  FilterSpec spec;
+  double bpk = 0;
+  Status s = FilterSpec::Parse(policy->spec(), &spec);
+  const bool known = policy->variant() == "fastlocal" || policy->variant() == "ribbon";
+  if (s.ok() && known && spec.Has("bpk")) s = spec.GetDouble("bpk", 10, 0, 100, &bpk);
   std::unique_ptr<FilterPolicy> plain;
-  if (policy->variant() == "fastlocal") {
-    Status s = NewFilterPolicy("fastlocal:bpk=" + FormatNumber(policy->bits_per_key()), &plain);
-    if (!s.ok()) return s;
+  if (s.ok() && bpk > 0) {
+    s = NewFilterPolicy(std::string(policy->variant()) + ":bpk=" + FormatNumber(bpk), &plain);
   }
-  if (plain == nullptr || plain->spec() != policy->spec()) {
+  if (!s.ok() || plain == nullptr || plain->spec() != policy->spec()) {
     return Status::InvalidArgument(
         "lsmbench: --filter=" + policy->spec() +
-        " cannot run on --engine=rocksdb: RocksDB's table filter is FastLocalBloom (format_version=5, "
-        "NewBloomFilterPolicy(bits)), which chooses its own probes and 64-bit hash; allowed: none or "
-        "fastlocal:bpk=B");
+        " cannot run on --engine=rocksdb: RocksDB's table filters are FastLocalBloom (format_version=5, "
+        "NewBloomFilterPolicy(bits), its own probes and 64-bit hash) and Standard128Ribbon "
+        "(NewRibbonFilterPolicy(Bloom-equivalent bits)); allowed: none, fastlocal:bpk=B or ribbon:bpk=B");
   }
+  out->kind = policy->variant() == "ribbon" ? RocksDbTableFilter::kRibbon : RocksDbTableFilter::kBloom;
+  out->bits_per_key = bpk;
   return Status::OK();
 }
+
+namespace {
 
 // RocksDB's memtable Bloom is always DynamicBloom with 6 probes over the
 // 32-bit legacy hash; only its size (the bits ratio) is a knob.
@@ -374,7 +385,8 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
       return Status::InvalidArgument("lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
                                      "filter policy per column family); allowed there: --filter");
     }
-    Status s = CheckRocksDbFilter(c->filter.get());
+    RocksDbTableFilter table_filter;
+    Status s = RocksDbTableFilterFor(c->filter.get(), &table_filter);
     if (!s.ok()) return s;
     s = CheckRocksDbMemtableFilter(c->memtable_filter.get());
     if (!s.ok()) return s;

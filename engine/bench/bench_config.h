@@ -89,6 +89,18 @@ struct MultiReadVariant {
 // (0,false), (16,true), (16,false).
 std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config);
 
+// What RocksDB builds for lsmbench's --filter on --engine=rocksdb: its
+// FastLocalBloom (NewBloomFilterPolicy(bits_per_key)) for "fastlocal:bpk=B",
+// its Standard128Ribbon (NewRibbonFilterPolicy(bits_per_key), B being the
+// Bloom-equivalent bits/key as in our ribbon:bpk=B) for "ribbon:bpk=B"; kind
+// kNone for no filter. Any other spec (other variants, other probes or hash
+// widths, ribbon:fp=) is InvalidArgument: RocksDB has no such knob.
+struct RocksDbTableFilter {
+  enum Kind { kNone, kBloom, kRibbon } kind = kNone;
+  double bits_per_key = 0;
+};
+Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out);
+
 // Parses argv[1..argc) into *config and cross-checks it. With --help or
 // --describe, *help receives the usage text or the JSON description and the
 // result is OK; with --check, config->check_only is set. Bad flags or values

@@ -1,5 +1,7 @@
 #include "engine/bench/bench_config.h"
 
+#include "filters/filter.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -125,6 +127,36 @@ TEST(BenchConfigTest, CheckValidatesAndSaysRunNothing) {
   EXPECT_NE(s.message().find("fastlocal:bpk=B"), std::string::npos) << s.message();
   s = Parse({"--check", "--benchmarks=approximatememtablestats", "--num=100", "--batch_size=100"}, &c);
   EXPECT_NE(s.message().find("below --num"), std::string::npos) << s.message();
+}
+
+// RocksDB's two table filters and the spec each answers to; everything else
+// has no RocksDB knob and is refused naming what is allowed.
+TEST(BenchConfigTest, RocksDbTableFilterIsBloomOrRibbonByBitsPerKey) {
+  RocksDbTableFilter choice;
+  ASSERT_TRUE(RocksDbTableFilterFor(nullptr, &choice).ok());
+  EXPECT_EQ(choice.kind, RocksDbTableFilter::kNone);
+  struct Case {
+    const char* spec;
+    RocksDbTableFilter::Kind kind;
+    double bits_per_key;
+  };
+  for (const Case& c : {Case{"fastlocal:bpk=10", RocksDbTableFilter::kBloom, 10},
+                        Case{"fastlocal:bpk=9.5", RocksDbTableFilter::kBloom, 9.5},
+                        Case{"ribbon:bpk=10", RocksDbTableFilter::kRibbon, 10},
+                        Case{"ribbon:bpk=7.5", RocksDbTableFilter::kRibbon, 7.5}}) {
+    std::unique_ptr<FilterPolicy> p;
+    ASSERT_TRUE(NewFilterPolicy(c.spec, &p).ok()) << c.spec;
+    ASSERT_TRUE(RocksDbTableFilterFor(p.get(), &choice).ok()) << c.spec;
+    EXPECT_EQ(choice.kind, c.kind) << c.spec;
+    EXPECT_EQ(choice.bits_per_key, c.bits_per_key) << c.spec;
+  }
+  for (const char* spec : {"ribbon:fp=0.01", "fastlocal:bpk=10,probes=3", "standard:bpk=10", "sbbf:bpk=10"}) {
+    std::unique_ptr<FilterPolicy> p;
+    ASSERT_TRUE(NewFilterPolicy(spec, &p).ok()) << spec;
+    const Status s = RocksDbTableFilterFor(p.get(), &choice);
+    EXPECT_TRUE(s.IsInvalidArgument()) << spec;
+    EXPECT_NE(s.message().find("ribbon:bpk=B"), std::string::npos) << s.message();
+  }
 }
 
 TEST(BenchConfigTest, HelpListsFlagsAndBenchmarks) {

@@ -2,8 +2,10 @@
 // Engine interface, configured to match the filterlab engine option for
 // option, so the two can sit side by side in one run:
 //   table filter    BlockBasedTableOptions format_version=5 with
-//                   NewBloomFilterPolicy(bpk) = FastLocalBloom (our
-//                   "fastlocal:bpk=B"), whole-key filtering
+//                   NewBloomFilterPolicy(B) = FastLocalBloom (our
+//                   "fastlocal:bpk=B") or NewRibbonFilterPolicy(B, -1) =
+//                   Standard128Ribbon (our "ribbon:bpk=B"), whole-key
+//                   filtering (RocksDbTableFilterFor, bench_config.h)
 //   hash index      data_block_index_type kDataBlockBinaryAndHash and
 //                   data_block_hash_table_util_ratio (--hash_index, --util_ratio)
 //   memtable Bloom  memtable_prefix_bloom_size_ratio + memtable_whole_key_filtering
@@ -39,6 +41,7 @@
 
 #include "engine/bench/engine.h"
 #include "filters/filter.h"
+#include "filters/filter_spec.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -272,13 +275,20 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   rocksdb::BlockBasedTableOptions table;
   table.format_version = 5;
   std::string filter_text = "none";
-  if (config.filter != nullptr) {
-    // The config checked the policy is plain fastlocal:bpk=B.
-    const FilterPolicy* policy = config.filter.get();
-    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(policy->bits_per_key(), /*use_block_based_builder=*/false));
-    table.whole_key_filtering = true;
-    filter_text = "NewBloomFilterPolicy(" + std::to_string(policy->bits_per_key()) + ") FastLocalBloom";
+  RocksDbTableFilter choice;
+  Status checked = RocksDbTableFilterFor(config.filter.get(), &choice);  // as ParseBenchConfig checked it
+  if (!checked.ok()) return checked;
+  if (choice.kind == RocksDbTableFilter::kBloom) {
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(choice.bits_per_key, /*use_block_based_builder=*/false));
+    filter_text = "NewBloomFilterPolicy(" + FormatNumber(choice.bits_per_key) + ") FastLocalBloom";
+  } else if (choice.kind == RocksDbTableFilter::kRibbon) {
+    // bloom_before_level = -1: Ribbon for every table, flushes included, as
+    // our engine's ribbon:bpk=B; RocksDB's default 0 gives flushed (L0)
+    // tables FastLocalBloom and only compaction outputs Ribbon.
+    table.filter_policy.reset(rocksdb::NewRibbonFilterPolicy(choice.bits_per_key, /*bloom_before_level=*/-1));
+    filter_text = "NewRibbonFilterPolicy(" + FormatNumber(choice.bits_per_key) + ") Standard128Ribbon";
   }
+  if (choice.kind != RocksDbTableFilter::kNone) table.whole_key_filtering = true;
   table.data_block_index_type = config.hash_index ? rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash
                                                   : rocksdb::BlockBasedTableOptions::kDataBlockBinarySearch;
   table.data_block_hash_table_util_ratio = config.util_ratio;
