@@ -29,7 +29,7 @@ sns.set_theme(style="whitegrid", context="paper", rc={
     "legend.fontsize": 7, "legend.title_fontsize": 7, "lines.linewidth": 1.2, "lines.markersize": 4,
     "savefig.dpi": 200, "pdf.fonttype": 42})
 
-FP_LABEL = "false-positive rate"
+FP_LABEL = "false-positive rate (%)"
 BPK_LABEL = "bits per key"
 
 # family -> (colour, marker). tab10 for the families a reader compares most.
