@@ -194,12 +194,39 @@ def _speed_ratio(df: pd.DataFrame, ours: dict, published: float, published_queri
                     f"medians {float(a['median']):.3g} / {float(b['median']):.3g} ns")
 
 
+def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """A statistic of the memtable range estimates (engine_data.range_summary) of one engine,
+    algorithm and true width: mean, stddev, min, max or zeros (share). For a mean, sigma is
+    the standard error of the two means (ours over all estimates; the published one over
+    published_queries estimates with the published sd, ours.published_sd)."""
+    from ..engine_data import range_summary
+
+    t = range_summary(df)
+    if t is None:
+        return None
+    t = t[(t["engine"] == ours.get("engine", "filterlab")) & (t["approx_algorithm"] == ours.get("algorithm", "new"))
+          & (t["width"] == ours["width"])]
+    if t.empty:
+        return None
+    r = t.iloc[0]
+    stat = ours["stat"]
+    value = float(r[stat])
+    sigma = None
+    if stat == "mean":
+        var = float(r["stddev"]) ** 2 / float(r["estimates"])
+        if published_queries and "published_sd" in ours:
+            var += float(ours["published_sd"]) ** 2 / published_queries
+        sigma = math.sqrt(var) if var > 0 else None
+    return Measured(value, None, None, sigma, f"{int(r['estimates'])} estimates, {int(r['repeats'])} repeats")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
 
 
-MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "pending": _pending}
+MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
+            "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
