@@ -197,27 +197,43 @@ def _speed_ratio(df: pd.DataFrame, ours: dict, published: float, published_queri
 def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """A statistic of the memtable range estimates (engine_data.range_summary) of one engine,
     algorithm and true width: mean, stddev, min, max or zeros (share). For a mean, sigma is
-    the standard error of the two means (ours over all estimates; the published one over
-    published_queries estimates with the published sd, ours.published_sd)."""
-    from ..engine_data import range_summary
+    the standard error of the difference of the two means: each mean's sd / sqrt(estimates),
+    and, where the experiment ran several seeds (skip lists), the spread of the seeds' means,
+    which overlapping ranges of one skip list do not average out: it bounds our mean's error
+    from below (var / seeds) and stands for the published run's own (one skip list)."""
+    from ..engine_data import benchmark_rows, range_summary
 
     t = range_summary(df)
     if t is None:
         return None
-    t = t[(t["engine"] == ours.get("engine", "filterlab")) & (t["approx_algorithm"] == ours.get("algorithm", "new"))
-          & (t["width"] == ours["width"])]
+    engine, algo = ours.get("engine", "filterlab"), ours.get("algorithm", "new")
+    t = t[(t["engine"] == engine) & (t["approx_algorithm"] == algo) & (t["width"] == ours["width"])]
     if t.empty:
         return None
     r = t.iloc[0]
     stat = ours["stat"]
     value = float(r[stat])
     sigma = None
-    if stat == "mean":
-        var = float(r["stddev"]) ** 2 / float(r["estimates"])
-        if published_queries and "published_sd" in ours:
-            var += float(ours["published_sd"]) ** 2 / published_queries
-        sigma = math.sqrt(var) if var > 0 else None
-    return Measured(value, None, None, sigma, f"{int(r['estimates'])} estimates, {int(r['repeats'])} repeats")
+    detail = f"{int(r['estimates'])} estimates, {int(r['repeats'])} skip lists"
+    if stat in ("mean", "stddev"):
+        # Sampling sd of a mean, or of an sd (about sd / sqrt(2 n)), over independent estimates.
+        n = float(r["estimates"])
+        ours_var = float(r["stddev"]) ** 2 / (n if stat == "mean" else 2 * n)
+        spread = float(ours.get("published_sd", published if stat == "stddev" else 0.0))
+        theirs_var = spread ** 2 / (published_queries if stat == "mean" else 2 * published_queries) \
+            if published_queries and spread else 0.0
+        rows = benchmark_rows(df, ["approximatememtablestats"])
+        width_col = rows["expected"] if "expected" in rows else rows["batch_size"]
+        algos = rows["approx_algorithm"].fillna("new") if "approx_algorithm" in rows else "new"
+        sel = rows[(rows["engine"] == engine) & (algos == algo) & (width_col == ours["width"])]
+        seed_means = sel.groupby("seed")[stat].mean() if "seed" in sel else pd.Series(dtype=float)
+        if len(seed_means) > 1:
+            seed_var = float(seed_means.var(ddof=1))
+            ours_var = max(ours_var, seed_var / len(seed_means))
+            theirs_var = max(theirs_var, seed_var)
+            detail += f", sd over the skip lists {seed_means.std(ddof=1):.3g}"
+        sigma = math.sqrt(ours_var + theirs_var) if ours_var + theirs_var > 0 else None
+    return Measured(value, None, None, sigma, detail)
 
 
 def _pending(df, ours, published, published_queries) -> None:

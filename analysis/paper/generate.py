@@ -203,6 +203,11 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     experiments = sorted({c.ours["experiment"] for c in claims} | {e for e, _ in FIGURES.values()})
     extra = {**verdict_counts(claims), **setup_values(results_root, experiments)}
     try:
+        sp = load(results_root / "speed_published")
+        extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
+    except (FileNotFoundError, KeyError):
+        extra["speedWorkingSetMiB"] = "--"
+    try:
         models = model_table(load(results_root / "model_accuracy"))
         extra["modelsWithin"] = str(int(models["within"].sum()))
         extra["modelsTotal"] = str(len(models))
