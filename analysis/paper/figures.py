@@ -59,9 +59,9 @@ def fp_filter_bench(df: pd.DataFrame, claims) -> plt.Figure | None:
 def range_estimates(df: pd.DataFrame, claims) -> plt.Figure | None:
     """The memtable range estimate relative to the true count, per true width: mean with
     +-1 sd bars for our new algorithm and the published one (crosses), offset sideways so
-    both show; the old algorithm's mean and sd where measured, which run off the scale."""
+    both show. The old algorithm's mean and sd are tens of times the true count (the claims
+    table has them); on this scale they would be vertical lines."""
     from ..engine_data import range_summary
-    from ..style import palette
 
     t = range_summary(df)
     if t is None:
@@ -72,19 +72,21 @@ def range_estimates(df: pd.DataFrame, claims) -> plt.Figure | None:
         o = c.ours
         if o["kind"] == "range_stat" and o.get("algorithm", "new") == "new" and o["stat"] in ("mean", "stddev"):
             pub.setdefault(o["width"], {})[o["stat"]] = c.published
-    colors = palette(["new", "old"])
+    # Grey: an algorithm is not a filter, and must not borrow a filter's colour.
+    colors = {"new": "0.15"}
     fig, ax = plt.subplots(figsize=(COLUMN, 2.4))
-    for algo, shift in (("new", 0.94), ("old", 1.06)):
+    for algo, shift in (("new", 0.8),):
         g = t[t["approx_algorithm"] == algo].sort_values("width")
         if g.empty:
             continue
-        ax.errorbar(g["width"] * shift, g["mean"] / g["width"], yerr=g["stddev"] / g["width"], fmt="o", ms=3,
-                    capsize=2, lw=0.8, color=colors[algo], label=f"{algo} (ours)")
+        ax.errorbar(g["width"] * shift, g["mean"] / g["width"], yerr=g["stddev"] / g["width"],
+                    fmt="o" if algo == "new" else "s", ms=3, capsize=2, lw=0.8, color=colors[algo],
+                    label=f"{algo} (ours)")
     w = sorted(k for k, v in pub.items() if "mean" in v)
     if w:
         ax.errorbar([x * 1.0 for x in w], [pub[x]["mean"] / x for x in w],
                     yerr=[pub[x].get("stddev", 0) / x for x in w], fmt="x", ms=5, capsize=2, lw=0.8,
-                    color=color("published"), label="new (published)")
+                    color="tab:red", label="new (published)")
     ax.axhline(1.0, color="0.3", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_ylim(0, 2.2)
