@@ -61,11 +61,11 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   std::string hash_source;
   flags.List("filter", "filter spec, e.g. fastlocal:bpk=10 (see filterlab-tool list-filters); repeat for a sweep", &specs);
   flags.Int("keys", 1000000, 1, 1000000000000LL, "keys per filter", &keys);
+  flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
+  flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
   flags.Double("vary_ratio", 0, 0, 0.9,
                "keys per filter vary uniformly over keys * (1 +- this), as filter_bench's -vary_key_count_ratio 0.4",
                &vary);
-  flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
-  flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
   flags.Choice("hash_source", "synthetic", {"synthetic", "keys"},
                "synthetic: seeded uniform 64-bit hashes; keys: filter_bench keys hashed by the policy's HashKey",
                &hash_source);
