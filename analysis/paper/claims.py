@@ -6,7 +6,8 @@ figure is read off the committed results.
 Verdicts:
 - reproduced: within the claim's tolerance ("sigma": within 4 binomial sigma of
   both samples; "upper": ours at or below the published bound, counting our 95%
-  interval; a number: |ours / published - 1| <= that fraction).
+  interval; a number: |ours / published - 1| <= that fraction; {absolute = x}:
+  |ours - published| <= x, for changes near zero).
 - diverges, explained / diverges, unexplained: outside it; "explained" is set in
   published.toml (explained = true) only where the note gives the cause with evidence.
 - not measured: the experiment's results are not committed; the note says why."""
@@ -49,7 +50,7 @@ class Claim:
     published: float
     unit: str
     ours: dict
-    tolerance: str | float
+    tolerance: str | float | dict
     queries: int | None = None
     note: str = ""
     explained: bool = False
@@ -78,6 +79,8 @@ class Claim:
             ok = self.z is not None and abs(self.z) <= SIGMA_LIMIT
         elif self.tolerance == "upper":
             ok = (m.low if m.low is not None else m.value) <= self.published
+        elif isinstance(self.tolerance, dict):
+            ok = abs(m.value - self.published) <= float(self.tolerance["absolute"])
         else:
             ok = self.ratio is not None and abs(self.ratio - 1) <= float(self.tolerance)
         if ok:
@@ -105,8 +108,11 @@ def read_published(path: str | Path) -> list[Claim]:
         if c["unit"] not in UNITS:
             raise ClaimsError(f"{where}: unit '{c['unit']}'; allowed: {', '.join(UNITS)}")
         tol = c["tolerance"]
-        if not (tol in ("sigma", "upper") or (isinstance(tol, (int, float)) and 0 < tol < 1)):
-            raise ClaimsError(f"{where}: tolerance {tol!r}; allowed: \"sigma\", \"upper\" or a fraction in (0, 1)")
+        absolute = isinstance(tol, dict) and set(tol) == {"absolute"} and isinstance(tol["absolute"], (int, float)) \
+            and tol["absolute"] > 0
+        if not (tol in ("sigma", "upper") or absolute or (isinstance(tol, (int, float)) and 0 < tol < 1)):
+            raise ClaimsError(f"{where}: tolerance {tol!r}; allowed: \"sigma\", \"upper\", a fraction in (0, 1) "
+                              "or { absolute = x }")
         kind = c["ours"].get("kind")
         if kind not in MEASURES:
             raise ClaimsError(f"{where}: ours.kind {kind!r}; allowed: {', '.join(MEASURES)}")
@@ -236,13 +242,55 @@ def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_querie
     return Measured(value, None, None, sigma, detail)
 
 
+def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """The relative change of a benchmark's throughput (or of SST bytes per key, with
+    benchmark = "space") when an engine feature is switched on: engine_data's toggle and
+    space summaries, medians over the repeats, in the context ours names (e.g. value_size)."""
+    from ..engine_data import space_summary, toggle_summary
+
+    toggle, bench = ours["toggle"], ours["benchmark"]
+    t = space_summary(df, toggle) if bench == "space" else toggle_summary(df, toggle, [bench])
+    if t is None:
+        return None
+    t = t[t["engine"] == ours.get("engine", "filterlab")]
+    if bench != "space":
+        t = t[t["benchmark"] == bench]
+    for key, value in ours.get("where", {}).items():
+        if key in t:
+            t = t[t[key] == value]
+    if len(t) != 1:
+        return None
+    r = t.iloc[0]
+    lo = r["min_on"] / r["max_off"] - 1
+    hi = r["max_on"] / r["min_off"] - 1
+    return Measured(float(r["change"]), float(lo), float(hi), None,
+                    f"medians {r['median_off']:.4g} off, {r['median_on']:.4g} on, {int(r['repeats_on'])} repeats")
+
+
+def _multiget_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """Batched MultiGet's µs per key over the Get loop's at one batch size and stride
+    (engine_data.multiget_summary: medians over the repeats)."""
+    from ..engine_data import multiget_summary
+
+    t = multiget_summary(df)
+    if t is None:
+        return None
+    t = t[(t["engine"] == ours.get("engine", "filterlab")) & (t["batch_size"] == ours["batch"])
+          & (t["stride"] == ours["stride"])]
+    if t.empty or not (t.iloc[0]["get_us"] > 0):
+        return None
+    r = t.iloc[0]
+    return Measured(float(r["multiget_us"] / r["get_us"]), None, None, None,
+                    f"{r['multiget_us']:.3g} / {r['get_us']:.3g} us per key ({r['baseline']})")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
 
 
 MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
-            "pending": _pending}
+            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

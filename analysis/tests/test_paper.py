@@ -115,3 +115,40 @@ def test_run_quick_builds_from_a_tiny_config_in_a_temporary_folder(tmp_path):
     quick = tmp_path / "out" / "quick"
     assert (quick / "results" / "fp_published-quick" / "results.parquet").exists()
     assert _pages(quick / "filterlab.pdf") >= 3
+
+
+def test_engine_claim_kinds_read_the_fixture(tmp_path):
+    """toggle_change and multiget_ratio on the engine fixture, whose ratios are exact:
+    memtable filter readmissing +33.3% and fillrandom -1.5%, hash index readrandom +10% and
+    space +4.6%, MultiGet batched 2.4 against the Get loop's 3.0 at batch 4, stride 16."""
+    from analysis.load import with_labels
+    from analysis.paper.claims import Claim, measure_all
+
+    from .conftest import engine_frame
+
+    df = with_labels(engine_frame())
+    for name in ("engine_memtable_filter", "engine_hash_index", "engine_multiget"):
+        (tmp_path / name).mkdir()
+        df.to_parquet(tmp_path / name / "results.parquet")
+
+    def claim(ours, published=1.0, tolerance=0.25):
+        return Claim("x", "s", "c", "src", published, "share", ours, tolerance)
+
+    cs = measure_all([
+        claim({"kind": "toggle_change", "experiment": "engine_memtable_filter", "toggle": "memtable_filter",
+               "benchmark": "readmissing"}, 0.33),
+        claim({"kind": "toggle_change", "experiment": "engine_memtable_filter", "toggle": "memtable_filter",
+               "benchmark": "fillrandom"}, -0.015, {"absolute": 0.03}),
+        claim({"kind": "toggle_change", "experiment": "engine_hash_index", "toggle": "hash_index",
+               "benchmark": "readrandom"}, 0.10),
+        claim({"kind": "toggle_change", "experiment": "engine_hash_index", "toggle": "hash_index",
+               "benchmark": "space"}, 0.046),
+        claim({"kind": "multiget_ratio", "experiment": "engine_multiget", "batch": 4, "stride": 16}, 0.8),
+        claim({"kind": "multiget_ratio", "experiment": "engine_multiget", "batch": 32, "stride": 16}, 0.8),
+    ], tmp_path)
+    values = [c.measured.value if c.measured else None for c in cs]
+    assert values[:5] == [pytest.approx(1 / 3), pytest.approx(-0.015), pytest.approx(0.10),
+                          pytest.approx(0.046), pytest.approx(0.8)]
+    assert [c.verdict for c in cs[:5]] == ["reproduced"] * 5
+    # A batch size the experiment did not run is not measured, and says so.
+    assert values[5] is None and cs[5].verdict == "not measured" and "no rows" in cs[5].missing
