@@ -196,12 +196,32 @@ def setup_values(results_root: Path, experiments: list[str]) -> dict[str, str]:
     return vals
 
 
+def machine_values(results_root: Path) -> dict[str, str]:
+    """The machine experiment's facts for the setup section: the page size the TLB really
+    caches for 2 MiB guest pages, and at the largest working set the independent line-read
+    floor (2 MiB pages, prefetch 32, one thread) and the dependent-load latency."""
+    try:
+        df = load(results_root / "machine")
+    except FileNotFoundError:
+        return {k: "--" for k in ("translationHuge", "floorNs", "latencyNs", "floorMiB")}
+    tr = df[(df["measure"] == "translation") & (df["page_bytes"] == 2 ** 21)]
+    big = df[df["working_set_bytes"] == df["working_set_bytes"].max()]
+    floor = big[(big["measure"] == "random_line_read") & (big["page_bytes"] == 2 ** 21) & (big["threads"] == 1)
+                & (big["prefetch_distance"] > 0)]
+    lat = big[(big["measure"] == "dependent_load") & (big["page_bytes"] == 2 ** 21)]
+    return {"translationHuge": f"{int(tr['translation_page_bytes'].iloc[0]) // 1024}~KiB" if len(tr) else "--",
+            "floorNs": f"{floor['ns_per_line'].median():.1f}" if len(floor) else "--",
+            "latencyNs": f"{lat['ns_per_line'].median():.0f}" if len(lat) else "--",
+            "floorMiB": f"{df['working_set_bytes'].max() / 2**20:.0f}"}
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     claims = measure_all(read_published(published), results_root)
     experiments = sorted({c.ours["experiment"] for c in claims} | {e for e, _ in FIGURES.values()})
     extra = {**verdict_counts(claims), **setup_values(results_root, experiments)}
+    extra.update(machine_values(results_root))
     try:
         sp = load(results_root / "speed_published")
         extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
