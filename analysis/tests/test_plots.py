@@ -197,3 +197,12 @@ def test_colours_are_fixed_by_filter_not_by_position():
     p = palette(["readrandom", "readmissing", "fillrandom"])
     assert len(set(p.values())) == 3
     assert palette(["fillrandom", "readrandom"])["fillrandom"] == palette(["fillrandom"])["fillrandom"]
+
+
+def test_floor_table_pivots_measures_and_notes_the_translation(results_dir):
+    t = tables.floor_table(analysis.load(results_dir))
+    assert list(t.columns) == ["working set", "latency 2 MiB", "latency 4 KiB", "line read x1 2 MiB",
+                               "line read x1 4 KiB"]
+    # Only prefetched line reads: the unprefetched ones (3x) are not the floor.
+    assert t.iloc[0].tolist() == ["64 MiB", 80.0, 100.0, 10.0, 12.0]
+    assert t.attrs["notes"] == ["4 KiB pages translate at 4 KiB", "2048 KiB pages translate at 4 KiB"]
