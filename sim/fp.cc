@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "filters/fp_tolerance.h"
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
 #include "sim/keygen.h"
@@ -309,6 +310,11 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
   }
   if (!first_error.ok()) return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
 
+  const FpModelKind kind = FpModelKindOf(*policy);
+  const FpAllowedRange allowed = AllowedFpRange(result->model_fp, cfg.queries, kind);
+  result->model_kind = FpModelKindName(kind);
+  result->allowed_low = std::max(0.0, allowed.low);
+  result->allowed_high = std::min(1.0, allowed.high);
   result->seconds = SecondsSince(start);
   result->fp = static_cast<double>(result->positives) / static_cast<double>(cfg.queries);
   result->ci = WilsonInterval(result->positives, cfg.queries);
@@ -339,6 +345,9 @@ JsonRecord FpRecord(const FpConfig& cfg, const FpResult& r) {
   j["ci_high"] = r.ci.high;
   j["ci_method"] = "wilson95";
   j["model_fp"] = r.model_fp;
+  j["model_kind"] = r.model_kind;
+  j["model_allowed_low"] = r.allowed_low;
+  j["model_allowed_high"] = r.allowed_high;
   j["bytes"] = r.bytes;
   j["total_bytes"] = r.total_bytes;
   j["bits_per_key"] = r.bits_per_key;

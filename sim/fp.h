@@ -61,6 +61,9 @@ struct FpResult {
   double fp = 0;
   Interval ci{0, 1};
   double model_fp = 0;       // ModelFpRate(keys), averaged over the filters' key counts
+  std::string model_kind;    // what the model promises (fp_model_kind.h): exact, empirical, ...
+  double allowed_low = 0;    // the range fp_tolerance.h allows a measurement of these queries
+  double allowed_high = 1;   // around model_fp for that kind
   uint64_t bytes = 0;        // data bytes of the first filter
   uint64_t total_keys = 0;   // keys over all filters (filters * keys unless vary_ratio > 0)
   uint64_t total_bytes = 0;  // summed over the filters

@@ -32,6 +32,9 @@ void DeclareFpFields(FlagSet& flags) {
   flags.Field("ci_high", "number", "95% Wilson interval, high end");
   flags.Field("ci_method", "string", "\"wilson95\"");
   flags.Field("model_fp", "number", "the policy's ModelFpRate(keys)");
+  flags.Field("model_kind", "string", "what the model promises: exact | empirical | lower_bound | upper_bound");
+  flags.Field("model_allowed_low", "number", "lowest fp the model's kind allows at these queries (fp_tolerance.h)");
+  flags.Field("model_allowed_high", "number", "highest fp the model's kind allows at these queries");
   flags.Field("bytes", "int", "filter data bytes of one filter");
   flags.Field("total_bytes", "int", "filter data bytes of all filters");
   flags.Field("bits_per_key", "number", "8 * total_bytes / total_keys");

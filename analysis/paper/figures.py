@@ -110,7 +110,7 @@ def model_accuracy(df: pd.DataFrame, claims) -> plt.Figure | None:
     agg = agg.assign(r=agg["fp"] / agg["model_fp"], lo=agg["ci_low"] / agg["model_fp"],
                      hi=agg["ci_high"] / agg["model_fp"])
     order = sorted(agg[name].unique(), key=lambda v: (agg.loc[agg[name] == v, "r"].sub(1).abs().max(), v))
-    kinds = model_kinds(order)
+    kinds = fp.groupby(name)["model_kind"].first().to_dict() if "model_kind" in fp else {}
     fig, ax = plt.subplots(figsize=(COLUMN, 0.6 + 0.16 * len(order)))
     bpks = sorted(agg["bpk"].dropna().unique())
     greys = {b: str(0.75 - 0.6 * i / max(1, len(bpks) - 1)) for i, b in enumerate(bpks)}
@@ -128,18 +128,6 @@ def model_accuracy(df: pd.DataFrame, claims) -> plt.Figure | None:
     ax.invert_yaxis()
     fig.tight_layout()
     return fig
-
-
-def model_kinds(labels) -> dict:
-    """label -> the registry's FP-model kind (check-spec --json), where the tool is built."""
-    from experiments.registry import RegistryUnavailable, check_specs
-    from experiments.workers import build_dir
-
-    try:
-        answers = check_specs(build_dir(), [lab.split(" ")[0] for lab in labels])
-    except (RegistryUnavailable, OSError):
-        return {}
-    return {lab: (answers.get(lab.split(" ")[0]) or {}).get("fp_model") or "?" for lab in labels}
 
 
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
