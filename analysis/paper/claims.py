@@ -202,7 +202,8 @@ def _speed_ratio(df: pd.DataFrame, ours: dict, published: float, published_queri
 
 def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """A statistic of the memtable range estimates (engine_data.range_summary) of one engine,
-    algorithm and true width: mean, stddev, min, max or zeros (share). For a mean, sigma is
+    algorithm and true width: mean, stddev, relative_sd (sd / true count), min, max, zeros
+    (share) or lookups (µs per estimate over µs per point lookup). For a mean, sigma is
     the standard error of the difference of the two means: each mean's sd / sqrt(estimates),
     and, where the experiment ran several seeds (skip lists), the spread of the seeds' means,
     which overlapping ranges of one skip list do not average out: it bounds our mean's error
@@ -218,7 +219,7 @@ def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_querie
         return None
     r = t.iloc[0]
     stat = ours["stat"]
-    value = float(r[stat])
+    value = float(r["stddev"]) / float(ours["width"]) if stat == "relative_sd" else float(r[stat])
     sigma = None
     detail = f"{int(r['estimates'])} estimates, {int(r['repeats'])} skip lists"
     if stat in ("mean", "stddev"):
