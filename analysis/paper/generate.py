@@ -86,8 +86,12 @@ def numbers_tex(claims: list[Claim], extra: dict[str, str]) -> str:
 def claims_table_tex(claims: list[Claim]) -> str:
     rows = [r"\begin{tabular}{@{}p{0.52\linewidth}rrrrl@{}}", r"\toprule",
             r"claim & published & ours & ratio & $z$ & verdict \\", r"\midrule"]
+    # Grouped by section in the order sections first appear, claims in file order within each.
+    first = {}
+    for i, c in enumerate(claims):
+        first.setdefault(c.section, i)
     section = None
-    for c in claims:
+    for c in sorted(claims, key=lambda c: first[c.section]):
         if c.section != section:
             section = c.section
             rows.append(rf"\multicolumn{{6}}{{@{{}}l}}{{\textit{{{tex_escape(SECTION_TITLES.get(section, section))}}}}} \\")
