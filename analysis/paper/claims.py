@@ -310,12 +310,21 @@ def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
             c.missing = c.note
             continue
         if df is None:
-            c.missing = f"No committed results for experiment '{exp}' under {results_root}."
+            c.missing = f"No committed results for experiment '{exp}' under {_shown(results_root)}."
             continue
         c.measured = MEASURES[c.ours["kind"]](df, c.ours, c.published, c.queries)
         if c.measured is None:
             c.missing = f"experiment '{exp}' has no rows for {c.ours}"
     return claims
+
+
+def _shown(path: Path) -> str:
+    """A results root as a reader of the report should see it: relative to the repository."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:
