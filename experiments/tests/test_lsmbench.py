@@ -337,7 +337,7 @@ def expected_runs(name: str, build: Path) -> int:
         bases = {join(a["variant"], {k: v for k, v in a["params"].items() if k != "bpk"}) for a in answers}
         return 3 * (len(bases) + 1 + 2)
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
-    return 3 * {"engine_multiget": 2 * 4,  # engines x batch sizes
+    return 3 * {"engine_multiget": 2 * 6,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
                 "engine_memtable_filter": 2 * 2,  # engines x off/on
                 "engine_range_estimates": 5 * 2 + 5}[name]  # widths x new/old, RocksDB's (old) per width
