@@ -48,7 +48,7 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 struct RawFlags {
   std::string filter, filter_per_level, filter_policy, memtable_filter, strides, batched;
   long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
-            block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0, level1_mb = 0, num_levels = 0;
+            block_size = 0, cache_mb = 0, num_levels = 0;
 };
 
 void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
@@ -112,10 +112,12 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 &c->approx_algorithm);
   flags->Int("block_size", 4096, 256, 64 << 20, "data block bytes", &raw->block_size);
   flags->Int("cache_mb", 1024, 0, 1 << 20, "block cache MiB (0 = none)", &raw->cache_mb);
-  flags->Int("write_buffer_mb", 64, 1, 1 << 16, "memtable MiB before a flush", &raw->write_buffer_mb);
-  flags->Int("target_file_mb", 64, 1, 1 << 16, "compaction output file MiB", &raw->target_file_mb);
-  flags->Int("level1_mb", 256, 1, 1 << 24, "L1 target MiB (each deeper level x --level_multiplier)",
-             &raw->level1_mb);
+  flags->Double("write_buffer_mb", 64, 1.0 / 64, 1 << 16, "memtable MiB before a flush (fractions allowed)",
+                &c->write_buffer_mb);
+  flags->Double("target_file_mb", 64, 1.0 / 64, 1 << 16, "compaction output file MiB (fractions allowed)",
+                &c->target_file_mb);
+  flags->Double("level1_mb", 256, 1.0 / 64, 1 << 24,
+                "L1 target MiB (each deeper level x --level_multiplier; fractions allowed)", &c->level1_mb);
   flags->Double("level_multiplier", 10, 2, 1000, "size ratio T of consecutive levels' targets",
                 &c->level_multiplier);
   flags->Int("num_levels", 7, 2, 20, "levels of the tree (L0 included)", &raw->num_levels);
@@ -161,7 +163,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_bloom_ratio", "number", "--memtable_bloom_ratio, 0 without a memtable filter");
   flags->Field("block_size", "int", "--block_size");
   flags->Field("cache_mb", "int", "--cache_mb");
-  flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
+  flags->Field("write_buffer_mb", "number", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
   // --histogram.
   flags->Field("latency_unit", "string", "with --histogram: the unit of the latency fields (micros per call)");
@@ -351,9 +353,6 @@ void CopyScalars(const RawFlags& raw, BenchConfig* c) {
   c->seed = static_cast<uint64_t>(raw.seed);
   c->block_size = raw.block_size;
   c->cache_mb = raw.cache_mb;
-  c->write_buffer_mb = raw.write_buffer_mb;
-  c->target_file_mb = raw.target_file_mb;
-  c->level1_mb = raw.level1_mb;
   c->num_levels = raw.num_levels;
 }
 

@@ -67,9 +67,10 @@ struct BenchConfig {
   std::string approx_algorithm = "new";  // new | old
   int64_t block_size = 4096;
   int64_t cache_mb = 1024;
-  int64_t write_buffer_mb = 64;
-  int64_t target_file_mb = 64;
-  int64_t level1_mb = 256;
+  // MiB, fractions allowed (0.0625 = 64 KiB: many levels from little data).
+  double write_buffer_mb = 64;
+  double target_file_mb = 64;
+  double level1_mb = 256;
   double level_multiplier = 10;  // target(L+1) / target(L)
   int64_t num_levels = 7;
   bool disable_auto_compactions = false;

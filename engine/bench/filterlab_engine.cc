@@ -120,13 +120,13 @@ class FilterlabEngine : public Engine {
 db::Options FilterlabDbOptions(const BenchConfig& config) {
   db::Options options;
   options.create_if_missing = !config.use_existing_db;
-  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
+  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb * 1048576);
   options.memtable_filter_policy = config.memtable_filter;
   options.memtable_filter_bits_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
-  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
-  options.target_file_size = static_cast<uint64_t>(config.target_file_mb) << 20;
+  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb * 1048576);
+  options.target_file_size = static_cast<uint64_t>(config.target_file_mb * 1048576);
   options.disable_auto_compactions = config.disable_auto_compactions;
   options.block_size = static_cast<size_t>(config.block_size);
   options.use_hash_index = config.hash_index;
