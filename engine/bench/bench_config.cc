@@ -97,10 +97,10 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Double("filter_budget_bpk", 10, 0.01, 100,
                 "with --filter_policy: total filter bits / total keys (filter memory the tables hold)",
                 &c->filter_budget_bpk);
-  flags->Double("filter_existing_share", 0, 0, 1,
+  flags->Double("filter_found_share", 0, 0, 1,
                 "with --filter_policy: the share of lookups for stored keys the policy weighs (0: all "
                 "lookups are for missing keys)",
-                &c->filter_existing_share);
+                &c->filter_found_share);
   flags->String("memtable_filter", "none", "memtable filter: a dynamic registry spec or none", &raw->memtable_filter);
   flags->Double("memtable_bloom_ratio", 0.1, 0.0001, 0.25,
                 "memtable filter bytes / write buffer bytes (RocksDB memtable_prefix_bloom_size_ratio)",
@@ -213,7 +213,7 @@ void DeclareRecordFields(FlagSet* flags) {
                "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
   flags->Field("filter_policy", "string", "with --filter_policy: the policy");
   flags->Field("filter_budget_bpk", "number", "with --filter_policy: --filter_budget_bpk");
-  flags->Field("filter_existing_share", "number", "with --filter_policy: --filter_existing_share");
+  flags->Field("filter_found_share", "number", "with --filter_policy: --filter_found_share");
   flags->Field("level_multiplier", "number", "filterlab engine: --level_multiplier");
   flags->Field("num_levels", "int", "filterlab engine: --num_levels");
   flags->Field("filter_bits_per_key", "number",
@@ -392,10 +392,10 @@ Status ParseFilters(const RawFlags& raw, BenchConfig* c) {
   return Status::OK();
 }
 
-// --filter_budget_bpk and --filter_existing_share only mean something with a policy.
+// --filter_budget_bpk and --filter_found_share only mean something with a policy.
 Status CheckFilterPolicyFlags(const FlagSet& flags, const BenchConfig& c) {
   if (c.filter_policy.empty()) {
-    for (const char* name : {"filter_budget_bpk", "filter_existing_share"}) {
+    for (const char* name : {"filter_budget_bpk", "filter_found_share"}) {
       if (flags.WasSet(name)) {
         return Status::InvalidArgument(std::string("lsmbench: --") + name +
                                        " applies with --filter_policy=uniform|monkey|no_last_level|optimal only");

@@ -59,7 +59,7 @@ struct BenchConfig {
   // level's --filter / --filter_per_level spec then names its family only.
   std::string filter_policy;
   double filter_budget_bpk = 10;     // --filter_budget_bpk
-  double filter_existing_share = 0;  // --filter_existing_share
+  double filter_found_share = 0;  // --filter_found_share
   std::shared_ptr<const FilterPolicy> memtable_filter;
   double memtable_bloom_ratio = 0.1;
   bool hash_index = false;

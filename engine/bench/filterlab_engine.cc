@@ -139,7 +139,7 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
     db::Options::FilterAllocation a;
     (void)allocation::ParseAllocationPolicy(config.filter_policy, &a.policy);  // checked by ParseBenchConfig
     a.budget_bits_per_key = config.filter_budget_bpk;
-    a.existing_share = config.filter_existing_share;
+    a.existing_share = config.filter_found_share;
     options.filter_allocation = a;
   }
   options.block_cache_bytes = static_cast<size_t>(config.cache_mb) << 20;

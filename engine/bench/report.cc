@@ -89,7 +89,7 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   if (!c.filter_policy.empty()) {
     rec["filter_policy"] = c.filter_policy;
     rec["filter_budget_bpk"] = c.filter_budget_bpk;
-    rec["filter_existing_share"] = c.filter_existing_share;
+    rec["filter_found_share"] = c.filter_found_share;
   }
   if (!c.filter_per_level.empty()) {
     JsonRecord levels = JsonRecord::array();
