@@ -21,13 +21,17 @@
 // shallow levels are rewritten often and hold the current allocation, but
 // the deepest keeps tables written over its growth, sized for a smaller
 // level. So the memory the tables hold runs above the budget while the
-// deepest level is young: 1M keys at T = 10, 5 bits/key (lsmbench,
-// engine/README.md): 5.02..5.09 bits/key over all tables; a 20k-key test
-// tree at T = 4 (level_filters_test.cc), ~6 bits/key. LevelStats::
-// filter_bytes is that memory, and lsmbench reports it beside the budget.
-// (Sizing levels from their targets instead keeps a young deepest level at
-// the few bits a full one gets, and its upper levels then hold most of the
-// memory: 3.9 bits/key at a budget of 5 in the same 1M-key tree.)
+// deepest level is young. Measured with lsmbench (engine/README.md): 4M
+// keys, T = 10, 6 levels, 64 KiB buffers, budget 5: uniform holds 5.06
+// bits/key, monkey 5.63 (the young level 5, a fifth of level 4's size,
+// 9.7 bits/key, its first tables 17-19), optimal 5.49; 1M keys, T = 10,
+// 1 MiB buffers: monkey 5.09 and 5.24, optimal 5.02 and 5.09 in two runs
+// each; a 20k-key test tree at T = 4 (level_filters_test.cc), ~6.5.
+// LevelStats::filter_bytes is that memory, and lsmbench reports it beside
+// the budget. (Sizing levels from their targets instead keeps a young
+// deepest level at the few bits a full one gets, and its upper levels then
+// hold most of the memory: 3.9 bits/key at a budget of 5 in the 1M-key
+// tree.)
 // Trivial moves (a table relinked one level down without rewriting) keep a
 // table's filter; with a policy other than uniform the levels' filters
 // differ, so compaction then always rewrites (db_compaction.cc).
