@@ -1,6 +1,7 @@
 """`python -m analysis plot RESULTS_DIR` (what `./filterlab plot DIR` calls, and
 what `run` does at its end): every plot and table the experiment's config
-lists (meta.json), or every kind the table has data for when it lists none."""
+lists (meta.json), or every kind the table has data for when it lists none.
+`python -m analysis paper`: the report's generated files (analysis/paper/generate.py)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,21 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     pl = sub.add_parser("plot", help="draw the plots and tables of a results directory")
     pl.add_argument("results_dir", help="results/<experiment> (holding results.parquet and meta.json)")
+    pp = sub.add_parser("paper", help="generate the report's numbers, claims table and figures")
+    pp.add_argument("--results", default="paper/results", help="results root holding <experiment>/ (default paper/results)")
+    pp.add_argument("--out", default="paper/generated", help="where the generated files go (default paper/generated)")
     args = p.parse_args(argv)
+    if args.command == "paper":
+        from .paper.claims import ClaimsError
+        from .paper.generate import generate
+
+        try:
+            for path in generate(args.results, args.out):
+                print(path)
+        except ClaimsError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        return 0
     try:
         written = plot_dir(args.results_dir)
     except FileNotFoundError as e:

@@ -244,8 +244,8 @@ def engine_filters(df: pd.DataFrame):
     if lv is not None:
         ax = axes[1][0]
         levels = [f"L{lv_}" for lv_ in sorted(lv["level"].unique())]
-        t = lv.assign(group=lv["filter_label"], series="L" + lv["level"].astype(str), median=lv["fp"],
-                      min=lv["ci_low"], max=lv["ci_high"])
+        t = lv.assign(group=lv["filter_label"], series="L" + lv["level"].astype(str), median=100 * lv["fp"],
+                      min=100 * lv["ci_low"], max=100 * lv["ci_high"])
         _grouped_bars(ax, t, groups, levels, palette(levels), err=True)
         ax.set_yscale("log")
         ax.set_xlabel("filter")

@@ -6,7 +6,8 @@ filter figures (sim workers); engine_plots.py the engine's (lsmbench)."""
 
 from __future__ import annotations
 
-from .style import BPK_LABEL, FP_LABEL  # first: selects the Agg backend before pyplot loads
+from .style import BPK_LABEL, FP_LABEL, PAGE  # first: selects the Agg backend before pyplot loads
+from .style import linestyle, marker
 from .style import legend as _legend
 from .style import palette as _palette
 
@@ -26,9 +27,36 @@ def _labeled(df):
     return df if "label" in df else with_labels(df)
 
 
+def _counts_note(g: pd.DataFrame) -> str:
+    """Keys per filter and queries per point, for the figure's corner: a reader of an FP
+    plot needs the sample size to judge the smallest rates."""
+    keys = sorted({int(k) for k in g["keys"].dropna()}) if "keys" in g else []
+    q = g.groupby(["label", "bpk"] if "bpk" in g else ["label"])["queries"].sum() if "queries" in g else None
+    parts = []
+    if keys:
+        parts.append(f"{_power_of_ten(keys[0])} keys" if len(keys) == 1 else f"{_power_of_ten(keys[0])}..{_power_of_ten(keys[-1])} keys")
+    if q is not None and len(q):
+        parts.append(f"{_power_of_ten(q.min())} queries per point" if q.min() == q.max() else
+                     f"{_power_of_ten(q.min())}..{_power_of_ten(q.max())} queries per point")
+    return ", ".join(parts)
+
+
+def _power_of_ten(v: float) -> str:
+    """1e8 -> 10^8, 2e6 -> 2x10^6, 10000 -> 10^4: counts as a reader says them."""
+    v = float(v)
+    if v < 1000:
+        return f"{v:g}"
+    e = int(np.floor(np.log10(v)))
+    m = v / 10 ** e
+    return f"$10^{{{e}}}$" if abs(m - 1) < 1e-9 else f"${m:g}\\times10^{{{e}}}$"
+
+
 def fp_vs_bits(df: pd.DataFrame):
-    """FP rate (log) against bits/key: measured points with 95% Wilson bands, the
-    variant's model (policy ModelFpRate) as a dashed line of the same colour."""
+    """FP rate (%, log) against bits/key: measured points with 95% Wilson intervals and the
+    variant's model (policy ModelFpRate) as a dashed line of the same colour; below, the
+    residual panel measured / model with its interval, where the gaps between a model and
+    its measurement show (the log panel hides them). Legend: one entry per filter, plus a
+    key for the line styles."""
     df = _labeled(df)
     fp = df[(df.get("command") == "fp") & df["bpk"].notna()] if "bpk" in df else df.iloc[0:0]
     if fp.empty or fp["bpk"].nunique() < 2:
@@ -36,23 +64,37 @@ def fp_vs_bits(df: pd.DataFrame):
     agg = pooled_fp(fp, ["label", "bpk"])
     labels = [lab for lab in agg["label"].unique() if (agg["label"] == lab).sum() >= 2]
     colors = _palette(labels)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, (ax, res) = plt.subplots(2, 1, figsize=(PAGE / 2 if len(labels) <= 6 else PAGE * 0.7, 3.8), sharex=True,
+                                  gridspec_kw={"height_ratios": [2.2, 1]})
     for lab in labels:
         g = agg[agg["label"] == lab].sort_values("bpk")
-        ax.plot(g["bpk"], g["fp"], marker="o", ms=3, color=colors[lab], label=lab)
-        ax.fill_between(g["bpk"], g["ci_low"].clip(lower=1e-12), g["ci_high"], color=colors[lab], alpha=0.2)
-        ax.plot(g["bpk"], g["model_fp"], ls="--", lw=1, color=colors[lab], label=f"{lab} (model)")
+        y, lo, hi = 100 * g["fp"], 100 * g["ci_low"], 100 * g["ci_high"]
+        shown = g["positives"] > 0
+        ax.errorbar(g["bpk"][shown], y[shown], yerr=[(y - lo)[shown], (hi - y)[shown]], marker=marker(lab), ms=3,
+                    lw=1, capsize=1.5, color=colors[lab], ls=linestyle(lab), label=lab)
+        ax.plot(g["bpk"], 100 * g["model_fp"], ls="--", lw=0.8, color=colors[lab])
+        model = g["model_fp"].where(g["model_fp"] > 0)
+        r, rlo, rhi = g["fp"] / model, g["ci_low"] / model, g["ci_high"] / model
+        res.errorbar(g["bpk"][shown], r[shown], yerr=[(r - rlo)[shown], (rhi - r)[shown]], marker=marker(lab), ms=2.5,
+                     lw=0.8, capsize=1.5, color=colors[lab], ls="")
     ax.set_yscale("log")
-    ax.set_xlabel(BPK_LABEL)
     ax.set_ylabel(FP_LABEL)
-    ax.set_title("FP rate against bits/key (bands: 95% Wilson; dashed: model)")
-    _legend(ax, 2 * len(labels))
-    fig.tight_layout()
+    res.axhline(1.0, color="0.3", lw=0.8)
+    res.set_ylabel("measured / model")
+    res.set_xlabel(BPK_LABEL)
+    handles = [matplotlib.lines.Line2D([], [], color=colors[lab], marker=marker(lab), ms=3, ls=linestyle(lab),
+                                       label=lab) for lab in labels]
+    handles.append(matplotlib.lines.Line2D([], [], color="0.3", ls="--", lw=0.8, label="model"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0) if len(labels) > 6 else None)
+    note = _counts_note(fp)
+    if note:
+        ax.text(0.99, 0.98, note, transform=ax.transAxes, ha="right", va="top", fontsize=6.5, color="0.3")
+    fig.tight_layout(h_pad=0.3)
     return fig
 
 
 def fp_vs_keys(df: pd.DataFrame):
-    """FP rate (log) against keys in one filter (log), solid for 64-bit and dashed
+    """FP rate (%, log) against keys in one filter (log), solid for 64-bit and dashed
     for 32-bit hashes, model as dotted lines: where fingerprint collisions take over."""
     df = _labeled(df)
     fp = df[df.get("command") == "fp"] if "command" in df else df.iloc[0:0]
@@ -65,75 +107,75 @@ def fp_vs_keys(df: pd.DataFrame):
     agg = pooled_fp(fp, ["base_filter", "hash_bits", "keys"])
     bases = list(agg["base_filter"].unique())
     colors = _palette(bases)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(PAGE / 2, 2.8))
     for (base, bits), g in agg.groupby(["base_filter", "hash_bits"], sort=True):
         g = g.sort_values("keys")
         ls = "-" if bits == 64 else "--"
         lab = f"{base} {int(bits)}-bit hash"
-        ax.plot(g["keys"], g["fp"], ls=ls, marker="o", ms=3, color=colors[base], label=lab)
-        ax.fill_between(g["keys"], g["ci_low"].clip(lower=1e-12), g["ci_high"], color=colors[base], alpha=0.15)
-        ax.plot(g["keys"], g["model_fp"], ls=":", lw=1, color=colors[base], label=f"{lab} (model)")
+        ax.plot(g["keys"], 100 * g["fp"], ls=ls, marker=marker(base), ms=3, color=colors[base], label=lab)
+        ax.fill_between(g["keys"], 100 * g["ci_low"].clip(lower=1e-12), 100 * g["ci_high"], color=colors[base],
+                        alpha=0.15)
+        ax.plot(g["keys"], 100 * g["model_fp"], ls=":", lw=1, color=colors[base], label=f"{lab} (model)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("keys in the filter")
     ax.set_ylabel(FP_LABEL)
-    ax.set_title("FP rate against filter size: 32- vs 64-bit hashes")
     # One legend entry per filter (its colour) and one per line style: with
     # five filters, two widths and the models, per-series entries were 20 and
     # took more room than the axes.
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=colors[b], marker="o", ms=3, label=b) for b in bases]
-    handles += [Line2D([], [], color="black", ls="-", label="64-bit hash"),
-                Line2D([], [], color="black", ls="--", label="32-bit hash"),
-                Line2D([], [], color="black", ls=":", lw=1, label="model")]
-    ax.legend(handles=handles, fontsize=7, loc="upper left")
+    handles = [matplotlib.lines.Line2D([], [], color=colors[b], marker=marker(b), ms=3, label=b) for b in bases]
+    handles += [matplotlib.lines.Line2D([], [], color="black", ls="-", label="64-bit hash"),
+                matplotlib.lines.Line2D([], [], color="black", ls="--", label="32-bit hash"),
+                matplotlib.lines.Line2D([], [], color="black", ls=":", lw=1, label="model")]
+    ax.legend(handles=handles, loc="upper left")
     fig.tight_layout()
     return fig
 
 
+OVERHEAD_LABEL = "space over the bound log2(1/FP) (%)"
+
+
 def bytes_vs_fp(df: pd.DataFrame):
-    """The space-accuracy trade-off: bytes/key against measured FP rate per
-    variant, with the information-theoretic lower bound log2(1/FP)/8 bytes/key."""
+    """The space-accuracy trade-off as overhead over the information-theoretic bound:
+    100 * (bits/key / log2(1/FP) - 1) against the measured FP rate (%), each point with
+    its FP interval (horizontal) and the overhead that interval allows (vertical). Every
+    filter keeps its fixed colour and marker; a filter measured at one point is one marker."""
     df = _labeled(df)
     fp = df[df.get("command") == "fp"] if "command" in df else df.iloc[0:0]
     if fp.empty:
         return None
-    by = ["label", "bpk"] if "bpk" in fp and fp["bpk"].notna().all() else ["label"]
-    agg = pooled_fp(fp, by)
-    agg = agg[agg["positives"] > 0]
+    # Per bits/key where a filter has one (pooled_fp keeps the NaN bpk of the filters without).
+    agg = pooled_fp(fp, ["label", "bpk"] if "bpk" in fp else ["label"])
+    agg = agg[(agg["positives"] > 0) & (agg["fp"] < 1)]
     if agg.empty:
         return None
-    agg["bytes_per_key"] = agg["bits_per_key"] / 8
+
+    def overhead(rate):
+        return 100 * (agg["bits_per_key"] / np.log2(1 / rate) - 1)
+
+    # A higher rate has a smaller bound, so the interval's high end gives the overhead's high end.
+    agg = agg.assign(overhead=overhead(agg["fp"]), o_lo=overhead(agg["ci_low"].clip(lower=1e-300)),
+                     o_hi=overhead(agg["ci_high"].clip(upper=1 - 1e-12)))
     labels = list(agg["label"].unique())
-    points = agg.groupby("label", sort=False).size()
-    # Many variants measured at one bits/key beside a few swept over bits/key (the quickstart):
-    # the single points sit in one cluster that 20 colours and legend entries cannot tell apart,
-    # so they are drawn as one grey series (the FP table lists them); the curves keep their colours.
-    singles = [lab for lab in labels if points[lab] == 1]
-    group_singles = len(singles) > 4 and len(singles) < len(labels)
-    shown = [lab for lab in labels if not (group_singles and lab in singles)]
-    colors = _palette(shown)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    markers = "osD^vP*Xph"
-    for i, lab in enumerate(shown):
+    colors = _palette(labels)
+    many = len(labels) > 8
+    fig, ax = plt.subplots(figsize=(PAGE if many else PAGE / 2, 3.4 if many else 3.0))
+    for lab in labels:
         g = agg[agg["label"] == lab].sort_values("fp")
-        ax.plot(g["fp"], g["bytes_per_key"], marker=markers[i % len(markers)], ms=4, lw=1 if len(g) > 1 else 0,
-                color=colors[lab], label=lab)
-    if group_singles:
-        g = agg[agg["label"].isin(singles)]
-        bpk = sorted({f"{b:g}" for b in g["bpk"]}) if "bpk" in g else []
-        at = f" at {', '.join(bpk)} bits/key" if bpk else ""
-        ax.plot(g["fp"], g["bytes_per_key"], ls="", marker="o", ms=3, mfc="none", color="0.45",
-                label=f"{len(singles)} other variants{at} (see the FP table)")
-    lo, hi = agg["fp"].min() / 2, min(agg["fp"].max() * 2, 1)
-    grid = np.logspace(np.log10(lo), np.log10(hi), 100)
-    ax.plot(grid, np.log2(1 / grid) / 8, color="black", lw=1.5, label="bound log2(1/FP) bits")
+        x, xlo, xhi = 100 * g["fp"], 100 * g["ci_low"], 100 * g["ci_high"]
+        yerr = [(g["overhead"] - g["o_lo"]).clip(lower=0), (g["o_hi"] - g["overhead"]).clip(lower=0)]
+        ax.errorbar(x, g["overhead"], xerr=[x - xlo, xhi - x], yerr=yerr,
+                    marker=marker(lab), ms=3.5, lw=0.8 if len(g) > 1 else 0, elinewidth=0.6, capsize=1,
+                    ls=linestyle(lab), color=colors[lab], label=lab)
+    ax.axhline(0, color="black", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel(FP_LABEL)
-    ax.set_ylabel("bytes per key")
-    ax.set_title("Space against accuracy (black: information-theoretic bound)")
-    _legend(ax, len(shown) + 1 + group_singles)
+    ax.set_ylabel(OVERHEAD_LABEL)
+    if many:  # two columns of small entries beside the axes, which keep half the width
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=2, fontsize=6, handlelength=1.2,
+                  columnspacing=0.8)
+    else:
+        _legend(ax, len(labels))
     fig.tight_layout()
     return fig
 
@@ -143,12 +185,28 @@ def _min_max(values):
     return float(np.min(values)), float(np.max(values))
 
 
+def _speed_note(sp: pd.DataFrame) -> str:
+    """What a reader needs beside speed bars: hashing in or out, working set, repeats."""
+    parts = []
+    if "net_includes_hashing" in sp and sp["net_includes_hashing"].notna().any():
+        inc = sp["net_includes_hashing"].dropna().astype(bool)
+        parts.append("net of key generation, hashing included" if inc.all() else
+                     "net of key generation and hashing" if not inc.any() else "hashing included in some cells")
+    if "working_set_bytes" in sp and sp["working_set_bytes"].notna().any():
+        parts.append(f"random-filter working set {sp['working_set_bytes'].median() / 2**20:.0f} MiB")
+    if "seed" in sp:
+        parts.append(f"bars: median of {sp['seed'].nunique()} repeats, whiskers min to max")
+    return "; ".join(parts)
+
+
 def speed_bars(df: pd.DataFrame):
-    """Net ns/op per filter for inside, outside and mixed queries: single-filter (hot),
-    random-filter one query at a time (each query to a random filter of the working
-    set, filter_bench's figure) and random-filter pipelined (the next queries' lines prefetched; with several
-    depths, mixed queries with one bar per depth). Bars are medians over the repeats,
-    whiskers min..max; the two random-filter panels share their y scale."""
+    """Net ns/op per filter for inside, outside and mixed queries, one panel per mode:
+    single-filter (hot), random-filter one query at a time (each query to a random filter
+    of the working set, filter_bench's figure) and random-filter pipelined (the next
+    queries' lines prefetched; with several depths, mixed queries with one bar per depth).
+    Horizontal bars (filter names read without rotation), medians over the repeats,
+    whiskers min..max; each panel has its own scale, since pipelined queries are an order
+    of magnitude faster; one legend for the figure."""
     sp = speed_rows(df, modes=("single", "random", "random_pipelined"))
     sp = sp[(sp["batch"] == 1) & (sp["mix"] != "")] if not sp.empty else sp
     if sp.empty:
@@ -164,33 +222,33 @@ def speed_bars(df: pd.DataFrame):
         g = sp[(sp["mode"] == "random_pipelined") & (sp["mix"] == mix)].copy()
         g["depth"] = g["pipeline_depth"].map(lambda d: f"groups of {d}")
         panels.append((f"random-filter queries, pipelined ({mix})", g))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 4.5), squeeze=False)
-    random_axes = []
-    for ax, (name, g) in zip(axes[0], panels):
+    height = 0.9 + 0.28 * len(labels) * max(1, len(mixes)) / 3
+    fig, axes = plt.subplots(1, len(panels), figsize=(PAGE, height + 0.6), squeeze=False, sharey=True)
+    for i, (ax, (name, g)) in enumerate(zip(axes[0], panels)):
         by_depth = "depth" in g
         hue = "depth" if by_depth else "mix"
         order = [f"groups of {d}" for d in depths] if by_depth else mixes
-        sns.barplot(data=g, x="label", y="value", hue=hue, order=labels, hue_order=order, estimator="median",
-                    errorbar=_min_max, capsize=0.15, err_kws={"linewidth": 0.8, "color": "0.2"}, ax=ax)
-        ax.set_xlabel("filter")
-        ax.set_ylabel("net ns per query")
+        # Query mixes in greys, so no bar's colour reads as a filter's fixed colour.
+        greys = dict(zip(order, sns.color_palette("Greys", len(order) + 1)[1:]))
+        sns.barplot(data=g, y="label", x="value", hue=hue, order=labels, hue_order=order, estimator="median",
+                    palette=greys,
+                    errorbar=_min_max, capsize=0.15, err_kws={"linewidth": 0.7, "color": "0.2"}, orient="h", ax=ax)
+        ax.set_ylabel("filter" if i == 0 else "")
+        ax.set_xlabel("net ns per query")
         ax.set_title(name if name.startswith("random-filter queries,") else panel_title(name))
-        ax.tick_params(axis="x", rotation=30, labelsize=7)
-        ax.legend(fontsize=7, title=None)
-        if name != "single":
-            random_axes.append(ax)
-    if len(random_axes) > 1:
-        top = max(ax.get_ylim()[1] for ax in random_axes)
-        for ax in random_axes:
-            ax.set_ylim(0, top)
-    fig.suptitle("Query speed (bars: median over repeats; whiskers: min to max)", fontsize=9)
+        if by_depth:
+            ax.legend(title=None, loc="lower right")
+        else:
+            handles, texts = ax.get_legend_handles_labels()
+            ax.get_legend().remove()
+    if "handles" in locals() and handles:
+        fig.legend(handles, texts, loc="upper center", ncol=len(texts), frameon=False, bbox_to_anchor=(0.5, 1.0))
+    note = _speed_note(sp)
     if any(name.startswith("random-filter queries,") for name, _ in panels):
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
-        fig.text(0.5, 0.01, "pipelined: queries in groups of N, each group's lines prefetched through the variant's Prefetch "
-                 "hook while the group before it is answered; a variant without one answers them without prefetching.",
-                 ha="center", fontsize=7)
-        return fig
-    fig.tight_layout()
+        note += ("; pipelined: queries in groups of N, each group's lines prefetched through the variant's "
+                 "Prefetch hook while the group before it is answered")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.93))
+    fig.text(0.5, 0.005, note, ha="center", va="bottom", fontsize=6.5, wrap=True)
     return fig
 
 
@@ -212,7 +270,7 @@ def speed_vs_fp(df: pd.DataFrame):
     pipe = cells[(cells["mode"] == "random_pipelined") & (cells["pipeline_depth"] == depth)].set_index("label")
     labels = list(dict.fromkeys(cells["label"]))
     colors = _palette(labels)
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = plt.subplots(figsize=(PAGE / 2, 3.0))
     for lab in labels:
         fp = one.loc[lab, "fp"] if lab in one.index else pipe.loc[lab, "fp"]
         if not (fp > 0):
@@ -223,17 +281,16 @@ def speed_vs_fp(df: pd.DataFrame):
                 continue
             r = table.loc[lab]
             yerr = [[r["median"] - r["lo"]], [r["hi"] - r["median"]]]
-            ax.errorbar([fp], [r["median"]], yerr=yerr, fmt="o", ms=6, capsize=3, lw=0.8, color=colors[lab],
+            ax.errorbar([100 * fp], [r["median"]], yerr=yerr, fmt="o", ms=6, capsize=3, lw=0.8, color=colors[lab],
                         mfc=colors[lab] if filled else "white", mec=colors[lab])
             pts.append(r["median"])
         if len(pts) == 2:
-            ax.plot([fp, fp], pts, ls=":", lw=0.8, color=colors[lab])
-        ax.annotate(lab, (fp, pts[0]), fontsize=7, xytext=(5, 3), textcoords="offset points")
-    fps = [x for x in pd.concat([one["fp"], pipe["fp"]]) if x > 0]
+            ax.plot([100 * fp, 100 * fp], pts, ls=":", lw=0.8, color=colors[lab])
+        ax.annotate(lab, (100 * fp, pts[0]), fontsize=7, xytext=(5, 3), textcoords="offset points")
+    fps = [100 * x for x in pd.concat([one["fp"], pipe["fp"]]) if x > 0]
     if fps and max(fps) / min(fps) >= 10:
         ax.set_xscale("log")
-    else:  # less than a decade: a linear axis in percent reads better than log ticks like 1.05x10^-2
-        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(xmax=1, decimals=2))
+    else:  # less than a decade: a linear axis reads better than log ticks like 1.05x10^0
         ax.margins(x=0.2)
     ax.set_xlabel(FP_LABEL)
     ax.set_ylabel("net ns per query (random filter)")
@@ -245,7 +302,7 @@ def speed_vs_fp(df: pd.DataFrame):
         handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", color="0.3", mfc="white",
                                                label=f"pipelined (groups of {depth})"))
     ax.legend(handles=handles, fontsize=7)
-    ax.set_title(f"Speed against accuracy ({mix} queries; median, whiskers min to max)")
+    ax.set_title(f"{mix} queries; median, whiskers min to max")
     fig.tight_layout()
     return fig
 

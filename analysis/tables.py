@@ -164,7 +164,29 @@ def probes_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return pr.rename(columns={"bits_per_key": "bits/key", "table_probes": "table", "best_probes": "best"})
 
 
-KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, **engine_tables.KINDS}
+def floor_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """sim floor's records, one row per working set: dependent-load latency and the independent
+    random line read (prefetched; 1 thread and all threads, aggregate) in ns per line, on 4 KiB
+    and 2 MiB pages; the translation probe's verdict in the table's notes."""
+    if "measure" not in df:
+        return None
+    fl = df[df["measure"].isin(["dependent_load", "random_line_read"])]
+    if fl.empty:
+        return None
+    fl = fl[(fl["measure"] == "dependent_load") | (fl["prefetch_distance"] > 0)]
+    fl = fl.assign(column=[f"{'latency' if m == 'dependent_load' else f'line read x{int(t)}'} "
+                           f"{'2 MiB' if p == 2 ** 21 else '4 KiB'}"
+                           for m, t, p in zip(fl["measure"], fl["threads"], fl["page_bytes"])])
+    t = fl.pivot_table(index="working_set_bytes", columns="column", values="ns_per_line", aggfunc="median")
+    t.index = [f"{b / 2**20:g} MiB" if b >= 2**20 else f"{b / 1024:g} KiB" for b in t.index]
+    t = t.round(1).reset_index().rename(columns={"index": "working set"})
+    tr = df[df["measure"] == "translation"]
+    t.attrs["notes"] = [f"{int(p) // 1024} KiB pages translate at {int(b) // 1024} KiB"
+                        for p, b in zip(tr["page_bytes"], tr["translation_page_bytes"])]
+    return t
+
+
+KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "floor": floor_table, **engine_tables.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:

@@ -48,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="skip runs already stored for this build (default: on)")
     r.add_argument("--dry-run", action="store_true", help="validate and list the runs, run nothing")
+    r.add_argument("--quick", action="store_true",
+                   help="reduced sizes from the config's [quick] table; results go to <name>-quick/")
     r.add_argument("--results", metavar="DIR", default=str(ROOT / "results"),
                    help="results root; the experiment writes DIR/<name>/ (default: results/)")
     r.add_argument("--no-plot", action="store_true", help="do not draw the plots at the end")
@@ -62,7 +64,7 @@ def main(argv=None) -> int:
         console.print(f"--jobs: got {args.jobs}; allowed: an integer >= 1", markup=False)
         return 2
     try:
-        config = load_config(args.config)
+        config = load_config(args.config, quick=args.quick)
         plan = make_plan(config, build_dir())
     except ConfigError as e:
         for problem in e.problems:

@@ -37,9 +37,9 @@ from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Flag, Worker, build_dir
 PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes",
               "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters",
               "engine_allocation")
-TABLE_KINDS = ("fp", "speed", "probes", "multiget", "hash_index", "memtable_filter", "range_estimates",
+TABLE_KINDS = ("fp", "speed", "probes", "floor", "multiget", "hash_index", "memtable_filter", "range_estimates",
                "engine_filters")
-TOP_KEYS = ("name", "description", "claim", "plots", "tables", "sweep")
+TOP_KEYS = ("name", "description", "claim", "plots", "tables", "quick", "sweep")
 SWEEP_KEYS = ("name", "worker", "filter", "repeats", "seeds", "fixed", "grid")
 RANGE_KEYS = ("from", "to", "step", "per_decade", "count", "log")
 # A guard against typos such as step = 0.0001: more runs than this is refused.
@@ -82,9 +82,11 @@ class Config:
     text: str = field(repr=False, default="")
 
 
-def load_config(path: str | Path, build: Path | None = None) -> Config:
+def load_config(path: str | Path, build: Path | None = None, quick: bool = False) -> Config:
     """Parses and checks a config against its workers' flags (as the binaries in
-    `build`, default build_dir(), describe them); raises ConfigError listing every problem."""
+    `build`, default build_dir(), describe them); raises ConfigError listing every problem.
+    quick: apply the config's [quick] table (reduced sizes, see _apply_quick); the
+    experiment is then named <name>-quick so its results never replace the full ones."""
     path = Path(path)
     build = build_dir() if build is None else Path(build)
     try:
@@ -116,6 +118,11 @@ def load_config(path: str | Path, build: Path | None = None) -> Config:
     tables = _kind_list(raw, "tables", TABLE_KINDS, bad)
 
     sweeps_raw = raw.get("sweep")
+    if quick:
+        sweeps_raw = _apply_quick(raw.get("quick"), sweeps_raw, bad)
+        name = f"{name}-quick"
+    elif "quick" in raw and not isinstance(raw["quick"], dict):
+        bad("quick", f"got {raw['quick']!r}; allowed: a table of parameter = value")
     sweeps: list[Sweep] = []
     if not isinstance(sweeps_raw, list) or not sweeps_raw or not all(isinstance(s, dict) for s in sweeps_raw):
         bad("sweep", "required: one or more [[sweep]] tables (each: name, worker, filter, fixed, grid)")
@@ -132,6 +139,39 @@ def load_config(path: str | Path, build: Path | None = None) -> Config:
     if problems:
         raise ConfigError(problems)
     return Config(path, name, strings["description"], strings["claim"], plots, tables, sweeps, text)
+
+
+def _apply_quick(quick, sweeps_raw, bad):
+    """The sweeps with the [quick] table applied: `repeats = N` replaces every sweep's
+    repeats; any other key replaces that parameter, fixed or grid, in every sweep that
+    sets it (a key no sweep sets is an error, so a typo cannot leave a size unreduced).
+    A quick run measures the same things at sizes that finish in minutes."""
+    if quick is None:
+        bad("quick", "--quick needs a [quick] table in the config (reduced sizes: parameter = value)")
+        return sweeps_raw
+    if not isinstance(quick, dict) or not isinstance(sweeps_raw, list):
+        if not isinstance(quick, dict):
+            bad("quick", f"got {quick!r}; allowed: a table of parameter = value")
+        return sweeps_raw
+    out, used = [], set()
+    for s in sweeps_raw:
+        if not isinstance(s, dict):
+            out.append(s)
+            continue
+        s = {**s, "fixed": dict(s.get("fixed", {})), "grid": dict(s.get("grid", {}))}
+        for key, value in quick.items():
+            if key == "repeats":
+                if "repeats" in s:
+                    s["repeats"], _ = value, used.add(key)
+            elif key in s["fixed"]:
+                s["fixed"][key], _ = value, used.add(key)
+            elif key in s["grid"]:
+                s["grid"][key], _ = value, used.add(key)
+        out.append(s)
+    for key in quick:
+        if key not in used:
+            bad(f"quick.{key}", "no sweep sets this parameter (or repeats), so it reduces nothing")
+    return out
 
 
 def _unknown_keys(table: dict, allowed, prefix: str, bad) -> None:

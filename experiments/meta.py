@@ -55,6 +55,25 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_caches() -> list[dict]:
+    """The caches of CPU 0 as the kernel lists them: level, type, size (e.g. 1 Data 48K)."""
+    out = []
+    for d in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            out.append({k: (d / k).read_text().strip() for k in ("level", "type", "size")})
+        except OSError:
+            continue
+    return out
+
+
+def load_average() -> list[float]:
+    """1-, 5- and 15-minute load averages when the run ended: a shared machine shows here."""
+    try:
+        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    except (OSError, ValueError):
+        return []
+
+
 def write_meta(path: Path, plan, executor, started: str, resumed: int, cluster: str | None) -> dict:
     from .validate import mem_available
 
@@ -68,7 +87,8 @@ def write_meta(path: Path, plan, executor, started: str, resumed: int, cluster: 
         "build": build_info(plan.build),
         "build_ids": plan.build_ids,
         "machine": {"host": platform.node(), "cpu": cpu_model(), "cores": os.cpu_count(),
-                    "mem_available_bytes": mem_available(), "os": platform.platform()},
+                    "mem_available_bytes": mem_available(), "os": platform.platform(), "caches": cpu_caches(),
+                    "load_average": load_average()},
         "cluster": cluster,
         "runs": {"planned": len(plan.runs), "reused": resumed, "failed": len(executor.failures)},
         "failures": [{"run": f.run.describe(), "argv": f.outcome["argv"], "returncode": f.outcome["returncode"],

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <vector>
 
+#include "filters/fp_tolerance.h"
+#include "hashing/fastrange.h"
 #include "hashing/remix.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
@@ -52,6 +55,8 @@ class FpRun {
   uint64_t QueriesFor(uint64_t f) const {
     return cfg_.queries / cfg_.filters + (f < cfg_.queries % cfg_.filters ? 1 : 0);
   }
+  // Keys in filter f: cfg_.keys, or a uniform draw from keys +- floor(vary_ratio * keys).
+  uint64_t KeysFor(uint64_t f) const { return KeysOfFilter(cfg_, f); }
   uint32_t FilterId(uint64_t f) const {
     return static_cast<uint32_t>(DeriveSeed(cfg_.seed, Stream::kFilterId, f));
   }
@@ -71,7 +76,7 @@ class FpRun {
 
   // Builds filter f, generating its hashes on `threads` threads.
   Status Build(uint64_t f, int threads, std::unique_ptr<Filter>* out) const {
-    const uint64_t n = cfg_.keys;
+    const uint64_t n = KeysFor(f);
     const uint64_t chunk = cfg_.build_chunk;
     std::unique_ptr<uint64_t[]> hashes(new uint64_t[n]);  // left uninitialised: every slot is written
     ParallelFor(CeilDiv(n, chunk), threads, [&](uint64_t c, int) {
@@ -142,6 +147,12 @@ class FpRun {
   const FilterPolicy& policy_;
 };
 
+uint64_t Spread(const FpConfig& cfg) {
+  return static_cast<uint64_t>(cfg.vary_ratio * static_cast<double>(cfg.keys));
+}
+
+uint64_t MaxKeysPerFilter(const FpConfig& cfg) { return cfg.keys + Spread(cfg); }
+
 uint64_t EstimatedFilterBytes(uint64_t keys, const FilterPolicy& policy) {
   // Requested size plus room for rounding to lines/words and power-of-two
   // sizes of some variants is not knowable in general; 10% + 1 MiB covers the
@@ -174,8 +185,17 @@ bool FilterPerThread(const FpConfig& cfg) { return cfg.threads > 1 && cfg.filter
 
 }  // namespace
 
+uint64_t KeysOfFilter(const FpConfig& cfg, uint64_t f) {
+  const uint64_t half = Spread(cfg);
+  if (half == 0) return cfg.keys;
+  const uint64_t draw = DeriveSeed(cfg.seed, Stream::kKeyCount, f);
+  // 2 * half + 1 values centred on keys; the range fits 32 bits (keys * 0.9 * 2 < 2^32 is checked).
+  return cfg.keys - half + FastRange32(static_cast<uint32_t>(draw), static_cast<uint32_t>(2 * half + 1));
+}
+
 uint64_t FpMemoryNeeded(const FpConfig& cfg, const FilterPolicy& policy) {
-  const uint64_t per_filter = cfg.keys * 8 + EstimatedFilterBytes(cfg.keys, policy);
+  const uint64_t max_keys = MaxKeysPerFilter(cfg);
+  const uint64_t per_filter = max_keys * 8 + EstimatedFilterBytes(max_keys, policy);
   return FilterPerThread(cfg) ? per_filter * static_cast<uint64_t>(cfg.threads) : per_filter;
 }
 
@@ -183,6 +203,13 @@ Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
   if (cfg.keys == 0) return Status::InvalidArgument("--keys=0: a filter needs at least 1 key; allowed: 1..");
   if (cfg.filters == 0) return Status::InvalidArgument("--filters=0: need at least 1 filter");
   if (cfg.queries == 0) return Status::InvalidArgument("--queries=0: need at least 1 query");
+  if (!(cfg.vary_ratio >= 0 && cfg.vary_ratio <= 0.9)) {
+    return Status::InvalidArgument("--vary_ratio=" + std::to_string(cfg.vary_ratio) + ": allowed: 0..0.9");
+  }
+  if (cfg.vary_ratio > 0 && 2 * Spread(cfg) + 1 > 0xffffffffull) {
+    return Status::InvalidArgument("--vary_ratio with --keys " + std::to_string(cfg.keys) +
+                                   ": the spread of key counts must stay below 2^32; allowed: keys * vary_ratio < 2^31");
+  }
   if (cfg.build_chunk == 0 || cfg.query_chunk == 0) return Status::InvalidArgument("fp: chunk sizes must be >= 1");
   if (cfg.hash_source != "synthetic" && cfg.hash_source != "keys") {
     return Status::InvalidArgument("--hash_source=" + cfg.hash_source + ": allowed: synthetic|keys");
@@ -210,7 +237,20 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
   FpRun run(cfg, *policy);
   result->filter = policy->spec();
   result->hash_bits = static_cast<int>(policy->hash_width());
-  result->model_fp = policy->ModelFpRate(cfg.keys);
+  {
+    // Queries are spread evenly over the filters, so the expected rate is the
+    // mean of each filter's model; key counts repeat, so each is modelled once.
+    std::map<uint64_t, double> model_of;
+    double sum = 0;
+    for (uint64_t f = 0; f < cfg.filters; ++f) {
+      const uint64_t n = KeysOfFilter(cfg, f);
+      result->total_keys += n;
+      auto it = model_of.find(n);
+      if (it == model_of.end()) it = model_of.emplace(n, policy->ModelFpRate(n)).first;
+      sum += it->second;
+    }
+    result->model_fp = sum / static_cast<double>(cfg.filters);
+  }
   std::vector<WorkerTally> tally(std::max(1, cfg.threads));
   std::mutex mu;
   Status first_error;
@@ -270,11 +310,15 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
   }
   if (!first_error.ok()) return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
 
+  const FpModelKind kind = FpModelKindOf(*policy);
+  const FpAllowedRange allowed = AllowedFpRange(result->model_fp, cfg.queries, kind);
+  result->model_kind = FpModelKindName(kind);
+  result->allowed_low = std::max(0.0, allowed.low);
+  result->allowed_high = std::min(1.0, allowed.high);
   result->seconds = SecondsSince(start);
   result->fp = static_cast<double>(result->positives) / static_cast<double>(cfg.queries);
   result->ci = WilsonInterval(result->positives, cfg.queries);
-  result->bits_per_key = 8.0 * static_cast<double>(result->total_bytes) /
-                         (static_cast<double>(cfg.filters) * static_cast<double>(cfg.keys));
+  result->bits_per_key = 8.0 * static_cast<double>(result->total_bytes) / static_cast<double>(result->total_keys);
   return Status::OK();
 }
 
@@ -287,6 +331,8 @@ JsonRecord FpRecord(const FpConfig& cfg, const FpResult& r) {
   j["hash_bits"] = r.hash_bits;
   j["keys"] = cfg.keys;
   j["filters"] = cfg.filters;
+  j["vary_ratio"] = cfg.vary_ratio;
+  j["total_keys"] = r.total_keys;
   j["queries"] = cfg.queries;
   j["hash_source"] = cfg.hash_source;
   if (cfg.hash_source == "keys") j["key_size"] = cfg.key_size;
@@ -299,6 +345,9 @@ JsonRecord FpRecord(const FpConfig& cfg, const FpResult& r) {
   j["ci_high"] = r.ci.high;
   j["ci_method"] = "wilson95";
   j["model_fp"] = r.model_fp;
+  j["model_kind"] = r.model_kind;
+  j["model_allowed_low"] = r.allowed_low;
+  j["model_allowed_high"] = r.allowed_high;
   j["bytes"] = r.bytes;
   j["total_bytes"] = r.total_bytes;
   j["bits_per_key"] = r.bits_per_key;

@@ -33,7 +33,12 @@ inline constexpr uint64_t kQueryChunk = uint64_t{1} << 20;
 
 struct FpConfig {
   std::string filter_spec;
-  uint64_t keys = 0;      // per filter
+  uint64_t keys = 0;      // per filter (the average when vary_ratio > 0)
+  // Keys per filter vary uniformly over keys * (1 +- vary_ratio), as filter_bench's
+  // -vary_key_count_ratio (0.4 there): at 6-8 bits/key the rounding of each filter's
+  // size to whole lines makes the FP rate of a fixed key count differ by 1-2% from
+  // that of a spread. Filter f's count depends only on the seed and f.
+  double vary_ratio = 0;
   uint64_t filters = 1;   // number of filters
   uint64_t queries = 0;   // total outside queries, spread evenly over the filters
   std::string hash_source = "synthetic";  // synthetic | keys
@@ -55,16 +60,23 @@ struct FpResult {
   uint64_t positives = 0;
   double fp = 0;
   Interval ci{0, 1};
-  double model_fp = 0;
-  uint64_t bytes = 0;        // data bytes of one filter (all filters have n keys)
+  double model_fp = 0;       // ModelFpRate(keys), averaged over the filters' key counts
+  std::string model_kind;    // what the model promises (fp_model_kind.h): exact, empirical, ...
+  double allowed_low = 0;    // the range fp_tolerance.h allows a measurement of these queries
+  double allowed_high = 1;   // around model_fp for that kind
+  uint64_t bytes = 0;        // data bytes of the first filter
+  uint64_t total_keys = 0;   // keys over all filters (filters * keys unless vary_ratio > 0)
   uint64_t total_bytes = 0;  // summed over the filters
-  double bits_per_key = 0;   // 8 * total_bytes / (filters * keys)
+  double bits_per_key = 0;   // 8 * total_bytes / total_keys
   double build_seconds = 0;  // wall time of hash generation + Build
   double query_seconds = 0;  // wall time of the query phase
   double query_cpu_seconds = 0;  // CPU time of the query phase, all threads
   double seconds = 0;        // wall time of the whole run
   std::string schedule;      // "filter_per_thread" or "chunks_over_threads"
 };
+
+// Keys in filter f of the run (config.keys unless vary_ratio > 0).
+uint64_t KeysOfFilter(const FpConfig& config, uint64_t f);
 
 // Memory the run needs at its peak, in bytes (hash arrays + filters being built).
 uint64_t FpMemoryNeeded(const FpConfig& config, const FilterPolicy& policy);

@@ -16,7 +16,9 @@ void DeclareFpFields(FlagSet& flags) {
   flags.Field("filter_arg", "string", "the --filter text");
   flags.Field("layout", "string", "the built filter's Describe() (of the first filter)");
   flags.Field("hash_bits", "int", "hash width the filter consumes");
-  flags.Field("keys", "int", "keys per filter");
+  flags.Field("keys", "int", "keys per filter (the average with vary_ratio > 0)");
+  flags.Field("vary_ratio", "number", "keys per filter vary uniformly by +- this fraction");
+  flags.Field("total_keys", "int", "keys over all filters");
   flags.Field("filters", "int", "filters built");
   flags.Field("queries", "int", "outside queries in total");
   flags.Field("hash_source", "string", "synthetic | keys");
@@ -30,9 +32,12 @@ void DeclareFpFields(FlagSet& flags) {
   flags.Field("ci_high", "number", "95% Wilson interval, high end");
   flags.Field("ci_method", "string", "\"wilson95\"");
   flags.Field("model_fp", "number", "the policy's ModelFpRate(keys)");
+  flags.Field("model_kind", "string", "what the model promises: exact | empirical | lower_bound | upper_bound");
+  flags.Field("model_allowed_low", "number", "lowest fp the model's kind allows at these queries (fp_tolerance.h)");
+  flags.Field("model_allowed_high", "number", "highest fp the model's kind allows at these queries");
   flags.Field("bytes", "int", "filter data bytes of one filter");
   flags.Field("total_bytes", "int", "filter data bytes of all filters");
-  flags.Field("bits_per_key", "number", "8 * total_bytes / (filters * keys)");
+  flags.Field("bits_per_key", "number", "8 * total_bytes / total_keys");
   flags.Field("build_seconds", "number", "wall seconds building");
   flags.Field("query_seconds", "number", "wall seconds querying");
   flags.Field("seconds", "number", "wall seconds in all");
@@ -54,12 +59,16 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
                 "plus the filter (about 9.3 GiB for 10^9 keys at 10 bits/key); runs that do not fit in\n"
                 "MemAvailable are refused.");
   std::vector<std::string> specs;
+  double vary = 0;
   long long keys = 0, filters = 0, queries = 0, key_size = 0, threads = 0, seed = 0, batch = 0;
   std::string hash_source;
   flags.List("filter", "filter spec, e.g. fastlocal:bpk=10 (see filterlab-tool list-filters); repeat for a sweep", &specs);
   flags.Int("keys", 1000000, 1, 1000000000000LL, "keys per filter", &keys);
   flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
   flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
+  flags.Double("vary_ratio", 0, 0, 0.9,
+               "keys per filter vary uniformly over keys * (1 +- this), as filter_bench's -vary_key_count_ratio 0.4",
+               &vary);
   flags.Choice("hash_source", "synthetic", {"synthetic", "keys"},
                "synthetic: seeded uniform 64-bit hashes; keys: filter_bench keys hashed by the policy's HashKey",
                &hash_source);
@@ -82,6 +91,7 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
     cfg.filter_spec = spec;
     cfg.keys = static_cast<uint64_t>(keys);
     cfg.filters = static_cast<uint64_t>(filters);
+    cfg.vary_ratio = vary;
     cfg.queries = static_cast<uint64_t>(queries);
     cfg.hash_source = hash_source;
     cfg.key_size = static_cast<int>(key_size);

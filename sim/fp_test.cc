@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "hashing/remix.h"
@@ -52,6 +53,40 @@ TEST(Fp, CountsIndependentOfThreadCount) {
       }
     }
   }
+}
+
+// --vary_ratio spreads the key counts as filter_bench does: every filter's
+// count lies in keys +- floor(ratio * keys), the counts differ between filters,
+// the record's total and bits/key follow the real counts, the model is the
+// mean of the filters' models, and counts still do not depend on threads.
+TEST(Fp, VaryRatioSpreadsKeyCountsDeterministically) {
+  FpConfig c = Config("fastlocal:bpk=6", 1000, 40, 400000, 1);
+  c.vary_ratio = 0.4;
+  uint64_t total = 0, lo = ~uint64_t{0}, hi = 0;
+  double model_sum = 0;
+  std::unique_ptr<FilterPolicy> policy;
+  ASSERT_TRUE(PrepareFp(c, &policy).ok());
+  for (uint64_t f = 0; f < c.filters; ++f) {
+    const uint64_t n = KeysOfFilter(c, f);
+    EXPECT_GE(n, 600u);
+    EXPECT_LE(n, 1400u);
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+    total += n;
+    model_sum += policy->ModelFpRate(n);
+  }
+  EXPECT_GT(hi - lo, 200u) << "40 uniform draws over 801 values should spread";
+  FpResult r;
+  ASSERT_TRUE(RunFp(c, &r).ok());
+  EXPECT_EQ(r.total_keys, total);
+  EXPECT_DOUBLE_EQ(r.bits_per_key, 8.0 * static_cast<double>(r.total_bytes) / static_cast<double>(total));
+  EXPECT_DOUBLE_EQ(r.model_fp, model_sum / 40);
+  c.threads = 2;
+  EXPECT_EQ(Positives(c), r.positives);
+  c.vary_ratio = 0;
+  EXPECT_EQ(KeysOfFilter(c, 7), 1000u);
+  c.vary_ratio = 0.95;
+  EXPECT_FALSE(PrepareFp(c, &policy).ok());
 }
 
 // The batch size is a speed knob only: it must not change a single count.

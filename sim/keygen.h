@@ -28,7 +28,7 @@
 namespace filterlab::sim {
 
 // Purposes of derived streams (part of the derivation, so streams differ).
-enum class Stream : uint64_t { kAdded = 1, kQueries = 2, kFilterId = 3, kProbes = 4 };
+enum class Stream : uint64_t { kAdded = 1, kQueries = 2, kFilterId = 3, kProbes = 4, kKeyCount = 5 };
 
 // Seed of stream (purpose, a, b) under the run seed. Nested Mix64 so that
 // neighbouring indices give unrelated streams.

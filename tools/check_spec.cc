@@ -3,7 +3,8 @@
 // per spec:
 //   {"input", "canonical", "variant", "params": {key: value, ...},
 //    "bits_per_key", "hash_bits", "probes" (null for variants without probes),
-//    "keys" (the parameter keys the variant accepts), "error"}
+//    "keys" (the parameter keys the variant accepts), "fp_model" (what its FP model
+//    promises: exact | empirical | lower_bound | upper_bound), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
@@ -36,6 +37,7 @@ void PrintCheckSpecUsage(FILE* f) {
                "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
                "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
                "bits_per_key, hash_bits, probes, keys (the parameters the variant accepts),\n"
+               "fp_model (exact, empirical, lower_bound or upper_bound),\n"
                "and error (the registry's reason, null if valid).\n"
                "--examples adds every example spec of every registered variant.\n"
                "Exit status 0 if every spec is valid, 1 otherwise, 2 on usage errors.\n");
@@ -65,6 +67,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
   r["hash_bits"] = nullptr;
   r["probes"] = nullptr;
   r["keys"] = nullptr;
+  r["fp_model"] = nullptr;
   std::unique_ptr<FilterPolicy> policy;
   std::vector<std::string> keys;
   if (s.ok()) s = NewFilterPolicy(input, &policy, &keys);
@@ -74,6 +77,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
     r["bits_per_key"] = policy->bits_per_key();
     r["hash_bits"] = static_cast<int>(policy->hash_width());
     r["probes"] = JsonOrNull(policy->num_probes());
+    r["fp_model"] = FpModelKindName(FpModelKindOf(*policy));
     r["error"] = nullptr;
     error->clear();
   } else {

@@ -63,6 +63,15 @@ def fixture_frame() -> pd.DataFrame:
                     rows.append(_speed_row(base, mode, mix, ns * factor * m * (2.5 if slow else jit),
                                            fp=0.0095 if base == "fastlocal" else 0.012, seed=seed, depth=depth,
                                            dry=18.5 if slow else 10.5, floor=20.0 if mode != "single" else None))
+    # sim floor: latency 100 / 80 ns and prefetched line reads 12 / 10 ns (4 KiB / 2 MiB pages) at 64 MiB;
+    # 2 MiB pages translate at 4 KiB.
+    for page, lat, line in ((4096, 100.0, 12.0), (2 ** 21, 80.0, 10.0)):
+        base = {"experiment": "fixture", "sweep": "floor", "worker": "sim floor", "run_key": "f", "seed": 0,
+                "command": "floor", "page_bytes": page, "working_set_bytes": 2 ** 26}
+        rows.append(base | {"measure": "dependent_load", "threads": 1, "ns_per_line": lat})
+        rows.append(base | {"measure": "random_line_read", "threads": 1, "prefetch_distance": 32, "ns_per_line": line})
+        rows.append(base | {"measure": "random_line_read", "threads": 1, "prefetch_distance": 0, "ns_per_line": 3 * line})
+        rows.append(base | {"measure": "translation", "threads": 1, "translation_page_bytes": 4096, "ns_per_line": 30.0})
     for bpk, best in ((6, 4), (10, 6), (14, 9)):
         rows.append({"experiment": "fixture", "sweep": "probes", "worker": "sim probes", "run_key": "p",
                      "base_filter": "fastlocal", "seed": 0, "command": "probes", "record": "grid",

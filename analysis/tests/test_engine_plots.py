@@ -132,11 +132,11 @@ def test_engine_filters_lookups_and_fp_per_level(df):
     assert ticks(speed) == ["fastlocal", "legacy", "no filter"] == ticks(fp)
     assert speed.get_ylabel() == "µs per lookup" and "at 10 bits/key" in speed.get_title()
     assert [t.get_text() for t in speed.get_legend().get_texts()] == ["readrandom", "readmissing"]
-    assert fp.get_yscale() == "log" and fp.get_ylabel() == "false-positive rate"
+    assert fp.get_yscale() == "log" and fp.get_ylabel() == "false-positive rate (%)"
     assert [t.get_text() for t in fp.get_legend().get_texts()] == ["L0", "L1"]
-    # L0 bars: fastlocal 1%, legacy 1.2%; "no filter" checked no filter, so no bar (NaN).
+    # L0 bars in percent: fastlocal 1%, legacy 1.2%; "no filter" checked no filter, so no bar (NaN).
     l0 = [p.get_height() for p in fp.patches[:3]]
-    assert l0[:2] == pytest.approx([0.01, 0.012]) and l0[2] != l0[2]
+    assert l0[:2] == pytest.approx([1.0, 1.2]) and l0[2] != l0[2]
     plt.close(fig)
 
 

@@ -46,17 +46,21 @@ def test_load_adds_labels(results_dir):
     assert set(df[df["sweep"] == "fp_vs_bits"]["label"]) == {"fastlocal", "legacy"}
 
 
-def test_fp_vs_bits_axes_series_and_pooling(results_dir):
+def test_fp_vs_bits_axes_series_pooling_and_residuals(results_dir):
     fig = plots.fp_vs_bits(analysis.load(results_dir))
-    ax = fig.axes[0]
-    assert ax.get_xlabel() == "bits per key" and ax.get_ylabel() == "false-positive rate"
-    assert ax.get_yscale() == "log"
-    assert legend_texts(ax) == ["fastlocal", "fastlocal (model)", "legacy", "legacy (model)"]
+    ax, res = fig.axes
+    assert ax.get_ylabel() == "false-positive rate (%)" and res.get_xlabel() == "bits per key"
+    assert ax.get_yscale() == "log" and res.get_ylabel() == "measured / model"
+    # A style key, not one entry per series: each filter once, then the model's line style.
+    assert legend_texts(ax) == ["fastlocal", "legacy", "model"]
     measured = ax.get_lines()[0]
     assert list(measured.get_xdata()) == [6, 10, 14]
-    # Two seeds of identical counts pool to the same rate over twice the queries.
-    assert measured.get_ydata()[1] == pytest.approx(0.01)
-    assert len(ax.collections) == 2  # one confidence band per variant
+    # Two seeds of identical counts pool to the same rate over twice the queries, in percent.
+    assert measured.get_ydata()[1] == pytest.approx(1.0)
+    # The fixture's model is 1.02x the measured rate: the residual panel shows 1/1.02.
+    residual = [ln for ln in res.get_lines() if len(ln.get_xdata()) == 3][0]
+    assert list(residual.get_ydata()) == pytest.approx([1 / 1.02] * 3)
+    assert any("keys" in t.get_text() and "queries per point" in t.get_text() for t in ax.texts)
     plt.close(fig)
 
 
@@ -71,14 +75,16 @@ def test_fp_vs_keys_separates_hash_widths(results_dir):
     plt.close(fig)
 
 
-def test_bytes_vs_fp_has_the_bound(results_dir):
-    fig = plots.bytes_vs_fp(analysis.load(results_dir))
+def test_bytes_vs_fp_plots_overhead_over_the_bound(results_dir):
+    df = analysis.load(results_dir)
+    fig = plots.bytes_vs_fp(df[df["sweep"] == "fp_vs_bits"])
     ax = fig.axes[0]
-    assert ax.get_ylabel() == "bytes per key" and ax.get_xlabel() == "false-positive rate"
-    assert "bound log2(1/FP) bits" in legend_texts(ax)
-    bound = [line for line in ax.get_lines() if line.get_label() == "bound log2(1/FP) bits"][0]
-    x, y = bound.get_xdata(), bound.get_ydata()
-    assert y[0] == pytest.approx(-__import__("math").log2(x[0]) / 8)
+    assert ax.get_ylabel() == "space over the bound log2(1/FP) (%)" and ax.get_xlabel() == "false-positive rate (%)"
+    assert legend_texts(ax) == ["fastlocal", "legacy"]
+    # fastlocal at 10 bits/key: 10.01 bits/key at 1% FP -> 10.01 / log2(100) - 1 = 50.7% over the bound.
+    line = ax.containers[0].lines[0]
+    points = [y for x, y in zip(line.get_xdata(), line.get_ydata()) if x == pytest.approx(1.0)]
+    assert points == [pytest.approx(100 * (10.01 / __import__("math").log2(100) - 1))]
     plt.close(fig)
 
 
@@ -87,21 +93,23 @@ def test_speed_bars_modes_and_mixes(results_dir):
     titles = [ax.get_title() for ax in fig.axes]
     assert titles == ["single-filter queries", "random-filter queries", "random-filter queries, pipelined (groups of 16)"]
     ax = fig.axes[0]
-    assert ax.get_ylabel() == "net ns per query" and ax.get_xlabel() == "filter"
-    assert legend_texts(ax) == ["inside", "outside", "mixed"]
-    assert len(ax.patches) >= 6  # 2 filters x 3 mixes
+    assert ax.get_xlabel() == "net ns per query" and ax.get_ylabel() == "filter"
+    # One legend for the figure, none per panel; filter names are horizontal tick labels.
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["inside", "outside", "mixed"]
+    assert all(a.get_legend() is None for a in fig.axes)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["fastlocal", "legacy"]
     # Bars are medians over the three repeats (fixture: 0.9x, 1x, 1.2x of the base), whiskers min..max.
-    heights = sorted(round(p.get_height(), 6) for p in ax.patches if p.get_height() > 0)
-    assert heights == [16.0, 18.0, 20.0, 40.0, 45.0, 50.0]
-    whiskers = [(round(np.nanmin(y), 6), round(np.nanmax(y), 6)) for y in (ln.get_ydata() for ln in ax.get_lines())]
+    widths = sorted(round(p.get_width(), 6) for p in ax.patches if p.get_width() > 0)
+    assert widths == [16.0, 18.0, 20.0, 40.0, 45.0, 50.0]
+    whiskers = [(round(np.nanmin(x), 6), round(np.nanmax(x), 6)) for x in (ln.get_xdata() for ln in ax.get_lines())]
     assert (18.0, 24.0) in whiskers and (45.0, 60.0) in whiskers
     # The slow-phase repeat of legacy's random mixed cell moves its whisker, not its bar (median 225).
-    random_ax = fig.axes[1]
-    assert 225.0 in [round(p.get_height(), 6) for p in random_ax.patches]
-    # The two random-filter panels share their y range, so pipelined and one-at-a-time compare by eye.
-    assert fig.axes[1].get_ylim() == fig.axes[2].get_ylim()
-    # A caption says what pipelined means for variants without a Prefetch hook.
-    assert any("Prefetch hook" in t.get_text() for t in fig.texts)
+    assert 225.0 in [round(p.get_width(), 6) for p in fig.axes[1].patches]
+    # Each panel keeps its own scale: pipelined bars are not slivers on the one-at-a-time scale.
+    assert fig.axes[2].get_xlim()[1] < fig.axes[1].get_xlim()[1]
+    # A note says what the bars are and what pipelined means for variants without a Prefetch hook.
+    note = " ".join(t.get_text() for t in fig.texts)
+    assert "Prefetch hook" in note and "median of 3 repeats" in note
     plt.close(fig)
 
 
@@ -119,14 +127,14 @@ def test_speed_bars_several_pipeline_depths_get_one_bar_each(results_dir):
 def test_speed_vs_fp_points(results_dir):
     fig = plots.speed_vs_fp(analysis.load(results_dir))
     ax = fig.axes[0]
-    assert ax.get_ylabel() == "net ns per query (random filter)" and ax.get_xlabel() == "false-positive rate"
+    assert ax.get_ylabel() == "net ns per query (random filter)" and ax.get_xlabel() == "false-positive rate (%)"
     assert sorted(t.get_text() for t in ax.texts) == ["fastlocal", "legacy"]
     assert legend_texts(ax) == ["one query at a time", "pipelined (groups of 16)"]
     # Medians of the mixed cells: random 90 (fastlocal) and 225 (legacy, despite its 562 ns repeat),
     # pipelined 36 and 90; at the FP rates pooled over the repeats.
     points = sorted((round(x, 6), round(y, 6)) for line in ax.get_lines() if line.get_marker() == "o"
                     for x, y in zip(line.get_xdata(), line.get_ydata()))
-    assert points == [(0.0095, 36.0), (0.0095, 90.0), (0.012, 90.0), (0.012, 225.0)]
+    assert points == [(0.95, 36.0), (0.95, 90.0), (1.2, 90.0), (1.2, 225.0)]
     plt.close(fig)
 
 
@@ -160,19 +168,41 @@ def test_tables_markdown_and_latex(results_dir):
     assert s.loc[0, "inside: net ns/op"] == "20.0 (18.0–24.0, n=3)"
 
 
-def test_bytes_vs_fp_groups_many_single_point_variants(results_dir):
-    """The quickstart's shape: a few variants swept over bits/key beside many at 10 bits/key only;
-    the single points become one grey series so the legend stays readable."""
+def test_bytes_vs_fp_keeps_every_variant_in_its_own_colour(results_dir):
+    """The quickstart's shape: a few variants swept over bits/key beside many at 10 bits/key
+    only. Each keeps its fixed colour and marker; the 32-bit member of a family is darker."""
+    from analysis.style import color
+
     df = analysis.load(results_dir)
     fp = df[df["sweep"] == "fp_vs_bits"]
     singles = pd.concat([fp[(fp["base_filter"] == "fastlocal") & (fp["bpk"] == 10)].assign(
-        base_filter=f"variant{i}", label=f"variant{i}") for i in range(6)], ignore_index=True)
+        base_filter=name, label=name) for name in ("sbbf", "ribbon", "xor", "fastlocal hash=32")], ignore_index=True)
     fig = plots.bytes_vs_fp(pd.concat([fp, singles], ignore_index=True))
-    texts = legend_texts(fig.axes[0])
-    assert texts == ["fastlocal", "legacy", "6 other variants at 10 bits/key (see the FP table)",
-                     "bound log2(1/FP) bits"]
+    ax = fig.axes[0]
+    assert legend_texts(ax) == ["fastlocal", "fastlocal hash=32", "legacy", "ribbon", "sbbf", "xor"]
+    lines = {c.get_label(): c.lines[0] for c in ax.containers}
+    assert lines["sbbf"].get_color() == color("sbbf") != lines["ribbon"].get_color()
+    assert color("fastlocal hash=32") != color("fastlocal")
     plt.close(fig)
-    # Few variants: each keeps its own entry.
-    fig = plots.bytes_vs_fp(pd.concat([fp, singles[singles["label"] == "variant0"]], ignore_index=True))
-    assert legend_texts(fig.axes[0]) == ["fastlocal", "legacy", "variant0", "bound log2(1/FP) bits"]
-    plt.close(fig)
+
+
+def test_colours_are_fixed_by_filter_not_by_position():
+    from analysis.style import color, marker, palette
+
+    assert palette(["legacy", "fastlocal"])["fastlocal"] == palette(["fastlocal"])["fastlocal"] == color("fastlocal")
+    assert color("fastlocal:bpk=10") == color("fastlocal")
+    assert color("worm:variant=cache_dbl,bpk=10") == color("cache_dbl")
+    assert marker("ribbon") != marker("fastlocal")
+    # Names that are not filters: stable per name, distinct within one figure.
+    p = palette(["readrandom", "readmissing", "fillrandom"])
+    assert len(set(p.values())) == 3
+    assert palette(["fillrandom", "readrandom"])["fillrandom"] == palette(["fillrandom"])["fillrandom"]
+
+
+def test_floor_table_pivots_measures_and_notes_the_translation(results_dir):
+    t = tables.floor_table(analysis.load(results_dir))
+    assert list(t.columns) == ["working set", "latency 2 MiB", "latency 4 KiB", "line read x1 2 MiB",
+                               "line read x1 4 KiB"]
+    # Only prefetched line reads: the unprefetched ones (3x) are not the floor.
+    assert t.iloc[0].tolist() == ["64 MiB", 80.0, 100.0, 10.0, 12.0]
+    assert t.attrs["notes"] == ["4 KiB pages translate at 4 KiB", "2048 KiB pages translate at 4 KiB"]

@@ -139,6 +139,10 @@ def test_registry_parses_specs_for_the_runner(build):
     assert a["legacy:bpk=10,hash=64"]["error"].startswith("hash=64 is not allowed; hash must be 32")
     assert a["legacy:bpk=10,hash=64"]["params"] == {"bpk": "10", "hash": "64"}
     assert a["bogus"]["variant"] == "bogus" and a["bogus"]["error"].startswith("unknown filter variant 'bogus'")
+    # What each variant's FP model promises, from its registration: fastlocal's is exact, legacy's
+    # RocksDB's fitted estimate; none for a spec the registry refuses.
+    assert (a["fastlocal:bpk=10"]["fp_model"], a["legacy:bpk=10,hash=64"]["fp_model"]) == ("exact", None)
+    assert check_specs(build, ["legacy:bpk=10"])["legacy:bpk=10"]["fp_model"] == "empirical"
     worm = a["worm:variant=cache_worm64, bpk = 8"]
     assert (worm["variant"], worm["params"]) == ("worm", {"variant": "cache_worm64", "bpk": "8"})
     assert label(worm) == "cache_worm64:bpk=8" and label(a["fastlocal:bpk=10"]) == "fastlocal:bpk=10"
@@ -189,3 +193,34 @@ def test_describe_is_cached_per_binary_build(tmp_path, build):
     st = sim.stat()
     os.utime(sim, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # rebuilt
     assert describe(sim) == first and log.read_text().count("x") == 2
+
+
+def test_quick_table_reduces_fixed_grid_and_repeats(write_config, checked_build):
+    text = SMALL_FP + '\n[quick]\nkeys = 500\nqueries = 1000\n'
+    full = load_config(write_config(text))
+    quick = load_config(write_config(text), quick=True)
+    assert full.name == "exp" and quick.name == "exp-quick"
+    assert full.sweeps[0].fixed["keys"] == 2000 and quick.sweeps[0].fixed["keys"] == 500
+    assert quick.sweeps[0].fixed["queries"] == 1000
+    # Same number of runs, smaller each: the quick run measures the same grid.
+    assert len(plan(quick, checked_build).runs) == len(plan(full, checked_build).runs)
+
+
+def test_quick_key_that_reduces_nothing_is_an_error(write_config):
+    text = SMALL_FP + '\n[quick]\nnum = 500\n'
+    with pytest.raises(ConfigError) as e:
+        load_config(write_config(text), quick=True)
+    assert "exp.toml: quick.num: no sweep sets this parameter" in only(e.value.problems)
+
+
+def test_quick_without_a_quick_table_is_an_error(write_config):
+    with pytest.raises(ConfigError) as e:
+        load_config(write_config(SMALL_FP), quick=True)
+    assert "--quick needs a [quick] table" in only(e.value.problems)
+
+
+def test_quick_values_are_checked_like_the_config(write_config):
+    text = SMALL_FP + '\n[quick]\nkeys = 0\n'
+    with pytest.raises(ConfigError) as e:
+        load_config(write_config(text), quick=True)
+    assert "fixed.keys: got 0" in only(e.value.problems)

@@ -339,7 +339,7 @@ def expected_runs(name: str, build: Path) -> int:
     # engine_allocation: one repeat; lsmbench T x num_levels x policies x budgets, then one sim lsm
     # run per (T, levels) drawing the model lines.
     if name.startswith("engine_allocation"):
-        return {"engine_allocation": 2 * 2 * 4 * 6 + 2 * 2, "engine_allocation_quick": 2 * 2 + 1}[name]
+        return 2 * 2 * 4 * 6 + 2 * 2
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 4,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on

@@ -1,0 +1,336 @@
+"""The claims table: every published figure (paper/published.toml) beside ours,
+with the ratio, the agreement in binomial sigma where the figure is a rate, and
+a verdict. One Claim per published figure; MEASURES says how each kind of
+figure is read off the committed results.
+
+Verdicts:
+- reproduced: within the claim's tolerance ("sigma": within 4 binomial sigma of
+  both samples; "upper": ours at or below the published bound, counting our 95%
+  interval; a number: |ours / published - 1| <= that fraction; {absolute = x}:
+  |ours - published| <= x, for changes near zero).
+- diverges, explained / diverges, unexplained: outside it; "explained" is set in
+  published.toml (explained = true) only where the note gives the cause with evidence.
+- not measured: the experiment's results are not committed; the note says why."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..load import load, pooled_fp
+from ..speed_data import speed_cells
+
+SIGMA_LIMIT = 4.0
+UNITS = ("percent", "ratio", "ns", "us", "entries", "share")
+
+
+class ClaimsError(Exception):
+    """A malformed published.toml: names the claim and what is wrong."""
+
+
+@dataclass
+class Measured:
+    value: float
+    low: float | None = None    # 95% interval, same unit as value
+    high: float | None = None
+    sigma: float | None = None  # one binomial sigma of (ours - published), for rates
+    detail: str = ""            # what was measured: counts, repeats
+
+
+@dataclass
+class Claim:
+    id: str
+    section: str
+    claim: str
+    source: str
+    published: float
+    unit: str
+    ours: dict
+    tolerance: str | float | dict
+    queries: int | None = None
+    note: str = ""
+    explained: bool = False
+    measured: Measured | None = None
+    missing: str = ""  # why there is no measurement
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.measured is None or not self.published:
+            return None
+        return self.measured.value / self.published
+
+    @property
+    def z(self) -> float | None:
+        if self.measured is None or not self.measured.sigma:
+            return None
+        return (self.measured.value - self.published) / self.measured.sigma
+
+    @property
+    def verdict(self) -> str:
+        m = self.measured
+        if m is None:
+            return "not measured"
+        if self.tolerance == "sigma":
+            ok = self.z is not None and abs(self.z) <= SIGMA_LIMIT
+        elif self.tolerance == "upper":
+            ok = (m.low if m.low is not None else m.value) <= self.published
+        elif isinstance(self.tolerance, dict):
+            ok = abs(m.value - self.published) <= float(self.tolerance["absolute"])
+        else:
+            ok = self.ratio is not None and abs(self.ratio - 1) <= float(self.tolerance)
+        if ok:
+            return "reproduced"
+        return "diverges, explained" if self.explained else "diverges, unexplained"
+
+
+def read_published(path: str | Path) -> list[Claim]:
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ClaimsError(f"{path}: not valid TOML: {e}") from None
+    claims, seen = [], set()
+    for i, c in enumerate(raw.get("claim", [])):
+        where = f"{path}: claim[{i}] ({c.get('id', '?')})"
+        for key in ("id", "section", "claim", "source", "published", "unit", "ours", "tolerance"):
+            if key not in c:
+                raise ClaimsError(f"{where}: missing '{key}'")
+        if c["id"] in seen:
+            raise ClaimsError(f"{where}: id '{c['id']}' is used twice")
+        if not c["id"].isalpha():
+            raise ClaimsError(f"{where}: id must be letters only (it names LaTeX macros); got '{c['id']}'")
+        seen.add(c["id"])
+        if c["unit"] not in UNITS:
+            raise ClaimsError(f"{where}: unit '{c['unit']}'; allowed: {', '.join(UNITS)}")
+        tol = c["tolerance"]
+        absolute = isinstance(tol, dict) and set(tol) == {"absolute"} and isinstance(tol["absolute"], (int, float)) \
+            and tol["absolute"] > 0
+        if not (tol in ("sigma", "upper") or absolute or (isinstance(tol, (int, float)) and 0 < tol < 1)):
+            raise ClaimsError(f"{where}: tolerance {tol!r}; allowed: \"sigma\", \"upper\", a fraction in (0, 1) "
+                              "or { absolute = x }")
+        kind = c["ours"].get("kind")
+        if kind not in MEASURES:
+            raise ClaimsError(f"{where}: ours.kind {kind!r}; allowed: {', '.join(MEASURES)}")
+        claims.append(Claim(c["id"], c["section"], c["claim"], c["source"], float(c["published"]), c["unit"],
+                            dict(c["ours"]), tol, c.get("queries"), c.get("note", ""),
+                            bool(c.get("explained", False))))
+    if not claims:
+        raise ClaimsError(f"{path}: no [[claim]] tables")
+    return claims
+
+
+def _select(df: pd.DataFrame, ours: dict) -> pd.DataFrame:
+    rows = df
+    if "sweep" in ours:
+        rows = rows[rows["sweep"] == ours["sweep"]]
+    f = ours.get("filter")
+    if f is not None:
+        match = pd.Series(False, index=rows.index)
+        for col in ("filter_arg", "base_filter", "base_label"):
+            if col in rows:
+                match |= rows[col] == f
+        rows = rows[match]
+    if "bpk" in ours:
+        rows = rows[rows["bpk"] == ours["bpk"]]
+    return rows
+
+
+def _fp(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """Our pooled rate, and one sigma of (ours - published). A rate depends on the keys as
+    well as on the queries: where the experiment ran several seeds (key sets), their spread
+    is the sd of one run's rate, which stands in for the published run's own spread when its
+    query count is not given; our pooled mean's part is the larger of its binomial sd and
+    the seeds' standard error."""
+    rows = _select(df[df["command"] == "fp"], ours)
+    if rows.empty:
+        return None
+    agg = pooled_fp(rows, ["command"]).iloc[0]
+    p, n = float(agg["fp"]), float(agg["queries"])
+    ref = published / 100
+    ours_var = ref * (1 - ref) / n
+    theirs_var = ref * (1 - ref) / published_queries if published_queries else 0.0
+    per_seed = rows.groupby("seed").apply(lambda g: g["positives"].sum() / g["queries"].sum())
+    detail = f"{int(agg['positives'])} of {int(n)} queries"
+    if len(per_seed) > 1:
+        seed_var = float(per_seed.var(ddof=1))
+        ours_var = max(ours_var, seed_var / len(per_seed))
+        if not published_queries:
+            theirs_var = seed_var
+        detail += f", {len(per_seed)} key sets (sd {100 * per_seed.std(ddof=1):.2g} points)"
+    return Measured(100 * p, 100 * float(agg["ci_low"]), 100 * float(agg["ci_high"]),
+                    100 * math.sqrt(ours_var + theirs_var), detail)
+
+
+def _fp_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    a = _select(df[df["command"] == "fp"], ours)
+    b = _select(df[df["command"] == "fp"], {**ours, "filter": ours["over"]})
+    if a.empty or b.empty:
+        return None
+    pa, pb = (pooled_fp(x, ["command"]).iloc[0] for x in (a, b))
+    ra, rb = float(pa["fp"]), float(pb["fp"])
+    r = ra / rb
+    # Delta method: the relative variances of two independent binomial rates add.
+    rel = math.sqrt((1 - ra) / (ra * float(pa["queries"])) + (1 - rb) / (rb * float(pb["queries"])))
+    return Measured(r, r * (1 - 1.96 * rel), r * (1 + 1.96 * rel), None,
+                    f"{100 * ra:.4g}% over {100 * rb:.4g}%")
+
+
+def _speed_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    mode = ours["mode"]
+    cells = speed_cells(df, modes=(mode,))
+    if cells is None or cells.empty:
+        return None
+    if mode != "build":
+        cells = cells[(cells["batch"] == 1) & (cells["mix"] == ours.get("mix", "mixed"))]
+
+    def median_of(name):
+        g = cells[cells["label"] == name]
+        return None if g.empty else g.iloc[0]
+
+    a, b = median_of(ours["filter"]), median_of(ours["over"])
+    if a is None or b is None:
+        return None
+    r = float(a["median"]) / float(b["median"])
+    return Measured(r, float(a["lo"]) / float(b["hi"]), float(a["hi"]) / float(b["lo"]), None,
+                    f"medians {float(a['median']):.3g} / {float(b['median']):.3g} ns")
+
+
+def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """A statistic of the memtable range estimates (engine_data.range_summary) of one engine,
+    algorithm and true width: mean, stddev, relative_sd (sd / true count), min, max, zeros
+    (share) or lookups (µs per estimate over µs per point lookup). For a mean, sigma is
+    the standard error of the difference of the two means: each mean's sd / sqrt(estimates),
+    and, where the experiment ran several seeds (skip lists), the spread of the seeds' means,
+    which overlapping ranges of one skip list do not average out: it bounds our mean's error
+    from below (var / seeds) and stands for the published run's own (one skip list)."""
+    from ..engine_data import benchmark_rows, range_summary
+
+    t = range_summary(df)
+    if t is None:
+        return None
+    engine, algo = ours.get("engine", "filterlab"), ours.get("algorithm", "new")
+    t = t[(t["engine"] == engine) & (t["approx_algorithm"] == algo) & (t["width"] == ours["width"])]
+    if t.empty:
+        return None
+    r = t.iloc[0]
+    stat = ours["stat"]
+    value = float(r["stddev"]) / float(ours["width"]) if stat == "relative_sd" else float(r[stat])
+    sigma = None
+    detail = f"{int(r['estimates'])} estimates, {int(r['repeats'])} skip lists"
+    if stat in ("mean", "stddev"):
+        # Sampling sd of a mean, or of an sd (about sd / sqrt(2 n)), over independent estimates.
+        n = float(r["estimates"])
+        ours_var = float(r["stddev"]) ** 2 / (n if stat == "mean" else 2 * n)
+        spread = float(ours.get("published_sd", published if stat == "stddev" else 0.0))
+        theirs_var = spread ** 2 / (published_queries if stat == "mean" else 2 * published_queries) \
+            if published_queries and spread else 0.0
+        rows = benchmark_rows(df, ["approximatememtablestats"])
+        width_col = rows["expected"] if "expected" in rows else rows["batch_size"]
+        algos = rows["approx_algorithm"].fillna("new") if "approx_algorithm" in rows else "new"
+        sel = rows[(rows["engine"] == engine) & (algos == algo) & (width_col == ours["width"])]
+        seed_means = sel.groupby("seed")[stat].mean() if "seed" in sel else pd.Series(dtype=float)
+        if len(seed_means) > 1:
+            seed_var = float(seed_means.var(ddof=1))
+            ours_var = max(ours_var, seed_var / len(seed_means))
+            theirs_var = max(theirs_var, seed_var)
+            detail += f", sd over the skip lists {seed_means.std(ddof=1):.3g}"
+        sigma = math.sqrt(ours_var + theirs_var) if ours_var + theirs_var > 0 else None
+    return Measured(value, None, None, sigma, detail)
+
+
+def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """The relative change of a benchmark's throughput (or of SST bytes per key, with
+    benchmark = "space") when an engine feature is switched on: engine_data's toggle and
+    space summaries, medians over the repeats, in the context ours names (e.g. value_size)."""
+    from ..engine_data import space_summary, toggle_summary
+
+    toggle, bench = ours["toggle"], ours["benchmark"]
+    t = space_summary(df, toggle) if bench == "space" else toggle_summary(df, toggle, [bench])
+    if t is None:
+        return None
+    t = t[t["engine"] == ours.get("engine", "filterlab")]
+    if bench != "space":
+        t = t[t["benchmark"] == bench]
+    for key, value in ours.get("where", {}).items():
+        if key in t:
+            t = t[t[key] == value]
+    if len(t) != 1:
+        return None
+    r = t.iloc[0]
+    lo = r["min_on"] / r["max_off"] - 1
+    hi = r["max_on"] / r["min_off"] - 1
+    return Measured(float(r["change"]), float(lo), float(hi), None,
+                    f"medians {r['median_off']:.4g} off, {r['median_on']:.4g} on, {int(r['repeats_on'])} repeats")
+
+
+def _multiget_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """Batched MultiGet's µs per key over the Get loop's at one batch size and stride
+    (engine_data.multiget_summary: medians over the repeats)."""
+    from ..engine_data import multiget_summary
+
+    t = multiget_summary(df)
+    if t is None:
+        return None
+    t = t[(t["engine"] == ours.get("engine", "filterlab")) & (t["batch_size"] == ours["batch"])
+          & (t["stride"] == ours["stride"])]
+    if t.empty or not (t.iloc[0]["get_us"] > 0):
+        return None
+    r = t.iloc[0]
+    return Measured(float(r["multiget_us"] / r["get_us"]), None, None, None,
+                    f"{r['multiget_us']:.3g} / {r['get_us']:.3g} us per key ({r['baseline']})")
+
+
+def _pending(df, ours, published, published_queries) -> None:
+    """A claim whose reading is not written yet: always not measured; its note says why."""
+    return None
+
+
+MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
+            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "pending": _pending}
+
+
+def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
+    """Fills each claim's measurement from results_root/<experiment>/, or says why it has none."""
+    results_root = Path(results_root)
+    frames: dict[str, pd.DataFrame | None] = {}
+    for c in claims:
+        exp = c.ours.get("experiment")
+        if exp not in frames:
+            try:
+                frames[exp] = load(results_root / exp)
+            except FileNotFoundError:
+                frames[exp] = None
+        df = frames[exp]
+        if c.ours["kind"] == "pending":
+            c.missing = c.note
+            continue
+        if df is None:
+            c.missing = f"No committed results for experiment '{exp}' under {_shown(results_root)}."
+            continue
+        c.measured = MEASURES[c.ours["kind"]](df, c.ours, c.published, c.queries)
+        if c.measured is None:
+            c.missing = f"experiment '{exp}' has no rows for {c.ours}"
+    return claims
+
+
+def _shown(path: Path) -> str:
+    """A results root as a reader of the report should see it: relative to the repository."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def claims_frame(claims: list[Claim]) -> pd.DataFrame:
+    """One row per claim: the columns of the report's summary table, numbers unformatted."""
+    return pd.DataFrame([{
+        "id": c.id, "section": c.section, "claim": c.claim, "source": c.source, "unit": c.unit,
+        "published": c.published, "ours": c.measured.value if c.measured else None,
+        "low": c.measured.low if c.measured else None, "high": c.measured.high if c.measured else None,
+        "ratio": c.ratio, "z": c.z, "verdict": c.verdict, "note": c.note or c.missing} for c in claims])

@@ -1,0 +1,135 @@
+"""The report's figures: our measurements with the published points drawn on
+them (marked "published"), at column width, as vector PDF. One function per
+figure, each taking the tidy results frame and the claims."""
+
+from __future__ import annotations
+
+from ..style import COLUMN, color, marker  # first: selects the Agg backend before pyplot loads
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..load import pooled_fp  # noqa: E402
+
+
+def fp_filter_bench(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """FP (%) against bits/key for legacy and FastLocalBloom, filter_bench's setting: our
+    pooled rate with its 95% interval, the model as a line, the published table as crosses;
+    below it the residual panel: ours / published with the interval."""
+    fp = df[(df["command"] == "fp") & (df["sweep"] == "filter_bench")]
+    if fp.empty:
+        return None
+    agg = pooled_fp(fp, ["base_filter", "bpk"])
+    pub = {(c.ours["filter"], c.ours["bpk"]): c.published for c in claims
+           if c.ours.get("sweep") == "filter_bench" and c.ours["kind"] == "fp" and c.tolerance != "upper"}
+    bounds = {(c.ours["filter"], c.ours["bpk"]): c.published for c in claims
+              if c.ours.get("sweep") == "filter_bench" and c.ours["kind"] == "fp" and c.tolerance == "upper"}
+    fig, (ax, res) = plt.subplots(2, 1, figsize=(COLUMN, 3.6), sharex=True,
+                                  gridspec_kw={"height_ratios": [2.2, 1]})
+    for name, g in agg.groupby("base_filter", sort=False):
+        g = g.sort_values("bpk")
+        c = color(name)
+        y, lo, hi = 100 * g["fp"], 100 * g["ci_low"], 100 * g["ci_high"]
+        ax.errorbar(g["bpk"], y, yerr=[y - lo, hi - y], fmt=marker(name), ms=3.5, color=c, lw=0.8, capsize=2,
+                    label=f"{name} (ours)")
+        ax.plot(g["bpk"], 100 * g["model_fp"], color=c, lw=0.8, ls=":")
+        px = [b for b in g["bpk"] if (name, b) in pub]
+        ax.plot(px, [pub[(name, b)] for b in px], ls="", marker="x", ms=5, mew=1.0, color=c,
+                label=f"{name} (published)")
+        bx = [b for b in g["bpk"] if (name, b) in bounds]
+        if bx:  # a published bound ("under 1 in 10^6"): a downward triangle at the bound
+            ax.plot(bx, [bounds[(name, b)] for b in bx], ls="", marker="v", ms=4, mfc="none", color=c,
+                    label=f"{name} (published bound)")
+        ratio = [(b, (100 * f) / pub[(name, b)], 100 * l / pub[(name, b)], 100 * h / pub[(name, b)])
+                 for b, f, l, h in zip(g["bpk"], g["fp"], g["ci_low"], g["ci_high"]) if (name, b) in pub]
+        if ratio:
+            b, r, rl, rh = map(np.array, zip(*ratio))
+            res.errorbar(b, r, yerr=[r - rl, rh - r], fmt=marker(name), ms=3, color=c, lw=0.8, capsize=2)
+    ax.set_yscale("log")
+    ax.set_ylabel("false-positive rate (%)")
+    ax.legend(loc="lower left", ncol=1)
+    res.axhline(1.0, color="0.3", lw=0.8)
+    res.set_ylabel("ours / published")
+    res.set_xlabel("bits per key")
+    fig.tight_layout(h_pad=0.3)
+    return fig
+
+
+def range_estimates(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """The memtable range estimate relative to the true count, per true width: mean with
+    +-1 sd bars for our new algorithm and the published one (crosses), offset sideways so
+    both show. The old algorithm's mean and sd are tens of times the true count (the claims
+    table has them); on this scale they would be vertical lines."""
+    from ..engine_data import range_summary
+
+    t = range_summary(df)
+    if t is None:
+        return None
+    t = t[t["engine"] == "filterlab"]
+    pub = {}
+    for c in claims:
+        o = c.ours
+        if o["kind"] == "range_stat" and o.get("algorithm", "new") == "new" and o["stat"] in ("mean", "stddev"):
+            pub.setdefault(o["width"], {})[o["stat"]] = c.published
+    # Grey: an algorithm is not a filter, and must not borrow a filter's colour.
+    colors = {"new": "0.15"}
+    fig, ax = plt.subplots(figsize=(COLUMN, 2.4))
+    for algo, shift in (("new", 0.8),):
+        g = t[t["approx_algorithm"] == algo].sort_values("width")
+        if g.empty:
+            continue
+        ax.errorbar(g["width"] * shift, g["mean"] / g["width"], yerr=g["stddev"] / g["width"],
+                    fmt="o" if algo == "new" else "s", ms=3, capsize=2, lw=0.8, color=colors[algo],
+                    label=f"{algo} (ours)")
+    w = sorted(k for k, v in pub.items() if "mean" in v)
+    if w:
+        ax.errorbar([x * 1.0 for x in w], [pub[x]["mean"] / x for x in w],
+                    yerr=[pub[x].get("stddev", 0) / x for x in w], fmt="x", ms=5, capsize=2, lw=0.8,
+                    color="tab:red", label="new (published)")
+    ax.axhline(1.0, color="0.3", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 2.2)
+    ax.set_xlabel("true count (entries in the range)")
+    ax.set_ylabel("estimate / true count")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def model_accuracy(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Measured / model per variant (rows) at each bits/key (markers shaded by bits/key),
+    with the 95% interval; the variant's model kind in its row label. A ratio of 1 inside
+    every interval is an exact model; a bound stays on one side."""
+    fp = df[df["command"] == "fp"]
+    if fp.empty:
+        return None
+    agg = pooled_fp(fp, ["base_label", "bpk"] if "base_label" in fp else ["base_filter", "bpk"])
+    name = "base_label" if "base_label" in agg else "base_filter"
+    agg = agg[(agg["positives"] > 0) & (agg["model_fp"] > 0)]
+    agg = agg.assign(r=agg["fp"] / agg["model_fp"], lo=agg["ci_low"] / agg["model_fp"],
+                     hi=agg["ci_high"] / agg["model_fp"])
+    order = sorted(agg[name].unique(), key=lambda v: (agg.loc[agg[name] == v, "r"].sub(1).abs().max(), v))
+    kinds = fp.groupby(name)["model_kind"].first().to_dict() if "model_kind" in fp else {}
+    fig, ax = plt.subplots(figsize=(COLUMN, 0.6 + 0.16 * len(order)))
+    bpks = sorted(agg["bpk"].dropna().unique())
+    greys = {b: str(0.75 - 0.6 * i / max(1, len(bpks) - 1)) for i, b in enumerate(bpks)}
+    for y, v in enumerate(order):
+        g = agg[agg[name] == v]
+        for _, r in g.iterrows():
+            shade = greys.get(r["bpk"], "0.2") if pd.notna(r["bpk"]) else "0.2"
+            ax.errorbar([r["r"]], [y], xerr=[[r["r"] - r["lo"]], [r["hi"] - r["r"]]], fmt=marker(v), ms=3,
+                        color=color(v), mec=shade, lw=0.7, capsize=1.5)
+    ax.axvline(1.0, color="0.3", lw=0.8)
+    ax.set_yticks(range(len(order)))
+    ax.set_yticklabels([f"{v} ({kinds.get(v, '?')})" for v in order], fontsize=6)
+    ax.set_xscale("log")
+    ax.set_xlabel("measured / model FP rate")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
+           "range_estimates": ("engine_range_estimates", range_estimates),
+           "model_accuracy": ("model_accuracy", model_accuracy)}
