@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from . import allocation_plot  # noqa: E402
 from .engine_data import (context_label, filter_rows, level_fp, medians, multiget_summary,  # noqa: E402
                           range_summary, space_summary, toggle_summary)
 
@@ -256,4 +257,4 @@ def engine_filters(df: pd.DataFrame):
 
 
 KINDS = {"multiget": multiget, "hash_index": hash_index, "memtable_filter": memtable_filter,
-         "range_estimates": range_estimates, "engine_filters": engine_filters}
+         "range_estimates": range_estimates, "engine_filters": engine_filters, **allocation_plot.KINDS}

@@ -81,7 +81,7 @@ def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
         num = v("num")
         raw = num * (v("key_size") + v("value_size"))
         cache = min(v("cache_mb") << 20, raw)
-        return BASE_MEM + cache + 2 * (v("write_buffer_mb") << 20) + int(num * (bits_per_key / 8 + 16))
+        return BASE_MEM + cache + 2 * int(v("write_buffer_mb") * (1 << 20)) + int(num * (bits_per_key / 8 + 16))
     return BASE_MEM
 
 

@@ -211,6 +211,7 @@ WORKERS = {
     "sim model": Worker("sim model", "sim/filterlab-sim", "model"),
     "sim probes": Worker("sim probes", "sim/filterlab-sim", "probes", collapse=frozenset({"bpk"}), threaded=True),
     "sim floor": Worker("sim floor", "sim/filterlab-sim", "floor", exclusive=True, filter_optional=True),
+    "sim lsm": Worker("sim lsm", "sim/filterlab-sim", "lsm"),
     "lsmbench": Worker("lsmbench", "engine/lsmbench", None, exclusive=True,
                        collapse=frozenset({"multiread_stride", "multiread_batched"}), scratch_flag="db",
                        withheld=("use_existing_db", "keep_db"), filter_optional=True, alternatives=("lsmbench",)),

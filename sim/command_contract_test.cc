@@ -40,6 +40,8 @@ std::vector<Case> TinyRuns() {
                                "--threads", "2"}},
       {"probes", ProbesCommand, {"--filter", "fastlocal", "--bpk", "3.5", "--keys", "500", "--filters", "2",
                                  "--queries", "4000", "--threads", "1"}},
+      {"lsm", LsmCommand, {"--filter", "fastlocal", "--size_ratio", "4,10", "--levels", "3", "--keys", "1e6",
+                           "--l0_runs", "2", "--budget", "5"}},
   };
 }
 
@@ -108,6 +110,11 @@ TEST(CommandContract, CheckRejectsWhatARunWouldReject) {
       {ProbesCommand, {"--check", "--filter", "fastlocal:bpk=10"}},
       {ProbesCommand, {"--check", "--filter", "nosuchfilter", "--bpk", "10"}},
       {ProbesCommand, {"--check", "--keys", "100000000", "--threads", "1024"}},
+      {LsmCommand, {"--check", "--levels", "3", "--policy", "greedy"}},
+      {LsmCommand, {"--check", "--filter", "xor:fingerprint=8", "--levels", "3", "--policy", "monkey"}},
+      {LsmCommand, {"--check"}},  // neither --levels nor --buffer_keys
+      {LsmCommand, {"--check", "--levels", "3", "--buffer_keys", "1000"}},
+      {LsmCommand, {"--check", "--levels", "2.5"}},
   };
   for (const auto& [command, args] : bad) {
     std::string joined;

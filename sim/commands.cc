@@ -22,6 +22,7 @@ const Command kCommands[] = {
     {"speed", SpeedCommand, "filter_bench-style build and query timings (net ns/op against a dry run)"},
     {"floor", FloorCommand, "the machine's memory floors: dependent-load latency, random line throughput"},
     {"probes", ProbesCommand, "simulated best probe count per bits/key vs RocksDB's ChooseNumProbes"},
+    {"lsm", LsmCommand, "filter memory per LSM level: bits, FP and reads per lookup by allocation policy"},
 };
 
 constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";

@@ -184,6 +184,17 @@ def engine_frame() -> pd.DataFrame:
                 {"benchmark": "fillrandom", "micros_per_op": 5.0},
                 {"benchmark": "readrandom", "micros_per_op": us, "levels": levels},
                 {"benchmark": "readmissing", "micros_per_op": us / 2, "levels": levels}])
+    # Allocation: uniform 0.2 and optimal 0.08 reads per lookup at 5 bits/key, T = 10, 5 levels.
+    for policy, reads in (("uniform", 0.2), ("optimal", 0.08)):
+        rows += _lsm_rows("allocation", "fastlocal", 0, {"filter_policy": policy, "filter_budget_bpk": 5}, [
+            {"benchmark": "readmissing", "micros_per_op": 2.0, "filter_policy": policy, "filter_budget_bpk": 5.0,
+             "filter_bits_per_key": 5.05, "fp_reads_per_op": reads, "fp_reads_model_per_op": reads,
+             "fp_reads_model_sigma_per_op": 0.001, "level_multiplier": 10.0, "num_levels": 5}])
+        for bpk in (4.0, 5.0, 6.0):
+            rows.append({"experiment": "fixture", "sweep": "allocation_model", "worker": "sim lsm",
+                         "run_key": f"model{policy}", "base_filter": "fastlocal", "seed": 0, "record_index": 0,
+                         "command": "lsm", "policy": policy, "size_ratio": 10.0, "levels": 4,
+                         "bits_per_key": bpk, "expected_reads": reads * 5 / bpk})
     return pd.DataFrame(rows)
 
 

@@ -4,6 +4,7 @@
 
 #include "common/flags.h"
 #include "engine/db/options.h"
+#include "filters/allocation/level_allocation.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 
@@ -45,9 +46,9 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 // The flags' values as the FlagSet writes them; ParseBenchConfig converts
 // and checks them into a BenchConfig.
 struct RawFlags {
-  std::string filter, filter_per_level, memtable_filter, strides, batched;
+  std::string filter, filter_per_level, filter_policy, memtable_filter, strides, batched;
   long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
-            block_size = 0, cache_mb = 0, write_buffer_mb = 0, target_file_mb = 0, level1_mb = 0;
+            block_size = 0, cache_mb = 0, num_levels = 0;
 };
 
 void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
@@ -87,6 +88,19 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->String("filter_per_level", "",
                 "per-level filters SPEC0;SPEC1;... (an empty entry = --filter, none = no filter at that level)",
                 &raw->filter_per_level);
+  flags->String("filter_policy", "",
+                "filter memory across levels: uniform | monkey | no_last_level | optimal, one budget "
+                "(--filter_budget_bpk) spread over the levels at every flush and compaction; each level's "
+                "--filter / --filter_per_level spec then names only its family (bpk and probes are the "
+                "policy's); empty = each level's spec as given",
+                &raw->filter_policy);
+  flags->Double("filter_budget_bpk", 10, 0.01, 100,
+                "with --filter_policy: total filter bits / total keys (filter memory the tables hold)",
+                &c->filter_budget_bpk);
+  flags->Double("filter_found_share", 0, 0, 1,
+                "with --filter_policy: the share of lookups for stored keys the policy weighs (0: all "
+                "lookups are for missing keys)",
+                &c->filter_found_share);
   flags->String("memtable_filter", "none", "memtable filter: a dynamic registry spec or none", &raw->memtable_filter);
   flags->Double("memtable_bloom_ratio", 0.1, 0.0001, 0.25,
                 "memtable filter bytes / write buffer bytes (RocksDB memtable_prefix_bloom_size_ratio)",
@@ -98,9 +112,15 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 &c->approx_algorithm);
   flags->Int("block_size", 4096, 256, 64 << 20, "data block bytes", &raw->block_size);
   flags->Int("cache_mb", 1024, 0, 1 << 20, "block cache MiB (0 = none)", &raw->cache_mb);
-  flags->Int("write_buffer_mb", 64, 1, 1 << 16, "memtable MiB before a flush", &raw->write_buffer_mb);
-  flags->Int("target_file_mb", 64, 1, 1 << 16, "compaction output file MiB", &raw->target_file_mb);
-  flags->Int("level1_mb", 256, 1, 1 << 24, "L1 target MiB (each deeper level x10)", &raw->level1_mb);
+  flags->Double("write_buffer_mb", 64, 1.0 / 64, 1 << 16, "memtable MiB before a flush (fractions allowed)",
+                &c->write_buffer_mb);
+  flags->Double("target_file_mb", 64, 1.0 / 64, 1 << 16, "compaction output file MiB (fractions allowed)",
+                &c->target_file_mb);
+  flags->Double("level1_mb", 256, 1.0 / 64, 1 << 24,
+                "L1 target MiB (each deeper level x --level_multiplier; fractions allowed)", &c->level1_mb);
+  flags->Double("level_multiplier", 10, 2, 1000, "size ratio T of consecutive levels' targets",
+                &c->level_multiplier);
+  flags->Int("num_levels", 7, 2, 20, "levels of the tree (L0 included)", &raw->num_levels);
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
@@ -143,7 +163,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_bloom_ratio", "number", "--memtable_bloom_ratio, 0 without a memtable filter");
   flags->Field("block_size", "int", "--block_size");
   flags->Field("cache_mb", "int", "--cache_mb");
-  flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
+  flags->Field("write_buffer_mb", "number", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
   // --histogram.
   flags->Field("latency_unit", "string", "with --histogram: the unit of the latency fields (micros per call)");
@@ -187,7 +207,27 @@ void DeclareRecordFields(FlagSet* flags) {
                "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
                "always, rocksdb with --statistics), filter_checked, filter_useful (negatives), filter_positive, "
                "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
-               "lookups of absent keys: (positive - true_positive) / (checked - true_positive))");
+               "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
+               "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
+               "key expects at one of its tables, 1 without a filter), lookups and found (ints: every table lookup, "
+               "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
+  flags->Field("filter_policy", "string", "with --filter_policy: the policy");
+  flags->Field("filter_budget_bpk", "number", "with --filter_policy: --filter_budget_bpk");
+  flags->Field("filter_found_share", "number", "with --filter_policy: --filter_found_share");
+  flags->Field("level_multiplier", "number", "filterlab engine: --level_multiplier");
+  flags->Field("num_levels", "int", "filterlab engine: --num_levels");
+  flags->Field("filter_bits_per_key", "number",
+               "filterlab engine: bits of all tables' filter blocks / their entries (the memory a budget is held to)");
+  flags->Field("fp_reads_per_op", "number?",
+               "filterlab engine: data blocks read for keys the table did not hold (false positives, and every "
+               "lookup of a missing key in a table without a filter), summed over the levels, per operation; null "
+               "without operations");
+  flags->Field("fp_reads_model_per_op", "number?",
+               "filterlab engine: what the filters' models expect of fp_reads_per_op given the lookups each level "
+               "saw (sum of model_fp x (lookups - found)), per operation; null without operations");
+  flags->Field("fp_reads_model_sigma_per_op", "number?",
+               "filterlab engine: the binomial standard deviation of fp_reads_per_op under the models (sqrt of the "
+               "sum of (lookups - found) p (1 - p)) per operation; null without operations");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
                "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "
@@ -313,9 +353,7 @@ void CopyScalars(const RawFlags& raw, BenchConfig* c) {
   c->seed = static_cast<uint64_t>(raw.seed);
   c->block_size = raw.block_size;
   c->cache_mb = raw.cache_mb;
-  c->write_buffer_mb = raw.write_buffer_mb;
-  c->target_file_mb = raw.target_file_mb;
-  c->level1_mb = raw.level1_mb;
+  c->num_levels = raw.num_levels;
 }
 
 Status ParseMultiReadLists(const RawFlags& raw, BenchConfig* c) {
@@ -345,7 +383,26 @@ Status ParseFilters(const RawFlags& raw, BenchConfig* c) {
       ++level;
     }
   }
-  return ParseFilterFlag("memtable_filter", raw.memtable_filter, true, &c->memtable_filter);
+  s = ParseFilterFlag("memtable_filter", raw.memtable_filter, true, &c->memtable_filter);
+  if (!s.ok() || raw.filter_policy.empty()) return s;
+  allocation::AllocationPolicy policy;
+  s = allocation::ParseAllocationPolicy(raw.filter_policy, &policy);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --filter_policy=" + raw.filter_policy + ": " + s.message());
+  c->filter_policy = raw.filter_policy;
+  return Status::OK();
+}
+
+// --filter_budget_bpk and --filter_found_share only mean something with a policy.
+Status CheckFilterPolicyFlags(const FlagSet& flags, const BenchConfig& c) {
+  if (c.filter_policy.empty()) {
+    for (const char* name : {"filter_budget_bpk", "filter_found_share"}) {
+      if (flags.WasSet(name)) {
+        return Status::InvalidArgument(std::string("lsmbench: --") + name +
+                                       " applies with --filter_policy=uniform|monkey|no_last_level|optimal only");
+      }
+    }
+  }
+  return Status::OK();
 }
 
 // Cross-checks between flags that hold whatever the engine.
@@ -384,6 +441,10 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
     if (!c->filter_per_level.empty()) {
       return Status::InvalidArgument("lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
                                      "filter policy per column family); allowed there: --filter");
+    }
+    if (!c->filter_policy.empty()) {
+      return Status::InvalidArgument("lsmbench: --filter_policy is not available with --engine=rocksdb (its "
+                                     "filters take one bits/key for every level); allowed there: --filter");
     }
     RocksDbTableFilter table_filter;
     Status s = RocksDbTableFilterFor(c->filter.get(), &table_filter);
@@ -443,6 +504,7 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   CopyScalars(raw, config);
   s = ParseMultiReadLists(raw, config);
   if (s.ok()) s = ParseFilters(raw, config);
+  if (s.ok()) s = CheckFilterPolicyFlags(flags, *config);
   if (s.ok()) s = CheckWorkload(raw, *config);
   if (s.ok()) s = CheckEngineLimits(flags, config);
   return s;

@@ -54,6 +54,12 @@ struct BenchConfig {
   // Per-level filters: entry L is level L's (the --filter policy where the
   // flag's entry was empty); levels past the list use `filter`.
   std::vector<std::shared_ptr<const FilterPolicy>> filter_per_level;
+  // --filter_policy: one filter-memory budget spread over the levels
+  // (engine/db/level_filters.h); "" = each level's filter as given. The
+  // level's --filter / --filter_per_level spec then names its family only.
+  std::string filter_policy;
+  double filter_budget_bpk = 10;     // --filter_budget_bpk
+  double filter_found_share = 0;  // --filter_found_share
   std::shared_ptr<const FilterPolicy> memtable_filter;
   double memtable_bloom_ratio = 0.1;
   bool hash_index = false;
@@ -61,9 +67,12 @@ struct BenchConfig {
   std::string approx_algorithm = "new";  // new | old
   int64_t block_size = 4096;
   int64_t cache_mb = 1024;
-  int64_t write_buffer_mb = 64;
-  int64_t target_file_mb = 64;
-  int64_t level1_mb = 256;
+  // MiB, fractions allowed (0.0625 = 64 KiB: many levels from little data).
+  double write_buffer_mb = 64;
+  double target_file_mb = 64;
+  double level1_mb = 256;
+  double level_multiplier = 10;  // target(L+1) / target(L)
+  int64_t num_levels = 7;
   bool disable_auto_compactions = false;
   bool sync = false;
   bool statistics = false;  // rocksdb: collect Statistics (filter tickers)

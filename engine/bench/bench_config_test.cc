@@ -38,6 +38,29 @@ TEST(BenchConfigTest, DefaultsFollowDbBench) {
   EXPECT_EQ(c.approx_algorithm, "new");
 }
 
+TEST(BenchConfigTest, FilterPolicyFlags) {
+  BenchConfig c;
+  ASSERT_TRUE(Parse({"--filter=ribbon", "--filter_policy=monkey", "--filter_budget_bpk=6.5",
+                     "--level_multiplier=4", "--num_levels=6"},
+                    &c)
+                  .ok());
+  EXPECT_EQ(c.filter_policy, "monkey");
+  EXPECT_EQ(c.filter_budget_bpk, 6.5);
+  EXPECT_EQ(c.level_multiplier, 4);
+  EXPECT_EQ(c.num_levels, 6);
+  Status s = Parse({"--filter_policy=greedy"}, &c);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("no_last_level"), std::string::npos) << s.message();
+  s = Parse({"--filter_budget_bpk=5"}, &c);  // no policy to apply it
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("--filter_policy"), std::string::npos) << s.message();
+  // Monkey sizes filters by bpk: a fixed-size family is refused with the DB options check.
+  ASSERT_TRUE(Parse({"--check", "--filter=xor:fingerprint=8", "--filter_policy=monkey"}, &c).ok());
+  s = CheckEngineConfig(c);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("fixed size"), std::string::npos) << s.message();
+}
+
 TEST(BenchConfigTest, MultiGetIsBatchedUnlessSwitchedOff) {
   using Batched = std::vector<bool>;
   BenchConfig c;

@@ -65,14 +65,22 @@ class FilterlabEngine : public Engine {
   }
   void DescribeOptions(JsonRecord* record) const override {
     (*record)["approx_algorithm"] = config_.approx_algorithm;
+    (*record)["level_multiplier"] = config_.level_multiplier;
+    (*record)["num_levels"] = config_.num_levels;
   }
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
     for (const db::LevelStats& level : db_->GetStats().levels) {
-      if (level.files == 0 && level.filter_counters.checked == 0) continue;
+      if (level.files == 0 && level.filter_counters.lookups == 0) continue;
       JsonRecord entry = {{"level", level.level}, {"files", level.files}, {"bytes", level.bytes},
                           {"filter", level.filter}};
       AddFilterCounters(level.filter_counters, &entry);
+      entry["entries"] = level.entries;
+      entry["filter_bytes"] = level.filter_bytes;
+      entry["model_fp"] = level.model_fp;
+      entry["lookups"] = level.filter_counters.lookups;
+      entry["found"] = level.filter_counters.found;
+      entry["wasted_reads"] = level.filter_counters.wasted_reads();
       levels.push_back(std::move(entry));
     }
     return levels;
@@ -112,19 +120,28 @@ class FilterlabEngine : public Engine {
 db::Options FilterlabDbOptions(const BenchConfig& config) {
   db::Options options;
   options.create_if_missing = !config.use_existing_db;
-  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
+  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb * 1048576);
   options.memtable_filter_policy = config.memtable_filter;
   options.memtable_filter_bits_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
-  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
-  options.target_file_size = static_cast<uint64_t>(config.target_file_mb) << 20;
+  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb * 1048576);
+  options.target_file_size = static_cast<uint64_t>(config.target_file_mb * 1048576);
   options.disable_auto_compactions = config.disable_auto_compactions;
   options.block_size = static_cast<size_t>(config.block_size);
   options.use_hash_index = config.hash_index;
   options.hash_index_util_ratio = config.util_ratio;
   options.filter_policy = config.filter;
   options.per_level_filter_policy = config.filter_per_level;
+  options.level_size_multiplier = config.level_multiplier;
+  options.num_levels = static_cast<int>(config.num_levels);
+  if (!config.filter_policy.empty()) {
+    db::Options::FilterAllocation a;
+    (void)allocation::ParseAllocationPolicy(config.filter_policy, &a.policy);  // checked by ParseBenchConfig
+    a.budget_bits_per_key = config.filter_budget_bpk;
+    a.existing_share = config.filter_found_share;
+    options.filter_allocation = a;
+  }
   options.block_cache_bytes = static_cast<size_t>(config.cache_mb) << 20;
   return options;
 }

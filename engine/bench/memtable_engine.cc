@@ -160,7 +160,7 @@ class MemTableEngine : public Engine {
 
 Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* out) {
   engine::MemTableOptions options;
-  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
+  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb * 1048576);
   options.bloom_policy = config.memtable_filter;
   if (config.memtable_filter != nullptr) options.bloom_size_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =

@@ -1,5 +1,6 @@
 #include "engine/bench/report.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "engine/db/options.h"
@@ -12,6 +13,31 @@ double MicrosPerOp(const BenchResult& r) {
 }
 
 double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast<double>(r.ops) / r.seconds; }
+
+// The levels' filter memory and false-positive reads as totals (engines whose
+// levels carry wasted_reads, model_fp and filter_bytes: the filterlab DB).
+// The measured reads are a sum of Bernoulli trials, one per table lookup of
+// an absent key, each with its level's model FP rate; their model mean and
+// standard deviation follow.
+void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
+  if (!levels.is_array() || levels.empty()) return;
+  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0;
+  for (const JsonRecord& l : levels) {
+    if (!l.contains("wasted_reads")) return;
+    const double missing = l["lookups"].get<double>() - l["found"].get<double>();
+    const double p = l["model_fp"].get<double>();
+    wasted += l["wasted_reads"].get<double>();
+    model += missing * p;
+    variance += missing * p * (1 - p);
+    filter_bits += 8 * l["filter_bytes"].get<double>();
+    entries += l["entries"].get<double>();
+  }
+  (*rec)["filter_bits_per_key"] = entries > 0 ? filter_bits / entries : 0.0;
+  const double n = static_cast<double>(ops);
+  (*rec)["fp_reads_per_op"] = ops > 0 ? JsonRecord(wasted / n) : JsonRecord();
+  (*rec)["fp_reads_model_per_op"] = ops > 0 ? JsonRecord(model / n) : JsonRecord();
+  (*rec)["fp_reads_model_sigma_per_op"] = ops > 0 ? JsonRecord(std::sqrt(variance) / n) : JsonRecord();
+}
 
 }  // namespace
 
@@ -60,6 +86,11 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["key_size"] = c.key_size;
   rec["value_size"] = c.value_size;
   rec["filter"] = engine::FilterLabel(c.filter.get());
+  if (!c.filter_policy.empty()) {
+    rec["filter_policy"] = c.filter_policy;
+    rec["filter_budget_bpk"] = c.filter_budget_bpk;
+    rec["filter_found_share"] = c.filter_found_share;
+  }
   if (!c.filter_per_level.empty()) {
     JsonRecord levels = JsonRecord::array();
     for (const auto& policy : c.filter_per_level) levels.push_back(engine::FilterLabel(policy.get()));
@@ -85,7 +116,10 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
     engine->DescribeOptions(&rec);
     rec["sst_bytes"] = engine->TableBytes();
     JsonRecord levels = engine->Levels();
-    if (!levels.is_null()) rec["levels"] = std::move(levels);
+    if (!levels.is_null()) {
+      AddFpReadTotals(levels, r.ops, &rec);
+      rec["levels"] = std::move(levels);
+    }
     JsonRecord filter_stats = engine->FilterStats();
     if (!filter_stats.is_null()) rec["filter_stats"] = std::move(filter_stats);
   }

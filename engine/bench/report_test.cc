@@ -125,6 +125,25 @@ TEST(LsmbenchDescription, FilterlabRecordsCarryOnlyDeclaredFields) {
   }
 }
 
+// A filter-memory policy adds its own fields and the totals.
+TEST(LsmbenchDescription, FilterPolicyRecordsCarryOnlyDeclaredFields) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const BenchConfig config = ParseOrDie({"--benchmarks=fillrandom,flush,readmissing", "--num=3000", "--reads=500",
+                                         "--filter=fastlocal", "--filter_policy=optimal", "--filter_budget_bpk=5",
+                                         "--level_multiplier=4", "--num_levels=5", "--write_buffer_mb=1"});
+  std::set<std::string> seen;
+  for (const JsonRecord& record : RunRecords(config, dir.path())) {
+    const Status s = CheckRecordFields(record, Command());
+    EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
+    for (const auto& [key, value] : record.items()) seen.insert(key);
+  }
+  for (const char* field : {"filter_policy", "filter_budget_bpk", "filter_bits_per_key", "fp_reads_per_op",
+                            "fp_reads_model_per_op", "fp_reads_model_sigma_per_op", "level_multiplier"}) {
+    EXPECT_EQ(seen.count(field), 1u) << field << " was never printed";
+  }
+}
+
 TEST(LsmbenchDescription, MemTableRecordsCarryOnlyDeclaredFields) {
   const BenchConfig config = ParseOrDie(
       {"--engine=memtable", "--benchmarks=filluniquerandom,approximatememtablestats,readrandom,readmissing,readseq,"

@@ -305,9 +305,9 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   options.compression = rocksdb::kNoCompression;
   options.bottommost_compression = rocksdb::kNoCompression;
-  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
-  options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb) << 20;
-  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
+  options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb * 1048576);
+  options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb * 1048576);
+  options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb * 1048576);
   options.disable_auto_compactions = config.disable_auto_compactions;
   if (config.memtable_filter != nullptr) {
     options.memtable_prefix_bloom_size_ratio = config.memtable_bloom_ratio;
@@ -330,7 +330,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
                              "; block_size=" + std::to_string(config.block_size) +
                              "; block_cache=LRU " + std::to_string(config.cache_mb) +
                              " MiB (index and filter blocks cached); compression=none; write_buffer_size=" +
-                             std::to_string(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
+                             FormatNumber(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
                              (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
                              " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +
                              "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";

@@ -96,7 +96,9 @@ class DB {
   //   filterlab.level-summary           "files[a b c ...] bytes[...]"
   //   filterlab.filter-stats            one line per level: filter checked,
   //                                     useful (negative), positive, true positive,
-  //                                     the measured FP rate and the tables' filter
+  //                                     the measured FP rate, table lookups, found,
+  //                                     wasted data-block reads, the model FP rate,
+  //                                     the filter bytes and the tables' filter
   //   filterlab.filter-stats-level<N>   "checked useful positive true_positive" of level N
   //   filterlab.memtable-filter-stats   memtable filter negatives / positives
   //   filterlab.block-cache-stats       hits misses usage capacity

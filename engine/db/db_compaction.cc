@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/db/db_impl.h"
+#include "engine/db/level_filters.h"
 #include "engine/db/manifest.h"
 #include "engine/table/table_builder.h"
 
@@ -62,7 +63,7 @@ class TableOutput {
     Status s = builder_->Finish();
     if (!s.ok()) return s;
     meta_.file_size = builder_->FileSize();
-    meta_.filter_spec = builder_->properties().filter_spec;
+    NoteTableFilter(builder_->properties(), &meta_);
     *out = std::make_shared<FileMetaData>(meta_);
     return Status::OK();
   }
@@ -79,8 +80,23 @@ class TableOutput {
 
 Status DBImpl::WriteTable(InternalIterator* it, int level, uint64_t number, FileMetaData* meta) {
   const std::string path = TableFileName(dir_, number);
+  TableOptions table_options = options_.TableOptionsForLevel(level);
+  if (options_.filter_allocation) {
+    // The allocation counts the run's entries, needed before the table is
+    // opened: a first pass over the iterator (a memtable, in memory).
+    uint64_t entries = 0;
+    for (; it->Valid(); it->Next()) ++entries;
+    it->SeekToFirst();
+    std::shared_ptr<const Version> current;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      current = current_;
+    }
+    Status s = FilterPolicyForOutput(options_, *current, level, entries, {}, {}, &table_options.filter_policy);
+    if (!s.ok()) return s;
+  }
   TableOutput out;
-  Status s = out.Open(path, options_.TableOptionsForLevel(level), number, !options_.disable_data_sync);
+  Status s = out.Open(path, table_options, number, !options_.disable_data_sync);
   for (; s.ok() && it->Valid(); it->Next()) s = out.Add(it->key(), it->value());
   if (s.ok()) s = it->status();
   std::shared_ptr<FileMetaData> result;
@@ -262,11 +278,7 @@ Status DBImpl::WaitForFlushes() {
 // ---------------------------------------------------------------------------------------------
 // Compaction
 
-uint64_t DBImpl::MaxBytesForLevel(int level) const {
-  double bytes = static_cast<double>(options_.max_bytes_for_level_base);
-  for (int l = 1; l < level; ++l) bytes *= options_.level_size_multiplier;
-  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes);
-}
+uint64_t DBImpl::MaxBytesForLevel(int level) const { return options_.MaxBytesForLevel(level); }
 
 bool DBImpl::NeedsCompaction(const Version& v) const {
   if (options_.disable_auto_compactions) return false;
@@ -287,8 +299,11 @@ void DBImpl::SetupOtherInputs(Compaction* c) {
   }
   const Slice lo_s(lo), hi_s(hi);
   c->inputs[1] = v.OverlappingFiles(c->level + 1, &lo_s, &hi_s);
-  // A moved table keeps its filter, so only a move between levels with the same filter is trivial.
-  c->trivial_move = c->inputs[0].size() == 1 && c->inputs[1].empty() &&
+  // A moved table keeps its filter, so only a move between levels with the same filter is trivial
+  // (under a filter allocation other than uniform, levels get different filters: never).
+  const bool allocated = options_.filter_allocation &&
+                         options_.filter_allocation->policy != allocation::AllocationPolicy::kUniform;
+  c->trivial_move = c->inputs[0].size() == 1 && c->inputs[1].empty() && !allocated &&
                     SameFilter(options_.FilterPolicyForLevel(c->level).get(),
                                options_.FilterPolicyForLevel(c->level + 1).get());
   compact_pointer_[c->level] = hi;
@@ -436,7 +451,14 @@ std::unique_ptr<InternalIterator> DBImpl::NewCompactionInput(const Compaction& c
 
 Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out) {
   const int out_level = c.level + 1;
-  const TableOptions table_options = options_.TableOptionsForLevel(out_level);
+  TableOptions table_options = options_.TableOptionsForLevel(out_level);
+  uint64_t in_entries = 0;
+  for (const auto& inputs : c.inputs) {
+    for (const auto& f : inputs) in_entries += f->num_entries;
+  }
+  Status policy_status = FilterPolicyForOutput(options_, *c.input_version, out_level, in_entries, c.inputs[0],
+                                               c.inputs[1], &table_options.filter_policy);
+  if (!policy_status.ok()) return policy_status;
   EntryFilter entries(SmallestSnapshot(), *c.input_version, out_level);
   std::unique_ptr<TableOutput> table;
   auto finish_table = [&] {

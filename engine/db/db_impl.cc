@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/db/db_iter.h"
+#include "engine/db/level_filters.h"
 #include "engine/db/log_reader.h"
 #include "engine/db/manifest.h"
 #include "engine/db/write_batch.h"
@@ -216,7 +217,7 @@ Status DBImpl::OpenLiveTables(const Version& manifest_version, std::shared_ptr<V
         if (!s.ok()) return s;
       }
       auto opened = std::make_shared<FileMetaData>(*f);
-      opened->filter_spec = table->properties().filter_spec;
+      NoteTableFilter(table->properties(), opened.get());
       v->mutable_files(l).push_back(std::move(opened));
     }
   }
@@ -434,8 +435,10 @@ DBImpl::ReadView DBImpl::GetReadView(const ReadOptions& options) {
 }
 
 void DBImpl::CountFilter(int level, const LookupResult& result) {
-  if (result.filter == LookupResult::Filter::kNotChecked) return;
   LevelFilterStats& st = *filter_stats_[level];
+  st.lookups.fetch_add(1, std::memory_order_relaxed);
+  if (result.found) st.found.fetch_add(1, std::memory_order_relaxed);
+  if (result.filter == LookupResult::Filter::kNotChecked) return;
   st.checked.fetch_add(1, std::memory_order_relaxed);
   if (result.filter == LookupResult::Filter::kNegative) {
     st.negative.fetch_add(1, std::memory_order_relaxed);
@@ -760,6 +763,12 @@ DbStats DBImpl::GetStats() {
     level.filter_counters.useful = Load(f.negative);
     level.filter_counters.positive = Load(f.positive);
     level.filter_counters.true_positive = Load(f.true_positive);
+    level.filter_counters.lookups = Load(f.lookups);
+    level.filter_counters.found = Load(f.found);
+    const LevelFilterSummary summary = SummarizeLevelFilters(l, version.files(l));
+    level.entries = summary.entries;
+    level.filter_bytes = summary.filter_bytes;
+    level.model_fp = summary.model_fp;
     stats.total_sst_bytes += level.bytes;
     stats.levels.push_back(std::move(level));
   }
@@ -808,6 +817,8 @@ void DBImpl::ResetFilterStats() {
     st->negative.store(0, std::memory_order_relaxed);
     st->positive.store(0, std::memory_order_relaxed);
     st->true_positive.store(0, std::memory_order_relaxed);
+    st->lookups.store(0, std::memory_order_relaxed);
+    st->found.store(0, std::memory_order_relaxed);
   }
 }
 

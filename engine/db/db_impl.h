@@ -93,6 +93,7 @@ class DBImpl final : public DB {
   };
   struct LevelFilterStats {
     std::atomic<uint64_t> checked{0}, negative{0}, positive{0}, true_positive{0};
+    std::atomic<uint64_t> lookups{0}, found{0};  // every table lookup, with a filter or without
   };
   struct Counters {
     std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0};

@@ -52,6 +52,13 @@ std::string FilterLine(const LevelStats& l) {
   line += " true_positive=" + Num(c.true_positive);
   line += " fp_rate=";
   line += fp;
+  line += " lookups=" + Num(c.lookups);
+  line += " found=" + Num(c.found);
+  line += " wasted_reads=" + Num(c.wasted_reads());
+  std::snprintf(fp, sizeof(fp), "%.6g", l.model_fp);
+  line += " model_fp=";
+  line += fp;
+  line += " filter_bytes=" + Num(l.filter_bytes);
   line += " filter=" + l.filter;
   return line;
 }

@@ -16,12 +16,25 @@ namespace filterlab::engine {
 // every lookup that reached a table with a filter counts once in `checked`
 // and once in either `useful` (the filter said absent: the table was
 // skipped) or `positive` (it said maybe); `true_positive` counts the
-// positives whose key the table held.
+// positives whose key the table held. `lookups` and `found` count every
+// table lookup, with a filter or without, so a level without filters still
+// shows its traffic.
 struct FilterCounters {
   uint64_t checked = 0;
   uint64_t useful = 0;
   uint64_t positive = 0;
   uint64_t true_positive = 0;
+  uint64_t lookups = 0;  // table lookups at the level (>= checked)
+  uint64_t found = 0;    // ... that found the key in the table
+
+  // Data blocks read for a key the table did not hold: lookups that passed
+  // the filter (or met none) and found nothing; the false positives' cost
+  // (each reads one data block, from the block cache or the file). A
+  // lookup past a table's last index entry reads none and still counts here,
+  // a rare case (keys beyond a sorted level's largest).
+  uint64_t wasted_reads() const { return lookups - useful - found; }
+  // Table lookups for keys the tables did not hold (with or without a filter).
+  uint64_t missing_lookups() const { return lookups - found; }
 
   // Lookups of keys the tables did not hold: checked - true_positive.
   uint64_t absent() const { return checked - true_positive; }
@@ -40,6 +53,12 @@ struct LevelStats {
   // the filter new tables there would get.
   std::string filter;
   FilterCounters filter_counters;  // since the last ResetFilterStats
+  uint64_t entries = 0;       // internal keys in the level's tables
+  uint64_t filter_bytes = 0;  // bytes of their filter blocks
+  // The model FP rate a lookup of an absent key expects at one table of the
+  // level (level_filters.h SummarizeLevelFilters; 1 for tables without a
+  // filter): the expected value of wasted_reads() / missing_lookups().
+  double model_fp = 1;
 };
 
 struct MemTableFilterStats {

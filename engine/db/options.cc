@@ -44,6 +44,12 @@ const std::shared_ptr<const FilterPolicy>& Options::FilterPolicyForLevel(int lev
   return filter_policy;
 }
 
+uint64_t Options::MaxBytesForLevel(int level) const {
+  double bytes = static_cast<double>(max_bytes_for_level_base);
+  for (int l = 1; l < level; ++l) bytes *= level_size_multiplier;
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
 TableOptions Options::TableOptionsForLevel(int level) const {
   TableOptions t;
   t.block_size = block_size;
@@ -53,6 +59,38 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.filter_policy = FilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
   return t;
+}
+
+Status Options::ValidateFilterAllocation() const {
+  const FilterAllocation& a = *filter_allocation;
+  if (!(a.budget_bits_per_key > 0 && a.budget_bits_per_key <= 100)) {
+    return Bad("filter_allocation.budget_bits_per_key", Num(a.budget_bits_per_key), "use a number in (0, 100]");
+  }
+  if (!(a.existing_share >= 0 && a.existing_share <= 1)) {
+    return Bad("filter_allocation.existing_share", Num(a.existing_share), "use a number in [0, 1]");
+  }
+  // Every level's family must make a menu the policy can follow (this builds and caches the menus).
+  allocation::AllocationInput probe;
+  probe.policy = a.policy;
+  probe.budget_bits_per_key = a.budget_bits_per_key;
+  for (int level = 0; level < num_levels; ++level) {
+    allocation::LevelInput in;
+    in.keys = 1000;
+    Status s = FilterFamilyForLevel(level, &in.family);
+    if (!s.ok()) return Bad("filter_allocation", FilterLabel(FilterPolicyForLevel(level).get()), s.message());
+    probe.levels.push_back(in);
+  }
+  allocation::Allocation unused;
+  Status s = allocation::Allocate(probe, &unused);
+  if (!s.ok()) return Bad("filter_allocation", allocation::AllocationPolicyName(a.policy), s.message());
+  return Status::OK();
+}
+
+Status Options::FilterFamilyForLevel(int level, std::shared_ptr<const allocation::FamilyCurve>* out) const {
+  out->reset();
+  const FilterPolicy* policy = FilterPolicyForLevel(level).get();
+  if (policy == nullptr) return Status::OK();
+  return allocation::FamilyCurve::Make(policy->spec(), out);
 }
 
 MemTableOptions Options::MemTableOptionsForDb() const {
@@ -112,6 +150,10 @@ Status Options::Validate() const {
   }
   Status s = TableOptionsForLevel(0).Validate();
   if (!s.ok()) return s;
+  if (filter_allocation) {
+    s = ValidateFilterAllocation();
+    if (!s.ok()) return s;
+  }
   if (memtable_filter_policy != nullptr) {
     if (!(memtable_filter_bits_ratio > 0 && memtable_filter_bits_ratio <= 0.25)) {
       return Bad("memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),

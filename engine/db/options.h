@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "engine/memtable/memtable.h"
 #include "engine/table/format.h"
 #include "engine/table/table_builder.h"
+#include "filters/allocation/level_allocation.h"
 
 namespace filterlab {
 class FilterPolicy;
@@ -102,6 +104,19 @@ struct Options {
   // filter_policy (nullptr = no filter).
   std::shared_ptr<const FilterPolicy> filter_policy;
   std::vector<std::shared_ptr<const FilterPolicy>> per_level_filter_policy;
+  // Filter memory across the levels under one budget (level_filters.h,
+  // filters/allocation/level_allocation.h). Unset: each level's filter is
+  // FilterPolicyForLevel as given. Set: FilterPolicyForLevel(L) names only
+  // level L's family (its spec without bpk and probes; nullptr = no filter
+  // at L whatever the policy), and each flush or compaction sizes the
+  // filters of the tables it writes by `policy` from the key counts the
+  // levels will have when it is done.
+  struct FilterAllocation {
+    allocation::AllocationPolicy policy = allocation::AllocationPolicy::kUniform;
+    double budget_bits_per_key = 10;  // total filter bits / total keys, (0, 100]
+    double existing_share = 0;        // share of lookups for stored keys the policy weighs, [0, 1]
+  };
+  std::optional<FilterAllocation> filter_allocation;
 
   // --- caches ---
   size_t block_cache_bytes = size_t{8} << 20;  // shared block cache (CLOCK eviction); 0 = none
@@ -116,10 +131,17 @@ struct Options {
   Status Validate() const;
   // The filter tables written to `level` are built with (nullptr = none).
   const std::shared_ptr<const FilterPolicy>& FilterPolicyForLevel(int level) const;
+  // With filter_allocation: level L's filter family (nullptr = no filter there).
+  Status FilterFamilyForLevel(int level, std::shared_ptr<const allocation::FamilyCurve>* out) const;
+  // Target bytes of level >= 1: max_bytes_for_level_base x level_size_multiplier^(level-1).
+  uint64_t MaxBytesForLevel(int level) const;
   // How the DB's memtables are made.
   MemTableOptions MemTableOptionsForDb() const;
   // How tables written to `level` are built.
   TableOptions TableOptionsForLevel(int level) const;
+
+ private:
+  Status ValidateFilterAllocation() const;
 };
 
 struct ReadOptions {

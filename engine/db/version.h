@@ -32,6 +32,12 @@ struct FileMetaData {
   // manifest: set when the table is written, and read from the table itself
   // when Open opens every live table.
   std::string filter_spec;
+  // Also from the table (level_filters.h NoteTableFilter), likewise not in
+  // the manifest: its entries, its filter block's bytes, and its filter's
+  // model FP rate at the keys it holds (1 without a filter).
+  uint64_t num_entries = 0;
+  uint64_t filter_bytes = 0;
+  double filter_model_fp = 1;
 
   Slice smallest_user_key() const { return ExtractUserKey(smallest); }
   Slice largest_user_key() const { return ExtractUserKey(largest); }

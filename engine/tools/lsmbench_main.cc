@@ -102,8 +102,8 @@ void PrintHeader(const BenchConfig& c, const DbDir& dir) {
   if (c.memtable_filter != nullptr) std::fprintf(stderr, " (ratio %g)", c.memtable_bloom_ratio);
   std::fprintf(stderr, "\n");
   std::fprintf(stderr, "Hash index: %s (util ratio %g)\n", c.hash_index ? "on" : "off", c.util_ratio);
-  std::fprintf(stderr, "Cache:      %lld MiB, write buffer %lld MiB\n", static_cast<long long>(c.cache_mb),
-               static_cast<long long>(c.write_buffer_mb));
+  std::fprintf(stderr, "Cache:      %lld MiB, write buffer %g MiB\n", static_cast<long long>(c.cache_mb),
+               c.write_buffer_mb);
   if (c.engine == "rocksdb") {
     std::fprintf(stderr,
                  "Note:       Debian's librocksdb 7.8.3 is built with assertions enabled: slower than a release "
