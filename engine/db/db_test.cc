@@ -123,7 +123,7 @@ TEST(DB, OptionValidationMessages) {
     EXPECT_NE(s.message().find(c.needle), std::string::npos) << s.ToString();
     EXPECT_FALSE(db);
   }
-  EXPECT_FALSE(PathExists(dir.db()));  // nothing was created
+  EXPECT_FALSE(Env::Default()->FileExists(dir.db()));  // nothing was created
 }
 
 TEST(DB, BadPathsAndDoubleOpen) {
@@ -132,7 +132,7 @@ TEST(DB, BadPathsAndDoubleOpen) {
   std::unique_ptr<DB> db;
   // A path that is a file.
   const std::string file = dir.path() + "/plainfile";
-  ASSERT_TRUE(WriteFileSync(file, "not a db").ok());
+  ASSERT_TRUE(WriteStringToFile(Env::Default(), file, "not a db", true).ok());
   Status s = DB::Open(o, file, &db);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.message().find("not a directory"), std::string::npos) << s.ToString();
@@ -164,7 +164,7 @@ TEST(DB, BadPathsAndDoubleOpen) {
   EXPECT_TRUE(DestroyDB(dir.db()).IsBusy());
   db.reset();
   EXPECT_TRUE(DestroyDB(dir.db()).ok());
-  EXPECT_FALSE(PathExists(dir.db()));
+  EXPECT_FALSE(Env::Default()->FileExists(dir.db()));
 }
 
 // The heart of the tests: random Puts, Deletes, batches, Gets, MultiGets and

@@ -34,7 +34,32 @@ class FilterPolicy;
 
 namespace filterlab::engine {
 
+class Env;
 class Snapshot;
+
+// What Open does with a damaged write-ahead log (names and meaning follow
+// RocksDB's WALRecoveryMode). "Damage" is any byte range the log reader could
+// not read as intact records; "the tail" is damage with no intact record
+// after it in this or a later log (what a crash during a write leaves).
+// Whatever the mode, a log with damage is never deleted (Open moves it to
+// lost/ when it opens) and DbStats::recovery says what was dropped.
+enum class WalRecoveryMode {
+  // Drop a damaged tail; damage before the tail fails Open with a Corruption
+  // naming the log, the offset and how many intact records follow.
+  kTolerateCorruptedTailRecords,
+  // Any damage, a torn tail included, fails Open.
+  kAbsoluteConsistency,
+  // Replay up to the first damage and drop everything after it (intact
+  // records and later logs included): the writes kept are a prefix.
+  kPointInTimeRecovery,
+  // Replay every intact record, skipping damaged ones.
+  kSkipAnyCorruptedRecords,
+};
+// "tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time",
+// "skip_any_corrupted_records".
+const char* WalRecoveryModeName(WalRecoveryMode mode);
+// Takes those names or RocksDB's numbers 0..3; InvalidArgument listing them.
+Status ParseWalRecoveryMode(const std::string& text, WalRecoveryMode* mode);
 
 // The policy of a filter option given as a spec, for whoever builds Options
 // from text: "none" gives nullptr (no filter), anything else the registry's
@@ -60,6 +85,13 @@ struct Options {
   // survives a killed process (the OS keeps the written bytes), but not a
   // machine crash. For tests and throwaway benchmark databases only.
   bool disable_data_sync = false;
+
+  // Damaged-WAL policy of Open (WalRecoveryMode above).
+  WalRecoveryMode wal_recovery_mode = WalRecoveryMode::kTolerateCorruptedTailRecords;
+
+  // The filesystem (engine/util/env.h); null = Env::Default(), POSIX. Tests
+  // put a fault-injecting Env here. Must outlive the DB.
+  Env* env = nullptr;
 
   // --- memtables ---
   // A memtable is switched to immutable (and flushed to L0 in the
