@@ -104,6 +104,11 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
+  flags->Choice("wal_recovery_mode", "tolerate_corrupted_tail_records",
+                {"tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time",
+                 "skip_any_corrupted_records"},
+                "filterlab engine: what opening a --db with a damaged WAL does (RocksDB's WALRecoveryMode)",
+                &c->wal_recovery_mode);
   flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers", &c->statistics);
   flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
   flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
@@ -188,6 +193,11 @@ void DeclareRecordFields(FlagSet* flags) {
                "always, rocksdb with --statistics), filter_checked, filter_useful (negatives), filter_positive, "
                "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
                "lookups of absent keys: (positive - true_positive) / (checked - true_positive))");
+  flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
+  flags->Field("recovery", "object",
+               "filterlab engine: what its Open recovered and dropped: wal_records_replayed, wal_damaged_regions, "
+               "wal_bytes_dropped, wal_records_dropped, wal_writes_dropped, manifest_bytes_dropped, "
+               "files_moved_to_lost (ints; damaged logs and orphan tables go to lost/ in the DB directory)");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
                "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "

@@ -66,6 +66,7 @@ struct BenchConfig {
   int64_t level1_mb = 256;
   bool disable_auto_compactions = false;
   bool sync = false;
+  std::string wal_recovery_mode = "tolerate_corrupted_tail_records";  // engine::WalRecoveryModeName
   bool statistics = false;  // rocksdb: collect Statistics (filter tickers)
 
   // --- database location ---

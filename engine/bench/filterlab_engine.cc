@@ -65,6 +65,15 @@ class FilterlabEngine : public Engine {
   }
   void DescribeOptions(JsonRecord* record) const override {
     (*record)["approx_algorithm"] = config_.approx_algorithm;
+    (*record)["wal_recovery_mode"] = config_.wal_recovery_mode;
+    const db::RecoveryStats r = db_->GetStats().recovery;
+    (*record)["recovery"] = {{"wal_records_replayed", r.wal_records_replayed},
+                             {"wal_damaged_regions", r.wal_damaged_regions},
+                             {"wal_bytes_dropped", r.wal_bytes_dropped},
+                             {"wal_records_dropped", r.wal_records_dropped},
+                             {"wal_writes_dropped", r.wal_writes_dropped},
+                             {"manifest_bytes_dropped", r.manifest_bytes_dropped},
+                             {"files_moved_to_lost", r.files_moved_to_lost}};
   }
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
@@ -117,6 +126,8 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
   options.memtable_filter_bits_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
+  // The flag's Choice admits only the four names, so parsing cannot fail.
+  db::ParseWalRecoveryMode(config.wal_recovery_mode, &options.wal_recovery_mode);
   options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
   options.target_file_size = static_cast<uint64_t>(config.target_file_mb) << 20;
   options.disable_auto_compactions = config.disable_auto_compactions;
