@@ -80,7 +80,11 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 "order, each with its own line and record. Other benchmarks' records report the first value",
                 &raw->batched);
   flags->Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &raw->seek_nexts);
-  flags->Int("threads", 1, 1, 1, "benchmark threads (only 1 is implemented)", &raw->threads);
+  flags->Int("threads", 1, 1, 1024,
+             "benchmark threads, each with its own key stream (db_bench's): read benchmarks run --reads per "
+             "thread, fills share --num writes among the threads, readwhilewriting runs this many readers beside "
+             "its writer; flush, compact, waitforcompaction and stats run once",
+             &raw->threads);
   flags->Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &raw->seed);
   flags->Bool("histogram", "also time each call and report latency percentiles", &c->histogram);
   flags->String("filter", "fastlocal:bpk=10", "full filter of every table: a registry spec or none", &raw->filter);
@@ -104,7 +108,13 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
-  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers", &c->statistics);
+  flags->Bool("use_direct_reads",
+              "read tables with O_DIRECT (filterlab: engine/util/direct_file.h; rocksdb: its use_direct_reads), so "
+              "a block-cache miss is a storage read; with a small --cache_mb this is the cold workload. Where the "
+              "filesystem refuses O_DIRECT (tmpfs) lsmbench says so and reads buffered",
+              &c->use_direct_reads);
+  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers (per-level and memtable filter counters come from the "
+              "benchmark thread's perf context: with --threads=1 only)", &c->statistics);
   flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
   flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
               &c->use_existing_db);
@@ -124,7 +134,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("seconds", "number", "wall time of the operations");
   flags->Field("micros_per_op", "number", "seconds x 1e6 / ops (0 without ops)");
   flags->Field("ops_per_sec", "number", "ops / seconds (0 without time)");
-  flags->Field("cpu_seconds", "number", "process CPU time of the operations");
+  flags->Field("cpu_seconds", "number", "CPU time of the benchmark threads over their loops, summed");
   flags->Field("cpu_micros_per_op", "number", "cpu_seconds x 1e6 / ops (0 without ops)");
   flags->Field("mb_per_sec", "number", "fills and scans: (key + value bytes) per second in MiB");
   flags->Field("found", "int?", "read benchmarks: lookups that found their key; null for the others");
@@ -145,6 +155,10 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("cache_mb", "int", "--cache_mb");
   flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
+  flags->Field("threads", "int", "benchmarks with a loop: --threads, the threads that ran it");
+  flags->Field("thread_ops_per_sec", "array",
+               "benchmarks with a loop: each thread's ops / its own loop seconds (ops_per_sec is the aggregate: "
+               "all threads' ops / the slowest thread's seconds)");
   // --histogram.
   flags->Field("latency_unit", "string", "with --histogram: the unit of the latency fields (micros per call)");
   flags->Field("p50_micros", "number", "with --histogram: median latency per call");
@@ -185,9 +199,20 @@ void DeclareRecordFields(FlagSet* flags) {
                "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
                "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
                "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
-               "always, rocksdb with --statistics), filter_checked, filter_useful (negatives), filter_positive, "
+               "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
                "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
                "lookups of absent keys: (positive - true_positive) / (checked - true_positive))");
+  flags->Field("direct_reads", "bool",
+               "filterlab and rocksdb engines: whether tables were read with O_DIRECT (--use_direct_reads, and the "
+               "filesystem accepted it)");
+  flags->Field("io", "object",
+               "filterlab engine, and rocksdb with --statistics: table reads since the benchmark started: "
+               "block_reads {data, index, filter} (blocks read from the file: storage reads with direct reads), "
+               "bytes_read {data, index, filter} (filterlab: stored bytes with trailers; rocksdb: bytes its block "
+               "cache took in per kind), block_cache {hits, misses} over all kinds, fp_data_block_reads and "
+               "fp_data_block_fetches (filterlab: data blocks read / fetched by lookups the filter passed in a "
+               "table without the key; null on rocksdb, which does not count them), and per operation: "
+               "data_block_reads_per_op and fp_data_block_reads_per_op");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
                "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "
@@ -376,6 +401,10 @@ Status CheckWorkload(const RawFlags& raw, const BenchConfig& c) {
 // What each engine can run: the memtable engine keeps nothing on disk,
 // RocksDB offers only its own filters and the old range estimate.
 Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
+  if (c->engine == "memtable" && c->use_direct_reads) {
+    return Status::InvalidArgument("lsmbench: --use_direct_reads applies to the filterlab and rocksdb engines; "
+                                   "--engine=memtable reads no files");
+  }
   if (c->engine == "memtable" && (c->use_existing_db || !c->db.empty())) {
     return Status::InvalidArgument("lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
                                    "apply to the filterlab and rocksdb engines");

@@ -67,6 +67,9 @@ struct BenchConfig {
   bool disable_auto_compactions = false;
   bool sync = false;
   bool statistics = false;  // rocksdb: collect Statistics (filter tickers)
+  // Tables read with O_DIRECT (both engines); OpenEngine turns it off, with
+  // a message, where the database's filesystem refuses O_DIRECT.
+  bool use_direct_reads = false;
 
   // --- database location ---
   std::string db;  // "" = a fresh temporary directory

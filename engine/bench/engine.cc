@@ -1,5 +1,9 @@
 #include "engine/bench/engine.h"
 
+#include <cstdio>
+
+#include "engine/util/direct_file.h"
+
 namespace filterlab::lsmbench {
 namespace {
 
@@ -38,7 +42,16 @@ Status CheckEngineConfig(const BenchConfig& config) {
   return Status::OK();
 }
 
-Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
+Status OpenEngine(const BenchConfig& requested, const std::string& path, std::unique_ptr<Engine>* out) {
+  BenchConfig config = requested;
+  std::string why;
+  if (config.use_direct_reads && !engine::DirectIoSupported(path, &why)) {
+    std::fprintf(stderr,
+                 "lsmbench: --use_direct_reads: %s; tables are read buffered instead, so block-cache misses are "
+                 "page-cache copies, not storage reads (put --db on a disk filesystem for cold reads)\n",
+                 why.c_str());
+    config.use_direct_reads = false;
+  }
   if (config.engine == "filterlab") return OpenFilterlabEngine(config, path, out);
   if (config.engine == "memtable") return OpenMemTableEngine(config, out);
   if (config.engine == "rocksdb") {
