@@ -54,9 +54,9 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->ChoiceList("benchmarks", "fillrandom,readrandom", KnownBenchmarks(),
                     "comma-separated benchmarks, run in order on one database (a name may repeat, as in db_bench)",
                     &c->benchmarks, FlagSet::Repeats::kAllowed);
-  flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb"},
+  flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb", "leveldb"},
                 "filterlab = our DB (engine/db); memtable = one bare MemTable (no WAL, never flushed); "
-                "rocksdb = librocksdb with equivalent options",
+                "rocksdb = librocksdb with equivalent options; leveldb = libleveldb (fewer knobs: see its refusals)",
                 &c->engine);
   flags->Int("num", 1000000, 1, 10000000000LL, "keys in the key space (and writes of fill benchmarks)", &raw->num);
   flags->Int("reads", -1, -1, 1000000000000LL, "operations of read benchmarks; -1 = --num", &raw->reads);
@@ -87,7 +87,10 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
              &raw->threads);
   flags->Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &raw->seed);
   flags->Bool("histogram", "also time each call and report latency percentiles", &c->histogram);
-  flags->String("filter", "fastlocal:bpk=10", "full filter of every table: a registry spec or none", &raw->filter);
+  flags->String("filter", "fastlocal:bpk=10",
+                "full filter of every table: a registry spec or none (--engine=leveldb: none or legacy_block:bpk=B, "
+                "default legacy_block:bpk=10)",
+                &raw->filter);
   flags->String("filter_per_level", "",
                 "per-level filters SPEC0;SPEC1;... (an empty entry = --filter, none = no filter at that level)",
                 &raw->filter_per_level);
@@ -108,6 +111,10 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
+  flags->Choice("compression", "none", {"none", "lz4", "zstd"},
+                "compression of table data blocks (filterlab: per block, kept where it saves 1/8; rocksdb: its "
+                "compression and bottommost_compression)",
+                &c->compression);
   flags->Bool("use_direct_reads",
               "read tables with O_DIRECT (filterlab: engine/util/direct_file.h; rocksdb: its use_direct_reads), so "
               "a block-cache miss is a storage read; with a small --cache_mb this is the cold workload. Where the "
@@ -153,6 +160,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_bloom_ratio", "number", "--memtable_bloom_ratio, 0 without a memtable filter");
   flags->Field("block_size", "int", "--block_size");
   flags->Field("cache_mb", "int", "--cache_mb");
+  flags->Field("compression", "string", "--compression");
   flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
   flags->Field("threads", "int", "benchmarks with a loop: --threads, the threads that ran it");
@@ -194,6 +202,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_entries", "int", "memtable engine: entries in the memtable");
   flags->Field("engine_version", "string", "rocksdb engine: the library's version");
   flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
+  flags->Field("leveldb_options", "string", "leveldb engine: the options it ran with");
   flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
   flags->Field("levels", "array",
                "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
@@ -215,7 +224,8 @@ void DeclareRecordFields(FlagSet* flags) {
                "data_block_reads_per_op and fp_data_block_reads_per_op");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
-               "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "
+               "filter), block_cache {hits, misses, usage, capacity} ({} without a cache; usage = bytes cached "
+               "now, the cache footprint; rocksdb with --statistics: usage and capacity from its LRU cache), hash_index {lookups, "
                "collisions} (with --hash_index); rocksdb with --statistics also total {useful, positive, "
                "true_positive}");
 }
@@ -253,7 +263,48 @@ Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out
   return Status::OK();
 }
 
+Status LevelDbFilterBitsFor(const FilterPolicy* policy, double* bits) {
+  *bits = 0;
+  if (policy == nullptr) return Status::OK();
+  FilterSpec spec;
+  double bpk = 0;
+  Status s = FilterSpec::Parse(policy->spec(), &spec);
+  if (s.ok() && policy->variant() == "legacy_block" && spec.Has("bpk")) s = spec.GetDouble("bpk", 10, 0, 100, &bpk);
+  std::unique_ptr<FilterPolicy> plain;
+  const bool whole = bpk >= 1 && bpk == static_cast<double>(static_cast<int>(bpk));
+  if (s.ok() && whole) s = NewFilterPolicy("legacy_block:bpk=" + FormatNumber(bpk), &plain);
+  if (!s.ok() || plain == nullptr || plain->spec() != policy->spec()) {
+    return Status::InvalidArgument("lsmbench: --filter=" + policy->spec() +
+                                   " cannot run on --engine=leveldb: LevelDB's only filter is its Bloom "
+                                   "(NewBloomFilterPolicy(whole bits per key)); allowed: none or "
+                                   "legacy_block:bpk=B with a whole B");
+  }
+  *bits = bpk;
+  return Status::OK();
+}
+
 namespace {
+
+// What LevelDB cannot run (its engine would otherwise ignore the flag).
+Status CheckLevelDbLimits(const FlagSet& flags, const BenchConfig& c) {
+  double bits = 0;
+  Status s = LevelDbFilterBitsFor(c.filter.get(), &bits);
+  if (!s.ok()) return s;
+  const std::string where = "lsmbench: --engine=leveldb: ";
+  if (!c.filter_per_level.empty()) return Status::InvalidArgument(where + "--filter_per_level is not available");
+  if (c.memtable_filter != nullptr) return Status::InvalidArgument(where + "LevelDB has no memtable filter");
+  if (c.hash_index) return Status::InvalidArgument(where + "LevelDB has no data-block hash index");
+  if (c.compression != "none") {
+    return Status::InvalidArgument(where + "--compression=" + c.compression +
+                                   " is not available (LevelDB offers Snappy only); allowed: none");
+  }
+  if (c.use_direct_reads) return Status::InvalidArgument(where + "LevelDB has no direct reads");
+  if (flags.WasSet("level1_mb")) {
+    return Status::InvalidArgument(where + "--level1_mb is not available (LevelDB's level sizes are fixed)");
+  }
+  if (c.statistics) return Status::InvalidArgument(where + "--statistics applies to --engine=rocksdb only");
+  return Status::OK();
+}
 
 // RocksDB's memtable Bloom is always DynamicBloom with 6 probes over the
 // 32-bit legacy hash; only its size (the bits ratio) is a knob.
@@ -424,6 +475,17 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
                                      "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
     }
     c->approx_algorithm = "old";
+  }
+  if (c->engine == "leveldb") {
+    // LevelDB has one filter; without --filter it gets that filter at the
+    // default 10 bits/key rather than a refusal of the default fastlocal.
+    if (!flags.WasSet("filter")) {
+      Status s = ParseFilterFlag("filter", "legacy_block:bpk=10", false, &c->filter);
+      if (!s.ok()) return s;
+    }
+    Status s = CheckLevelDbLimits(flags, *c);
+    if (!s.ok()) return s;
+    c->approx_algorithm = "old";  // not run: approximatememtablestats is NotSupported there
   }
   if (c->engine != "rocksdb" && c->statistics) {
     return Status::InvalidArgument("lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "

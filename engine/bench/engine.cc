@@ -13,7 +13,21 @@ Status RocksDbMissing() {
       "pkg-config 'rocksdb'; install librocksdb-dev and reconfigure, or FILTERLAB_WITH_ROCKSDB was OFF)");
 }
 
+Status LevelDbMissing() {
+  return Status::NotSupported(
+      "lsmbench: --engine=leveldb is not available: this lsmbench was built without LevelDB (CMake found no "
+      "leveldb package config; install libleveldb-dev and reconfigure, or FILTERLAB_WITH_LEVELDB was OFF)");
+}
+
 }  // namespace
+
+bool HaveLevelDb() {
+#ifdef FILTERLAB_HAVE_LEVELDB
+  return true;
+#else
+  return false;
+#endif
+}
 
 bool HaveRocksDb() {
 #ifdef FILTERLAB_HAVE_ROCKSDB
@@ -35,6 +49,7 @@ void AddFilterCounters(const engine::FilterCounters& counters, JsonRecord* level
 
 Status CheckEngineConfig(const BenchConfig& config) {
   if (config.engine == "rocksdb" && !HaveRocksDb()) return RocksDbMissing();
+  if (config.engine == "leveldb" && !HaveLevelDb()) return LevelDbMissing();
   if (config.engine == "filterlab") {
     Status s = FilterlabDbOptions(config).Validate();
     if (!s.ok()) return Status::InvalidArgument("lsmbench: filterlab DB options: " + s.message());
@@ -62,8 +77,15 @@ Status OpenEngine(const BenchConfig& requested, const std::string& path, std::un
     return RocksDbMissing();
 #endif
   }
+  if (config.engine == "leveldb") {
+#ifdef FILTERLAB_HAVE_LEVELDB
+    return OpenLevelDbEngine(config, path, out);
+#else
+    return LevelDbMissing();
+#endif
+  }
   return Status::InvalidArgument("lsmbench: unknown engine '" + config.engine +
-                                 "'; allowed: filterlab, memtable, rocksdb");
+                                 "'; allowed: filterlab, memtable, rocksdb, leveldb");
 }
 
 }  // namespace filterlab::lsmbench

@@ -101,14 +101,18 @@ Status CheckEngineConfig(const BenchConfig& config);
 // and opens the engine with buffered reads (its records say direct_reads false).
 Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 
-// Whether --engine=rocksdb is compiled in.
+// Whether --engine=rocksdb / --engine=leveldb is compiled in.
 bool HaveRocksDb();
+bool HaveLevelDb();
 
 // Per-engine constructors (engine.cc dispatches).
 Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* out);
 #ifdef FILTERLAB_HAVE_ROCKSDB
 Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
+#endif
+#ifdef FILTERLAB_HAVE_LEVELDB
+Status OpenLevelDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 #endif
 
 }  // namespace filterlab::lsmbench

@@ -162,6 +162,8 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
   options.per_level_filter_policy = config.filter_per_level;
   options.block_cache_bytes = static_cast<size_t>(config.cache_mb) << 20;
   options.use_direct_reads = config.use_direct_reads;
+  // ParseBenchConfig admitted only names ParseCompressionType knows.
+  db::ParseCompressionType(config.compression, &options.compression);
   return options;
 }
 

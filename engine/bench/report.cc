@@ -71,6 +71,7 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["memtable_bloom_ratio"] = c.memtable_filter == nullptr ? 0.0 : c.memtable_bloom_ratio;
   rec["block_size"] = c.block_size;
   rec["cache_mb"] = c.cache_mb;
+  rec["compression"] = c.compression;
   rec["write_buffer_mb"] = c.write_buffer_mb;
   rec["seed"] = c.seed;
   if (r.latency.count() > 0) {

@@ -85,8 +85,12 @@ class RocksDbIterator : public EngineIterator {
 class RocksDbEngine : public Engine {
  public:
   RocksDbEngine(const BenchConfig& config, std::unique_ptr<rocksdb::DB> db, std::shared_ptr<rocksdb::Statistics> stats,
-                std::string options_text)
-      : config_(config), db_(std::move(db)), statistics_(std::move(stats)), options_text_(std::move(options_text)) {
+                std::shared_ptr<rocksdb::Cache> block_cache, std::string options_text)
+      : config_(config),
+        db_(std::move(db)),
+        statistics_(std::move(stats)),
+        block_cache_(std::move(block_cache)),
+        options_text_(std::move(options_text)) {
     write_options_.sync = config.sync;
     if (config.statistics) {
       // Per-level filter counters live in the calling thread's perf context.
@@ -276,6 +280,10 @@ class RocksDbEngine : public Engine {
     }
     out["block_cache"] = {{"hits", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_HIT)},
                           {"misses", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_MISS)}};
+    if (block_cache_) {
+      out["block_cache"]["usage"] = block_cache_->GetUsage();
+      out["block_cache"]["capacity"] = block_cache_->GetCapacity();
+    }
     return out;
   }
 
@@ -289,6 +297,7 @@ class RocksDbEngine : public Engine {
   const BenchConfig config_;
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;  // null without a cache
   const std::string options_text_;
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
@@ -328,8 +337,10 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   rocksdb::Options options;
   options.create_if_missing = !config.use_existing_db;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  options.compression = rocksdb::kNoCompression;
-  options.bottommost_compression = rocksdb::kNoCompression;
+  options.compression = config.compression == "lz4"    ? rocksdb::kLZ4Compression
+                        : config.compression == "zstd" ? rocksdb::kZSTD
+                                                       : rocksdb::kNoCompression;
+  options.bottommost_compression = options.compression;
   options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb) << 20;
   options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb) << 20;
   options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb) << 20;
@@ -355,13 +366,14 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
                              " util_ratio=" + std::to_string(config.util_ratio) +
                              "; block_size=" + std::to_string(config.block_size) +
                              "; block_cache=LRU " + std::to_string(config.cache_mb) +
-                             " MiB (index and filter blocks cached); compression=none; write_buffer_size=" +
+                             " MiB (index and filter blocks cached); compression=" + config.compression + "; write_buffer_size=" +
                              std::to_string(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
                              (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
                              " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +
                              "; use_direct_reads=" + (config.use_direct_reads ? "true" : "false") +
                              "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
-  *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), std::move(options_text));
+  *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), table.block_cache,
+                                         std::move(options_text));
   return Status::OK();
 }
 
