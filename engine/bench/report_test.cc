@@ -111,7 +111,7 @@ TEST(LsmbenchDescription, FilterlabRecordsCarryOnlyDeclaredFields) {
        "readmissing,readseq,seekrandom,multireadrandom,readwhilewriting,compact,waitforcompaction,stats",
        "--num=2000", "--reads=500", "--batch_size=8", "--multiread_batched=true,false", "--histogram",
        "--filter_per_level=none;;legacy:bpk=8", "--memtable_filter=dynamic:bpk=8", "--hash_index",
-       "--write_buffer_mb=1"});
+       "--write_buffer_mb=1", "--compression=lz4", "--use_direct_reads", "--threads=2"});
   const std::vector<JsonRecord> records = RunRecords(config, dir.path());
   ASSERT_EQ(records.size(), config.benchmarks.size() + 1);  // multireadrandom: two passes
   std::set<std::string> seen;
@@ -120,7 +120,8 @@ TEST(LsmbenchDescription, FilterlabRecordsCarryOnlyDeclaredFields) {
     EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
     for (const auto& [key, value] : record.items()) seen.insert(key);
   }
-  for (const char* field : {"levels", "filter_stats", "filter_per_level", "p99_micros", "histogram", "stats"}) {
+  for (const char* field : {"levels", "filter_stats", "filter_per_level", "p99_micros", "histogram", "stats", "io",
+                            "direct_reads", "compression", "threads", "thread_ops_per_sec"}) {
     EXPECT_EQ(seen.count(field), 1u) << field << " was never printed: the run no longer covers it";
   }
 }
@@ -151,6 +152,24 @@ TEST(LsmbenchDescription, RocksDbRecordsCarryOnlyDeclaredFields) {
     const Status s = CheckRecordFields(record, Command());
     EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
   }
+}
+
+TEST(LsmbenchDescription, LevelDbRecordsCarryOnlyDeclaredFields) {
+  if (!HaveLevelDb()) GTEST_SKIP() << "this build has no --engine=leveldb";
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const BenchConfig config =
+      ParseOrDie({"--engine=leveldb", "--benchmarks=fillrandom,flush,readrandom,readmissing,multireadrandom,stats",
+                  "--num=2000", "--reads=500", "--batch_size=8", "--filter=legacy_block:bpk=10", "--histogram",
+                  "--threads=2"});
+  const std::vector<JsonRecord> records = RunRecords(config, dir.path());
+  ASSERT_EQ(records.size(), config.benchmarks.size());
+  for (const JsonRecord& record : records) {
+    const Status s = CheckRecordFields(record, Command());
+    EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
+  }
+  EXPECT_EQ(records[3]["found"], 0);  // readmissing
+  EXPECT_GT(records[1]["sst_bytes"].get<uint64_t>(), 0u);  // flush wrote a table
 }
 
 }  // namespace

@@ -71,7 +71,8 @@ Status DestroyDB(const std::string& path) {
 DBImpl::DBImpl(const Options& options, const std::string& path)
     : options_(options), env_(options.env != nullptr ? options.env : Env::Default()), dir_(path) {
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
-  table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files));
+  table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
+                                             options_.use_direct_reads);
   for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
   compact_pointer_.resize(options_.num_levels);
 }
@@ -967,6 +968,8 @@ DbStats DBImpl::GetStats() {
     stats.hash_index.collisions += st.hash_collisions;
     stats.data_block_reads += st.data_block_reads;
   });
+  stats.table_reads = table_cache_->TotalStats();
+  stats.direct_read_fallbacks = table_cache_->buffered_fallbacks();
   const Counters& c = counters_;
   DbCounters& out = stats.counters;
   out.writes = Load(c.writes);

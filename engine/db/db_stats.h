@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/table/table_reader.h"
+
 namespace filterlab::engine {
 
 // What table filters answered for point lookups (Get and MultiGet keys):
@@ -94,6 +96,13 @@ struct DbStats {
   // Of the tables currently open in the table cache.
   HashIndexStats hash_index;
   uint64_t data_block_reads = 0;
+  // Table reads since Open, summed over every table opened (TableCache::
+  // TotalStats): block fetches and file reads by kind, bytes read, and the
+  // data blocks that filter false positives cost.
+  TableReaderStats table_reads;
+  // Tables opened for buffered reads although Options::use_direct_reads was
+  // set (the filesystem refused O_DIRECT).
+  uint64_t direct_read_fallbacks = 0;
   DbCounters counters;
   RecoveryStats recovery;  // of the Open that made this DB object
 };

@@ -81,6 +81,7 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.hash_util_ratio = hash_index_util_ratio;
   t.filter_policy = FilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
+  t.compression = compression;
   return t;
 }
 

@@ -129,6 +129,8 @@ struct Options {
   bool use_hash_index = false;        // data-block hash index (spec §1)
   double hash_index_util_ratio = 0.75;  // (0, 1]
   ChecksumType checksum_type = ChecksumType::kCRC32C;
+  // Compression of table data blocks (engine/table/compression.h).
+  CompressionType compression = CompressionType::kNone;
   // Full filter of the tables written to each level: per_level_filter_policy[L]
   // for the levels it covers (nullptr there = no filter at that level), else
   // filter_policy (nullptr = no filter).
@@ -138,6 +140,11 @@ struct Options {
   // --- caches ---
   size_t block_cache_bytes = size_t{8} << 20;  // shared block cache (CLOCK eviction); 0 = none
   int max_open_files = 1000;                   // table readers kept open (>= 10)
+  // Read tables with O_DIRECT (engine/util/direct_file.h), so a block-cache
+  // miss is a storage read rather than a page-cache copy; where the
+  // filesystem refuses O_DIRECT the tables are read buffered and
+  // DbStats::direct_read_fallbacks counts them.
+  bool use_direct_reads = false;
 
   // Receives warnings (dropped WAL tails, background errors) and events
   // (flushes, compactions, recovery), one line each. Null: warnings go to
