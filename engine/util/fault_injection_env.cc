@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace filterlab::engine {
 namespace {
@@ -76,6 +78,12 @@ Status FaultInjectionEnv::OnAppend(const std::string& path, size_t n) {
 }
 
 Status FaultInjectionEnv::OnSync(const std::string& path) {
+  int delay = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    delay = sync_delay_micros_;
+  }
+  if (delay > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay));
   std::lock_guard<std::mutex> l(mu_);
   if (!active_) return Down();
   if (fail_syncs_ > 0) {
@@ -145,6 +153,11 @@ void FaultInjectionEnv::SetFilesystemActive(bool active) {
 void FaultInjectionEnv::FailNextSyncs(int n) {
   std::lock_guard<std::mutex> l(mu_);
   fail_syncs_ = n;
+}
+
+void FaultInjectionEnv::SetSyncDelayMicros(int micros) {
+  std::lock_guard<std::mutex> l(mu_);
+  sync_delay_micros_ = micros;
 }
 
 void FaultInjectionEnv::FailNextAppends(int n) {

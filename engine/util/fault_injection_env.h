@@ -56,6 +56,8 @@ class FaultInjectionEnv final : public Env {
   void FailNextSyncs(int n);
   // The next `n` Append calls fail with an IOError, writing nothing.
   void FailNextAppends(int n);
+  // Every file Sync() takes at least this long (a slow disk), outside the lock.
+  void SetSyncDelayMicros(int micros);
 
   // The crash (see above). `rnd` picks how many unsynced bytes each file
   // keeps; with drop_unsynced_dir_entries, directory changes not synced are
@@ -93,6 +95,7 @@ class FaultInjectionEnv final : public Env {
   bool active_ = true;
   int fail_syncs_ = 0;
   int fail_appends_ = 0;
+  int sync_delay_micros_ = 0;
   std::map<std::string, FileState> files_;
   std::vector<DirOp> dir_ops_;
   uint64_t appended_ = 0, synced_ = 0, dropped_ = 0;
