@@ -346,6 +346,9 @@ Status DBImpl::ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::sh
         if (first_damage.empty()) first_damage = reader.Describe(d);
         ++rs.wal_damaged_regions;
         rs.wal_bytes_dropped += d.bytes;
+        // Intact records behind a damaged length: dropped, and never a tail.
+        records_after += d.intact_fragments;
+        rs.wal_records_dropped += d.intact_fragments;
         damage_since_last = true;
         log_dropped_something = true;
       }

@@ -9,11 +9,13 @@ namespace filterlab::engine::log {
 // Damage is reported in file order. A dropped record can cover damage
 // already reported inside it (a lost block between its fragments): the
 // wider region replaces those.
-void Reader::AddDamage(uint64_t offset, uint64_t bytes, bool incomplete_tail, const std::string& reason) {
+void Reader::AddDamage(uint64_t offset, uint64_t bytes, bool incomplete_tail, const std::string& reason,
+                       uint64_t intact_fragments) {
   if (bytes == 0) return;
   std::string why = reason;
   while (!damages_.empty() && damages_.back().offset >= offset) {
     incomplete_tail = incomplete_tail && damages_.back().incomplete_tail;
+    intact_fragments += damages_.back().intact_fragments;
     why = damages_.back().reason;  // the damage inside explains the loss better
     damages_.pop_back();
   }
@@ -22,10 +24,11 @@ void Reader::AddDamage(uint64_t offset, uint64_t bytes, bool incomplete_tail, co
     if (last.offset + last.bytes >= offset) {  // contiguous: one region
       last.bytes = offset + bytes - last.offset;
       last.incomplete_tail = last.incomplete_tail && incomplete_tail;
+      last.intact_fragments += intact_fragments;
       return;
     }
   }
-  damages_.push_back({offset, bytes, incomplete_tail, why});
+  damages_.push_back({offset, bytes, incomplete_tail, intact_fragments, why});
 }
 
 bool Reader::FragmentVerifies(uint64_t at, uint64_t end) const {
@@ -37,13 +40,22 @@ bool Reader::FragmentVerifies(uint64_t at, uint64_t end) const {
   return crc32c::Mask(crc32c::Extend(crc32c::Value(h + 6, 1), h + kHeaderSize, length)) == DecodeFixed32(h);
 }
 
-// Cost: the type and bounds checks pass for about 4 offsets in 256 of
-// random bytes, each then costs one CRC of at most a block.
-uint64_t Reader::FindIntactFragment(uint64_t from, uint64_t end) const {
-  for (uint64_t at = from; at + kHeaderSize <= end; ++at) {
-    if (FragmentVerifies(at, end)) return at;
+// Finds the first intact fragment by trying every offset (the type and
+// bounds checks pass for about 4 offsets in 256 of random bytes, each then
+// costs one CRC of at most a block), then follows the chain of intact
+// fragments after it. The records they hold are not read: a payload may
+// itself contain log fragments (a log stored as a value), so a fragment
+// found by scanning is evidence of damage, never data.
+uint64_t Reader::CountIntactFragments(uint64_t from, uint64_t end) const {
+  uint64_t at = from;
+  while (at + kHeaderSize <= end && !FragmentVerifies(at, end)) ++at;
+  uint64_t count = 0;
+  while (at + kHeaderSize <= end && FragmentVerifies(at, end)) {
+    ++count;
+    const char* h = contents_.data() + at;
+    at += kHeaderSize + (static_cast<uint8_t>(h[4]) | (static_cast<size_t>(static_cast<uint8_t>(h[5])) << 8));
   }
-  return end;
+  return count;
 }
 
 Reader::Fragment Reader::ReadFragment(uint8_t* type, Slice* data, uint64_t* at) {
@@ -67,23 +79,14 @@ Reader::Fragment Reader::ReadFragment(uint8_t* type, Slice* data, uint64_t* at) 
     const uint8_t t = static_cast<uint8_t>(h[6]);
     if (pos_ + kHeaderSize + length > end) {
       const bool past_eof = end == size && pos_ + kHeaderSize + length <= block_end;
-      if (past_eof) {
-        // A torn last write, unless intact fragments follow: then the length
-        // itself was damaged, and those fragments are read on.
-        const uint64_t next = FindIntactFragment(start + 1, end);
-        if (next != end) {
-          pos_ = next;
-          AddDamage(start, next - start, false,
-                    "fragment length " + std::to_string(length) +
-                        " runs past the end of the file, but an intact fragment follows at offset " +
-                        std::to_string(next) + " (a damaged length)");
-          continue;
-        }
-      }
+      // Cut short by the end of the file: a torn last write, unless intact
+      // fragments follow inside the range (then the length was damaged).
+      const uint64_t intact = past_eof ? CountIntactFragments(start + 1, end) : 0;
       pos_ = end;
-      AddDamage(start, end - start, past_eof,
-                past_eof ? "fragment of " + std::to_string(length) + " bytes cut short by the end of the file"
-                         : "fragment length " + std::to_string(length) + " crosses the block boundary");
+      std::string reason = past_eof ? "fragment of " + std::to_string(length) + " bytes cut short by the end of the file"
+                                    : "fragment length " + std::to_string(length) + " crosses the block boundary";
+      if (intact > 0) reason += ", but " + std::to_string(intact) + " intact fragment(s) follow it (a damaged length)";
+      AddDamage(start, end - start, past_eof && intact == 0, reason, intact);
       continue;
     }
     const uint32_t crc = crc32c::Extend(crc32c::Value(h + 6, 1), h + kHeaderSize, length);

@@ -1,7 +1,8 @@
 // log::Reader: reads the intact records of a log file (log_format.h) in
 // order. Damage does not stop it: a fragment that does not verify costs the
 // rest of its block, an incomplete record (fragments missing before or after)
-// is dropped, and reading goes on at the next intact record. Every dropped
+// is dropped, and reading goes on at the next intact record (it never
+// resynchronises inside a block: a payload may contain log fragments). Every dropped
 // byte range is reported as a Damage, adjacent ones merged, so the caller
 // sees where the damage is and how many intact records follow it, and
 // applies its recovery policy.
@@ -22,6 +23,9 @@ struct Damage {
   // Only an unfinished write at the end of the file (a header or fragment cut
   // short, or a record whose last fragment is missing) and nothing after it.
   bool incomplete_tail = false;
+  // Intact fragments inside the range, behind a damaged length that ran
+  // past the end of the file (not read as records; see CountIntactFragments).
+  uint64_t intact_fragments = 0;
   std::string reason;
 };
 
@@ -48,9 +52,10 @@ class Reader {
   Fragment ReadFragment(uint8_t* type, Slice* data, uint64_t* at);
   // Whether an intact fragment starts at `at` (and ends by `end`).
   bool FragmentVerifies(uint64_t at, uint64_t end) const;
-  // The first offset in [from, end) where an intact fragment starts; `end` if none.
-  uint64_t FindIntactFragment(uint64_t from, uint64_t end) const;
-  void AddDamage(uint64_t offset, uint64_t bytes, bool incomplete_tail, const std::string& reason);
+  // Intact fragments from the first one at or after `from` on, chained, before `end`.
+  uint64_t CountIntactFragments(uint64_t from, uint64_t end) const;
+  void AddDamage(uint64_t offset, uint64_t bytes, bool incomplete_tail, const std::string& reason,
+                 uint64_t intact_fragments = 0);
 
   const std::string contents_;
   const std::string name_;

@@ -110,10 +110,10 @@ TEST(Log, TruncationsKeepTheCompleteRecords) {
   }
 }
 
-// Any single flipped byte costs the records RecordsLostToFlip names (the
-// rest of the damaged block, or one record when a damaged length in the last
-// block is recognised as such); every other record is read back unchanged,
-// the damage is reported, and a flip in block padding changes nothing.
+// Any single flipped byte costs the records LossOfFlip names (those with a
+// fragment in the rest of the damaged block); every other record is read
+// back unchanged, the damage is reported (with the intact fragments behind
+// a damaged length counted), and a flip in block padding changes nothing.
 TEST(Log, ByteFlipsCostOnlyTheDamagedBlock) {
   const auto records = EdgeRecords();
   const std::string full = WriteLog(records);
@@ -122,7 +122,8 @@ TEST(Log, ByteFlipsCostOnlyTheDamagedBlock) {
     if (i == full.size()) continue;
     std::string bad = full;
     bad[i] = static_cast<char>(bad[i] ^ 0x20);
-    const std::set<size_t> lost = test::RecordsLostToFlip(frags, i, full, bad[i]);
+    const test::FlipLoss loss = test::LossOfFlip(frags, i, full, bad[i]);
+    const std::set<size_t>& lost = loss.lost;
     const bool in_fragment = !lost.empty();
     std::vector<std::string> expected;
     for (size_t k = 0; k < records.size(); ++k) {
@@ -132,6 +133,9 @@ TEST(Log, ByteFlipsCostOnlyTheDamagedBlock) {
     ASSERT_EQ(r.records.size(), expected.size()) << i;
     ASSERT_EQ(r.records, expected) << i;
     ASSERT_EQ(r.damages.empty(), !in_fragment) << i;
+    uint64_t intact = 0;
+    for (const auto& d : r.damages) intact += d.intact_fragments;
+    ASSERT_EQ(intact, loss.hidden) << i;
   }
 }
 

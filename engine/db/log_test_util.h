@@ -38,39 +38,40 @@ inline std::vector<FragmentSpan> LogFragments(const std::string& log) {
   return out;
 }
 
-// The records flipping the byte at `offset` of `log` to `flipped` costs: the
+// What flipping the byte at `offset` of `log` to `flipped` costs: the
 // record of the fragment holding it and every record with a fragment
 // starting after it in the same block (the reader drops the rest of the
-// block). Except when the flip makes the length of a fragment in the last
-// block run past the end of the file: the reader then finds the next intact
-// fragment and reads on, so only that fragment's record is lost. Empty for
-// padding bytes.
-inline std::set<size_t> RecordsLostToFlip(const std::vector<FragmentSpan>& frags, uint64_t offset,
-                                          const std::string& log, char flipped) {
+// block); `lost` is empty for padding bytes. `hidden`: when the flip makes
+// the length of a fragment in the last block run past the end of the file,
+// the intact fragments after it, which the reader counts as evidence that
+// the length was damaged (Damage::intact_fragments).
+struct FlipLoss {
   std::set<size_t> lost;
+  uint64_t hidden = 0;
+};
+inline FlipLoss LossOfFlip(const std::vector<FragmentSpan>& frags, uint64_t offset, const std::string& log,
+                           char flipped) {
+  FlipLoss out;
   for (const auto& f : frags) {
     if (f.start <= offset && offset < f.end) {
       const uint64_t block_end = (f.start / log::kBlockSize + 1) * log::kBlockSize;
       const uint64_t end = block_end < log.size() ? block_end : log.size();
-      lost.insert(f.record);
+      bool past_eof = false;
       if (offset == f.start + 4 || offset == f.start + 5) {
         std::string h = log.substr(f.start, log::kHeaderSize);
         h[offset - f.start] = flipped;
         const uint64_t len = static_cast<uint8_t>(h[4]) | (static_cast<uint64_t>(static_cast<uint8_t>(h[5])) << 8);
         const uint64_t frag_end = f.start + log::kHeaderSize + len;
-        if (end == log.size() && frag_end > end && frag_end <= block_end && f.end < end) {
-          // Records after it stay readable, but a multi-fragment record
-          // continuing past this fragment loses it.
-          return lost;
-        }
+        past_eof = end == log.size() && frag_end > end && frag_end <= block_end;
       }
       for (const auto& g : frags) {
-        if (g.start >= f.start && g.start < end) lost.insert(g.record);
+        if (g.record == f.record || (g.start >= f.start && g.start < end)) out.lost.insert(g.record);
+        if (past_eof && g.start > f.start && g.start < end) ++out.hidden;
       }
       break;
     }
   }
-  return lost;
+  return out;
 }
 
 // The offsets where damage tests flip a byte or cut the file: every byte

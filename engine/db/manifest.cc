@@ -223,6 +223,7 @@ Status ReadManifest(Env* env, const std::string& dir, ManifestState* state, uint
       report->dropped = "torn last edit dropped: " + reader.Describe(d);
     }
   }
+  for (const log::Damage& d : reader.damages()) after_problem += d.intact_fragments;  // behind a damaged length
   if (!problem.empty()) {
     return Status::Corruption("manifest " + name + " at offset " + std::to_string(problem_at) + ": " + problem +
                               "; " + std::to_string(after_problem) + " intact edit(s) follow it");
