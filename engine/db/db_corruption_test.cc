@@ -121,6 +121,9 @@ TEST(DBCorruption, TornWalTailIsDroppedWithAWarning) {
     EXPECT_GT(r.wal_bytes_dropped, 0u);
     EXPECT_EQ(r.files_moved_to_lost, 1u);
     EXPECT_TRUE(Env::Default()->FileExists(LostDirName(dir.db()) + logs[0].substr(logs[0].rfind('/'))));
+    std::string text;
+    ASSERT_TRUE(db->GetProperty("filterlab.recovery-stats", &text));
+    EXPECT_NE(text.find("wal_damaged_regions=1 "), std::string::npos) << text;
     // The recovered state is durable: a second reopen sees the same and warns no more.
     db.reset();
     log.Clear();

@@ -331,3 +331,27 @@ TEST_F(ManifestDamage, EveryTruncation) {
 
 }  // namespace
 }  // namespace filterlab::engine
+
+namespace filterlab::engine {
+namespace {
+
+TEST(WalRecoveryModeOption, NamesNumbersAndBadValues) {
+  WalRecoveryMode m = WalRecoveryMode::kTolerateCorruptedTailRecords;
+  ASSERT_TRUE(ParseWalRecoveryMode("point_in_time", &m).ok());
+  EXPECT_EQ(m, WalRecoveryMode::kPointInTimeRecovery);
+  ASSERT_TRUE(ParseWalRecoveryMode("3", &m).ok());  // RocksDB's number
+  EXPECT_EQ(m, WalRecoveryMode::kSkipAnyCorruptedRecords);
+  for (const char* bad : {"", "4", "pointintime", "-1"}) {
+    const Status s = ParseWalRecoveryMode(bad, &m);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad;
+    EXPECT_NE(s.message().find("absolute_consistency (1)"), std::string::npos) << s.ToString();
+  }
+  Options o;
+  o.wal_recovery_mode = static_cast<WalRecoveryMode>(7);
+  const Status s = o.Validate();
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("wal_recovery_mode = 7"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace filterlab::engine

@@ -95,6 +95,10 @@ MemTableOptions Options::MemTableOptionsForDb() const {
 }
 
 Status Options::Validate() const {
+  if (static_cast<int>(wal_recovery_mode) < 0 || static_cast<int>(wal_recovery_mode) > 3) {
+    return Bad("wal_recovery_mode", std::to_string(static_cast<int>(wal_recovery_mode)),
+               "use one of the four WalRecoveryMode values");
+  }
   if (write_buffer_size < 4096) {
     return Bad("write_buffer_size", std::to_string(write_buffer_size), "use at least 4096 bytes");
   }
