@@ -137,9 +137,10 @@ Status DBImpl::OpenImpl() {
 // Nothing in the directory changes until every check has passed: the
 // manifest is read, every live table opened (and with paranoid_checks fully
 // verified) and the WALs replayed under the recovery mode before the first
-// file is written. Damaged logs (and with a torn manifest tail, tables no
-// version names) are moved to lost/ only after the new manifest no longer
-// needs them, so a crash during Open loses nothing either.
+// file is written. Then, before anything else changes, damaged logs are
+// copied to lost/ (the originals stay until the new manifest no longer needs
+// them and are deleted as obsolete) and tables no manifest names are moved
+// there, so a crash or an error at any point of Open loses nothing.
 Status DBImpl::Recover() {
   ManifestState state;
   ManifestReport manifest_report;
@@ -178,14 +179,8 @@ Status DBImpl::Recover() {
     uint64_t number = 0;
     if (ParseDbFileName(name, &number) == DbFileType::kTemp) env_->RemoveFile(dir_ + "/" + name);
   }
-  next_file_number_ = std::max(state.next_file_number, max_number + 1);
-  current_ = version;
-  s = WriteRecoveredTables(recovered, version.get());
-  if (!s.ok()) return s;
-  s = StartFromRecoveredState(version, last_sequence);
-  if (!s.ok()) return s;
   for (uint64_t number : damaged_logs) {
-    s = MoveToLost(LogFileName(dir_, number).substr(dir_.size() + 1));
+    s = KeepInLost(LogFileName(dir_, number).substr(dir_.size() + 1), /*copy=*/true);
     if (!s.ok()) return s;
   }
   // Tables the manifest does not name: below its next file number they are
@@ -201,22 +196,35 @@ Status DBImpl::Recover() {
     uint64_t number = 0;
     if (ParseDbFileName(name, &number) == DbFileType::kTable && live.count(number) == 0 &&
         (number >= state.next_file_number || manifest_report.dropped_bytes > 0)) {
-      s = MoveToLost(name);
+      s = KeepInLost(name, /*copy=*/false);
       if (!s.ok()) return s;
     }
   }
+  next_file_number_ = std::max(state.next_file_number, max_number + 1);
+  current_ = version;
+  s = WriteRecoveredTables(recovered, version.get());
+  if (!s.ok()) return s;
+  s = StartFromRecoveredState(version, last_sequence);
+  if (!s.ok()) return s;
   DeleteObsoleteFiles();
   return Status::OK();
 }
 
-Status DBImpl::MoveToLost(const std::string& name) {
+Status DBImpl::KeepInLost(const std::string& name, bool copy) {
   const std::string lost = LostDirName(dir_);
+  const bool sync = !options_.disable_data_sync;
   Status s = env_->CreateDir(lost);
   std::string target = lost + "/" + name;
   for (int i = 1; s.ok() && env_->FileExists(target); ++i) target = lost + "/" + name + "." + std::to_string(i);
-  if (s.ok()) s = env_->RenameFile(dir_ + "/" + name, target);
-  if (s.ok() && !options_.disable_data_sync) s = env_->SyncDir(lost);
-  if (s.ok() && !options_.disable_data_sync) s = env_->SyncDir(dir_);
+  if (copy) {
+    std::string contents;
+    if (s.ok()) s = ReadFileToString(env_, dir_ + "/" + name, &contents);
+    if (s.ok()) s = WriteStringToFile(env_, target, contents, sync);
+  } else if (s.ok()) {
+    s = env_->RenameFile(dir_ + "/" + name, target);
+  }
+  if (s.ok() && sync) s = env_->SyncDir(lost);
+  if (s.ok() && sync && !copy) s = env_->SyncDir(dir_);
   if (!s.ok()) return Status::IOError("could not keep " + name + " in " + lost + ": " + s.message());
   ++recovery_.files_moved_to_lost;
   Log("recovery: kept " + name + " as " + target, true);

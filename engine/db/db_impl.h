@@ -134,8 +134,10 @@ class DBImpl final : public DB {
   // logs to move to lost/ once Open succeeds; recovery_ says what was dropped.
   Status ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::shared_ptr<MemTable>>* recovered,
                     SequenceNumber* last_sequence, std::vector<uint64_t>* damaged);
-  // Moves `name` (a bare name in dir_) to lost/, synced.
-  Status MoveToLost(const std::string& name);
+  // Keeps `name` (a bare name in dir_) in lost/: a copy (logs, which the
+  // old manifest may still need) or the file itself (tables no manifest
+  // names); synced.
+  Status KeepInLost(const std::string& name, bool copy);
   // Writes the memtables rebuilt from the WALs to level-0 tables of `version`.
   Status WriteRecoveredTables(const std::vector<std::shared_ptr<MemTable>>& recovered, Version* version);
   // Starts the first memtable and WAL and writes a manifest naming `version`.
