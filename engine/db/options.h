@@ -80,10 +80,11 @@ struct Options {
   // always read and verified on Open). Costs one full read of the database.
   bool paranoid_checks = false;
 
-  // Skip the fdatasync of tables, manifests and the directory before a new
-  // version names them (RocksDB's old disableDataSync). The DB then still
-  // survives a killed process (the OS keeps the written bytes), but not a
-  // machine crash. For tests and throwaway benchmark databases only.
+  // Skip the fdatasync of tables, manifests, the directory and of a WAL when
+  // it is switched for a new one (RocksDB's old disableDataSync);
+  // WriteOptions::sync still syncs the WAL. The DB then still survives a
+  // killed process (the OS keeps the written bytes), but not a machine
+  // crash. For tests and throwaway benchmark databases only.
   bool disable_data_sync = false;
 
   // Damaged-WAL policy of Open (WalRecoveryMode above).
