@@ -262,6 +262,9 @@ def engine_io(df: pd.DataFrame):
     rows = benchmark_rows(df, ("readrandom", "readmissing"))
     if rows.empty or "compression" not in rows or "threads" not in rows:
         return None
+    rows = rows[rows["compression"].notna() & rows["threads"].notna()]  # records of lsmbench with both
+    if rows.empty:
+        return None
     direct = rows["direct_reads"].fillna(False).astype(bool) if "direct_reads" in rows else False
     rows = rows.assign(mode=np.where(direct, "cold", "cached"),
                        series=rows["engine"] + " " + rows["compression"].astype(str))

@@ -166,36 +166,13 @@ def test_engine_tables(df):
     assert r"\begin{tabular}" in tex and "speedup" in tex
 
 
-def test_engine_io_panels_from_cold_and_cached_runs(tmp_path):
-    import pandas as pd
-
-    from experiments.store import tidy
-
-    from .conftest import _lsm_rows
-
-    rows = []
-    for engine in ("filterlab", "rocksdb"):
-        for comp, mib in (("none", 240), ("lz4", 150)):
-            for threads in (1, 2):
-                for cold in (False, True):
-                    for seed in (0, 1):
-                        us = (80.0 if cold else 2.0) / threads
-                        io = {"block_reads": {"data": 100, "index": 1, "filter": 1},
-                              "data_block_reads_per_op": 0.6 if cold else 0.0,
-                              "fp_data_block_reads_per_op": 0.01 if cold else 0.0}
-                        p = {"engine": engine, "compression": comp, "threads": threads, "bpk": 10}
-                        rows += _lsm_rows("cold" if cold else "cached", "fastlocal", seed, p, [
-                            {"benchmark": b, "micros_per_op": us, "compression": comp, "threads": threads,
-                             "direct_reads": cold, "sst_bytes": mib * 2**20, "io": io}
-                            for b in ("readrandom", "readmissing")])
-    path = tmp_path / "results.parquet"
-    tidy(pd.DataFrame(rows)).to_parquet(path, index=False)
-    fig = engine_plots.engine_io(analysis.load(path))
+def test_engine_io_panels_from_cold_and_cached_runs(df):
+    fig = engine_plots.engine_io(df)
     rr, rm, reads, space = fig.axes
     assert ticks(rr) == ["cached, 1 thr", "cached, 2 thr", "cold, 1 thr", "cold, 2 thr"]
     assert [t.get_text() for t in rr.get_legend().get_texts()] == [
         "filterlab none", "filterlab lz4", "rocksdb none", "rocksdb lz4"]
-    # filterlab none: 1e6/2 and 1e6/1 ops/s cached, 1e6/80 and 1e6/40 cold.
+    # filterlab none: 1e6/2 and 1e6/1 ops/s cached, 1e6/80 and 1e6/40 cold (conftest.engine_io_rows).
     assert [p.get_height() for p in rr.patches[:4]] == pytest.approx([5e5, 1e6, 12500, 25000])
     assert [p.get_height() for p in reads.patches[:4]] == pytest.approx([0, 0, 0.6, 0.6])
     assert ticks(space) == ["none", "lz4"]

@@ -341,7 +341,8 @@ def expected_runs(name: str, build: Path) -> int:
     return 3 * {"engine_multiget": 2 * 4,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
                 "engine_memtable_filter": 2 * 2,  # engines x off/on
-                "engine_range_estimates": 5 * 2 + 5}[name]  # widths x new/old, RocksDB's (old) per width
+                "engine_range_estimates": 5 * 2 + 5,  # widths x new/old, RocksDB's (old) per width
+                "engine_io": 4 * 3 * 2}[name]  # sweeps (cached, cold x 2 engines) x compression x threads
 
 
 @pytest.mark.parametrize("path", engine_configs(), ids=lambda p: p.stem)
