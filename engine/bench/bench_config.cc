@@ -120,6 +120,10 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 "compression of table data blocks (filterlab: per block, kept where it saves 1/8; rocksdb: its "
                 "compression and bottommost_compression)",
                 &c->compression);
+  flags->Double("compression_ratio", 1.0, 0.01, 1.0,
+                "values are built so a compressor shrinks them to about this fraction (db_bench's flag, whose "
+                "default is 0.5); 1 = incompressible random bytes",
+                &c->compression_ratio);
   flags->Bool("use_direct_reads",
               "read tables with O_DIRECT (filterlab: engine/util/direct_file.h; rocksdb: its use_direct_reads), so "
               "a block-cache miss is a storage read; with a small --cache_mb this is the cold workload. Where the "
@@ -166,6 +170,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("block_size", "int", "--block_size");
   flags->Field("cache_mb", "int", "--cache_mb");
   flags->Field("compression", "string", "--compression");
+  flags->Field("compression_ratio", "number", "--compression_ratio");
   flags->Field("write_buffer_mb", "int", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
   flags->Field("threads", "int", "benchmarks with a loop: --threads, the threads that ran it");

@@ -72,6 +72,7 @@ struct BenchConfig {
   // a message, where the database's filesystem refuses O_DIRECT.
   bool use_direct_reads = false;
   std::string compression = "none";  // data blocks: none | lz4 | zstd
+  double compression_ratio = 1.0;     // values' compressible share (bench_keys.h ValueSource)
 
   // --- database location ---
   std::string db;  // "" = a fresh temporary directory

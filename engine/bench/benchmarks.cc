@@ -201,7 +201,8 @@ Status BenchRunner::Fill(Engine* engine, Order order, BenchResult* r) {
         const uint64_t index = static_cast<uint64_t>(w.index);
         const uint64_t first = batches * index / threads, last = batches * (index + 1) / threads;
         KeyRandom rng(ThreadSeed(key_seed, w.index));
-        ValueSource values(ThreadSeed(value_seed, w.index), static_cast<size_t>(config_.value_size));
+        ValueSource values(ThreadSeed(value_seed, w.index), static_cast<size_t>(config_.value_size),
+                           config_.compression_ratio);
         const size_t key_size = static_cast<size_t>(config_.key_size);
         std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
         std::vector<std::pair<Slice, Slice>> puts(static_cast<size_t>(batch));
@@ -407,7 +408,7 @@ Status BenchRunner::ReadWhileWriting(Engine* engine, BenchResult* r) {
   const uint64_t writer_seed = StreamSeed(6);
   std::thread writer([&] {
     KeyRandom rng(writer_seed);
-    ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size));
+    ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size), config_.compression_ratio);
     KeyBuffer keys(static_cast<size_t>(config_.key_size));
     while (!stop.load(std::memory_order_relaxed)) {
       Status s = engine->Put(keys.Make(rng.Uniform(static_cast<uint64_t>(config_.num))), values.Next());

@@ -17,12 +17,13 @@
 #include "engine/bench/bench_test_util.h"
 #include "engine/bench/engine.h"
 #include "engine/bench/report.h"
-#include "engine/db/db_test_util.h"
 
 namespace filterlab::lsmbench {
 namespace {
 
 using testing_util::ParseOrDie;
+using testing_util::RunRecords;
+using testing_util::TempDir;
 
 // fillrandom, then every multireadrandom pass, then readrandom, as lsmbench's
 // driver runs them; returns the records in order.
@@ -94,26 +95,6 @@ TEST(BenchmarksTest, PassesAreReproducibleAndTheFirstMatchesASingleValueRun) {
   EXPECT_EQ(one[0]["found"], a[0]["found"]);
 }
 
-// Runs `benchmarks` in order on one engine (at `path`), as lsmbench's driver
-// does; returns each benchmark's record.
-std::vector<JsonRecord> RunAll(const BenchConfig& config, const std::string& path,
-                               const std::vector<std::string>& benchmarks) {
-  std::unique_ptr<Engine> engine;
-  const Status open = OpenEngine(config, path, &engine);
-  EXPECT_TRUE(open.ok()) << open.ToString();
-  if (!open.ok()) return {};
-  BenchRunner runner(config);
-  std::vector<JsonRecord> records;
-  for (const std::string& name : benchmarks) {
-    engine->ResetStats();
-    BenchResult result;
-    const Status s = runner.Run(name, engine.get(), &result);
-    EXPECT_TRUE(s.ok()) << name << ": " << s.ToString();
-    records.push_back(MakeRecord(config, engine.get(), result));
-  }
-  return records;
-}
-
 // The sum of a record's per-thread rates is at least its aggregate rate
 // (each thread's time is at most the slowest's), and there is one per thread.
 void ExpectThreadRates(const JsonRecord& rec, int threads) {
@@ -131,9 +112,9 @@ void ExpectThreadRates(const JsonRecord& rec, int threads) {
 TEST(BenchmarksTest, ThreadsShareAFillAndEachReaderDoesAllReads) {
   // filluniquerandom writes every key of 0..1999 once whatever the threads,
   // so each of 3 readers finds every key it looks up.
-  const BenchConfig config =
-      ParseOrDie({"--engine=memtable", "--num=2000", "--reads=500", "--threads=3", "--histogram", "--seed=7"});
-  const std::vector<JsonRecord> recs = RunAll(config, "", {"filluniquerandom", "readrandom", "readmissing"});
+  const BenchConfig config = ParseOrDie({"--engine=memtable", "--num=2000", "--reads=500", "--threads=3", "--histogram",
+                                         "--seed=7", "--benchmarks=filluniquerandom,readrandom,readmissing"});
+  const std::vector<JsonRecord> recs = RunRecords(config, "");
   ASSERT_EQ(recs.size(), 3u);
   EXPECT_EQ(recs[0]["entries_written"], 2000);
   EXPECT_EQ(recs[0]["memtable_entries"], 2000);  // each key once: the threads' shares do not overlap
@@ -149,8 +130,9 @@ TEST(BenchmarksTest, ThreadedRunsAreReproducibleFromTheSeed) {
   // lookups find their key depends on every thread's stream: equal for the
   // same --seed, and (checked for these seeds) different for another.
   auto run = [](const std::string& seed) {
-    return RunAll(ParseOrDie({"--engine=memtable", "--num=2000", "--reads=2000", "--threads=3", "--seed=" + seed}),
-                  "", {"fillrandom", "readrandom"});
+    return RunRecords(ParseOrDie({"--engine=memtable", "--num=2000", "--reads=2000", "--threads=3",
+                                  "--seed=" + seed, "--benchmarks=fillrandom,readrandom"}),
+                      "");
   };
   const std::vector<JsonRecord> a = run("7"), b = run("7"), c = run("8");
   ASSERT_EQ(a.size(), 2u);
@@ -168,15 +150,14 @@ TEST(BenchmarksTest, ThreadedRunsAreReproducibleFromTheSeed) {
 // (seekrandom, readseq) and concurrent writers (the threaded fill). Also
 // runs under TSan (the name matches its "Concurren" filter).
 TEST(BenchmarksTest, ConcurrentThreadsOnTheFilterlabEngine) {
-  engine::test::ScratchDir dir;
+  TempDir dir;
   const BenchConfig config =
       ParseOrDie({"--engine=filterlab", "--num=3000", "--reads=400", "--threads=2", "--batch_size=8",
-                  "--multiread_stride=0,4", "--write_buffer_mb=1", "--target_file_mb=1", "--value_size=400",
-                  "--cache_mb=1", "--seed=11"});
-  const std::vector<JsonRecord> recs =
-      RunAll(config, dir.db(),
-             {"filluniquerandom", "flush", "readrandom", "readwhilewriting", "multireadrandom", "seekrandom",
-              "readseq"});
+                  "--multiread_stride=4", "--write_buffer_mb=1", "--target_file_mb=1", "--value_size=400",
+                  "--cache_mb=1", "--seed=11",
+                  "--benchmarks=filluniquerandom,flush,readrandom,readwhilewriting,multireadrandom,seekrandom,"
+                  "readseq"});
+  const std::vector<JsonRecord> recs = RunRecords(config, dir.path());
   ASSERT_EQ(recs.size(), 7u);
   EXPECT_EQ(recs[0]["entries_written"], 3000);
   EXPECT_GT(recs[1]["sst_bytes"].get<uint64_t>(), 0u);  // the readers search tables

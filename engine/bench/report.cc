@@ -72,6 +72,7 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["block_size"] = c.block_size;
   rec["cache_mb"] = c.cache_mb;
   rec["compression"] = c.compression;
+  rec["compression_ratio"] = c.compression_ratio;
   rec["write_buffer_mb"] = c.write_buffer_mb;
   rec["seed"] = c.seed;
   if (r.latency.count() > 0) {

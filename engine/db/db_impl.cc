@@ -693,6 +693,10 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
 Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (value == nullptr) return Status::InvalidArgument("Get: value is null");
   counters_.gets.fetch_add(1, std::memory_order_relaxed);
+  return GetImpl(options, key, value);
+}
+
+Status DBImpl::GetImpl(const ReadOptions& options, const Slice& key, std::string* value) {
   const ReadView v = GetReadView(options);
   const LookupKey lkey(key, v.sequence);
   Status s;
@@ -756,17 +760,33 @@ struct DBImpl::MultiGetBatch {
 void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys,
                       std::vector<std::string>* values, std::vector<Status>* statuses) {
   const size_t n = keys.size();
-  values->assign(n, std::string());
-  statuses->assign(n, Status::NotFound(""));
-  if (n == 0) return;
+  // resize + clear rather than assign: the caller's value strings keep
+  // their buffers from call to call.
+  values->resize(n);
+  for (std::string& value : *values) value.clear();
+  if (n == 0) {
+    statuses->clear();
+    return;
+  }
   counters_.multigets.fetch_add(1, std::memory_order_relaxed);
   counters_.multiget_keys.fetch_add(n, std::memory_order_relaxed);
+  if (n == 1) {
+    // Nothing to batch: a lone key takes Get's path (no sort, no batch
+    // state), so MultiGet of one key costs what Get does.
+    statuses->resize(1);
+    (*statuses)[0] = GetImpl(options, keys[0], &(*values)[0]);
+    return;
+  }
+  statuses->assign(n, Status::NotFound(""));
   const ReadView v = GetReadView(options);
-  std::vector<size_t> order(n);
+  // The batch state is the calling thread's, reused across calls so a
+  // MultiGet allocates nothing once its vectors have grown.
+  thread_local MultiGetBatch batch;
+  thread_local std::vector<size_t> order;
+  order.resize(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a].compare(keys[b]) < 0; });
 
-  MultiGetBatch batch;
   batch.order = &order;
   batch.values = values;
   batch.statuses = statuses;

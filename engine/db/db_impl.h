@@ -155,6 +155,8 @@ class DBImpl final : public DB {
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force);
 
   ReadView GetReadView(const ReadOptions& options);
+  // Get without counting the call (MultiGet of one key uses it too).
+  Status GetImpl(const ReadOptions& options, const Slice& key, std::string* value);
   // MultiGet's phases for one sorted batch (MultiGetBatch in db_impl.cc):
   // memtables, then level 0 file by file, then each sorted level, each
   // table handed the group of pending keys inside its range at once.

@@ -375,8 +375,12 @@ void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetche
 }
 
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
-  std::vector<size_t> pending;
-  pending.reserve(n);
+  // Scratch of the calling thread, reused across calls (no allocation once grown).
+  thread_local std::vector<size_t> pending;
+  thread_local std::vector<Slice> user_keys;
+  thread_local std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
+  thread_local size_t may_capacity = 0;
+  pending.clear();
   for (size_t i = 0; i < n; ++i) {
     results[i] = LookupResult();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
@@ -394,9 +398,12 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   Status s = LoadFilter(&filter);
   if (!s.ok()) return fail_pending(s);
   if (filter && !pending.empty()) {
-    std::vector<Slice> user_keys(pending.size());
+    user_keys.resize(pending.size());
     for (size_t j = 0; j < pending.size(); ++j) user_keys[j] = ExtractUserKey(targets[pending[j]]);
-    std::unique_ptr<bool[]> may(new bool[pending.size()]);
+    if (may_capacity < pending.size()) {
+      may_capacity = pending.size();
+      may.reset(new bool[may_capacity]);
+    }
     filter->KeysMayMatch(user_keys.data(), user_keys.size(), may.get());
     Bump(counters_->filter_checks, pending.size());
     size_t kept = 0;
