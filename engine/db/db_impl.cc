@@ -547,7 +547,13 @@ Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
   for (Writer* w : group) {
     if (w->batch->Count() == 0) continue;
     s = WriteBatchInternal::InsertInto(*w->batch, mem_.get());
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      // The log holds what the memtable lacks (and the sequence is not
+      // published): stop writes rather than reuse the sequence numbers.
+      std::lock_guard<std::mutex> l(mu_);
+      SetStickyError(s);
+      return bg_error_;
+    }
   }
   last_sequence_.store(next - 1, std::memory_order_release);
   counters_.writes.fetch_add(writes, std::memory_order_relaxed);
