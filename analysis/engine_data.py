@@ -26,7 +26,8 @@ from .load import wilson, with_labels
 # approx_algorithm is left out: it matters to approximatememtablestats only (range_summary
 # groups by it), and lsmbench reports "old" for every RocksDB record.
 CONTEXT_COLS = ("engine", "label", "num", "key_size", "value_size", "cache_mb", "write_buffer_mb", "util_ratio",
-                "hash_index", "memtable_filter", "batch_size", "stride", "multiread_batched")
+                "hash_index", "memtable_filter", "batch_size", "stride", "multiread_batched", "compression",
+                "threads", "direct_reads")
 
 
 def benchmark_rows(df: pd.DataFrame, names=None) -> pd.DataFrame:

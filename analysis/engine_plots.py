@@ -18,8 +18,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from . import allocation_plot  # noqa: E402
-from .engine_data import (context_label, filter_rows, level_fp, medians, multiget_summary,  # noqa: E402
-                          range_summary, space_summary, toggle_summary)
+from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians,  # noqa: E402
+                          multiget_summary, range_summary, space_summary, toggle_summary)
 
 OPS_LABEL = "operations per second"
 US_LABEL = "µs per lookup"
@@ -256,5 +256,64 @@ def engine_filters(df: pd.DataFrame):
     return fig
 
 
-KINDS = {"multiget": multiget, "hash_index": hash_index, "memtable_filter": memtable_filter,
+def engine_io(df: pd.DataFrame):
+    """Cold (direct reads, small cache) and cached point lookups per engine, compression
+    and thread count: operations per second of readrandom and readmissing (top row),
+    data-block reads per lookup and table bytes per compression (bottom row)."""
+    rows = benchmark_rows(df, ("readrandom", "readmissing"))
+    if rows.empty or "compression" not in rows or "threads" not in rows:
+        return None
+    rows = rows[rows["compression"].notna() & rows["threads"].notna()]  # records of lsmbench with both
+    if rows.empty:
+        return None
+    direct = rows["direct_reads"].fillna(False).astype(bool) if "direct_reads" in rows else False
+    rows = rows.assign(mode=np.where(direct, "cold", "cached"),
+                       series=rows["engine"] + " " + rows["compression"].astype(str))
+    series = list(pd.unique(rows["series"]))
+    colors = palette(series)
+    modes = [m for m in ("cached", "cold") if m in set(rows["mode"])]
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.5), squeeze=False)
+    for col, bench in enumerate(("readrandom", "readmissing")):
+        ax = axes[0][col]
+        sub = rows[rows["benchmark"] == bench]
+        if sub.empty:
+            ax.set_visible(False)
+            continue
+        sub = sub.assign(group=sub["mode"] + ", " + sub["threads"].astype(int).astype(str) + " thr")
+        groups = [f"{m}, {t} thr" for m in modes for t in sorted(sub["threads"].astype(int).unique())]
+        med = medians(sub, ["group", "series"], "ops_per_sec")
+        _grouped_bars(ax, med, groups, series, colors, err=True)
+        ax.set_yscale("log")
+        ax.set_ylabel(OPS_LABEL)
+        ax.set_title(f"{bench} (median of repeats, min..max)", fontsize=9)
+        ax.legend(fontsize=6)
+    ax = axes[1][0]
+    if "io_data_block_reads_per_op" in rows:
+        reads = rows[rows["io_data_block_reads_per_op"].notna()]
+        reads = reads.assign(group=reads["mode"] + " " + reads["benchmark"])
+        groups = [f"{m} {b}" for m in modes for b in ("readrandom", "readmissing")]
+        med = medians(reads, ["group", "series"], "io_data_block_reads_per_op")
+        _grouped_bars(ax, med, groups, series, colors, err=True)
+        ax.set_ylabel("data-block reads from storage per lookup")
+        ax.set_title("Data-block reads per lookup (readmissing: all caused by filter false positives)", fontsize=9)
+        ax.legend(fontsize=6)
+    else:
+        ax.set_visible(False)
+    ax = axes[1][1]
+    space = rows[rows["benchmark"] == "readrandom"].assign(group=lambda t: t["compression"].astype(str),
+                                                             series_e=lambda t: t["engine"])
+    med = medians(space.assign(series=space["series_e"]), ["group", "series"], "sst_bytes")
+    med[["median", "min", "max"]] = med[["median", "min", "max"]] / 2**20
+    engines = list(pd.unique(space["engine"]))
+    _grouped_bars(ax, med, [c for c in ("none", "lz4", "zstd") if c in set(space["compression"])], engines,
+                  palette(engines), err=True)
+    ax.set_ylabel("table MiB")
+    ax.set_xlabel("compression")
+    ax.set_title("Table bytes after the fill", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+KINDS = {"engine_io": engine_io, "multiget": multiget, "hash_index": hash_index, "memtable_filter": memtable_filter,
          "range_estimates": range_estimates, "engine_filters": engine_filters, **allocation_plot.KINDS}

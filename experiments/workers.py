@@ -139,6 +139,8 @@ SPEC_PARAMS = {
 }
 
 # Flags the runner sets itself on every worker that has them; a config cannot.
+# "threads" only on the threaded workers (the runner divides the cores among
+# their runs); an exclusive worker such as lsmbench takes it from the config.
 RUNNER_FLAGS = ("filter", "seed", "threads")
 
 
@@ -192,7 +194,8 @@ class Worker:
     @property
     def settable(self) -> dict:
         """The flags a config may set: every described flag but the runner's own."""
-        own = (*RUNNER_FLAGS, *self.withheld, *([self.scratch_flag] if self.scratch_flag else []))
+        runner = RUNNER_FLAGS if self.threaded else tuple(f for f in RUNNER_FLAGS if f != "threads")
+        own = (*runner, *self.withheld, *([self.scratch_flag] if self.scratch_flag else []))
         return {k: f for k, f in self.flags.items() if k not in own}
 
 

@@ -96,6 +96,27 @@ def _lsm_rows(sweep: str, base, seed: int, params: dict, records: list[dict]) ->
     return rows
 
 
+def engine_io_rows() -> list[dict]:
+    """engine_io.toml's shape: engines x compression x threads, cached and cold (direct reads), 2 repeats;
+    cached lookups take 2 µs, cold 80, divided by the threads; cold ones read 0.6 data blocks each."""
+    rows = []
+    for engine in ("filterlab", "rocksdb"):
+        for comp, mib in (("none", 240), ("lz4", 150)):
+            for threads in (1, 2):
+                for cold in (False, True):
+                    for seed in (0, 1):
+                        us = (80.0 if cold else 2.0) / threads
+                        io = {"block_reads": {"data": 100, "index": 1, "filter": 1},
+                              "data_block_reads_per_op": 0.6 if cold else 0.0,
+                              "fp_data_block_reads_per_op": 0.01 if cold else 0.0}
+                        p = {"engine": engine, "compression": comp, "threads": threads, "bpk": 10}
+                        rows += _lsm_rows("io_cold" if cold else "io_cached", "fastlocal", seed, p, [
+                            {"benchmark": b, "micros_per_op": us, "compression": comp, "threads": threads,
+                             "direct_reads": cold, "sst_bytes": mib * 2**20, "io": io}
+                            for b in ("readrandom", "readmissing")])
+    return rows
+
+
 def multiget_collapsed_frame() -> pd.DataFrame:
     """engine_frame's MultiGet runs as the runner now stores them: strides and the
     batched flag collapsed (one run per seed and batch size measures every pair, the
@@ -184,6 +205,7 @@ def engine_frame() -> pd.DataFrame:
                 {"benchmark": "fillrandom", "micros_per_op": 5.0},
                 {"benchmark": "readrandom", "micros_per_op": us, "levels": levels},
                 {"benchmark": "readmissing", "micros_per_op": us / 2, "levels": levels}])
+    rows += engine_io_rows()
     # Allocation: uniform 0.2 and optimal 0.08 reads per lookup at 5 bits/key, T = 10, 5 levels.
     for policy, reads in (("uniform", 0.2), ("optimal", 0.08)):
         rows += _lsm_rows("allocation", "fastlocal", 0, {"filter_policy": policy, "filter_budget_bpk": 5}, [

@@ -164,3 +164,17 @@ def test_engine_tables(df):
     assert "| no filter | 4.000 | 2.000 |  |  |" in md["engine_filters"]
     tex = tables.to_latex(tables.KINDS["multiget"](df))
     assert r"\begin{tabular}" in tex and "speedup" in tex
+
+
+def test_engine_io_panels_from_cold_and_cached_runs(df):
+    fig = engine_plots.engine_io(df)
+    rr, rm, reads, space = fig.axes
+    assert ticks(rr) == ["cached, 1 thr", "cached, 2 thr", "cold, 1 thr", "cold, 2 thr"]
+    assert [t.get_text() for t in rr.get_legend().get_texts()] == [
+        "filterlab none", "filterlab lz4", "rocksdb none", "rocksdb lz4"]
+    # filterlab none: 1e6/2 and 1e6/1 ops/s cached, 1e6/80 and 1e6/40 cold (conftest.engine_io_rows).
+    assert [p.get_height() for p in rr.patches[:4]] == pytest.approx([5e5, 1e6, 12500, 25000])
+    assert [p.get_height() for p in reads.patches[:4]] == pytest.approx([0, 0, 0.6, 0.6])
+    assert ticks(space) == ["none", "lz4"]
+    assert [p.get_height() for p in space.patches[:2]] == pytest.approx([240, 150])
+    plt.close(fig)

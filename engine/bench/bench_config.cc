@@ -55,9 +55,9 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->ChoiceList("benchmarks", "fillrandom,readrandom", KnownBenchmarks(),
                     "comma-separated benchmarks, run in order on one database (a name may repeat, as in db_bench)",
                     &c->benchmarks, FlagSet::Repeats::kAllowed);
-  flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb"},
+  flags->Choice("engine", "filterlab", {"filterlab", "memtable", "rocksdb", "leveldb"},
                 "filterlab = our DB (engine/db); memtable = one bare MemTable (no WAL, never flushed); "
-                "rocksdb = librocksdb with equivalent options",
+                "rocksdb = librocksdb with equivalent options; leveldb = libleveldb (fewer knobs: see its refusals)",
                 &c->engine);
   flags->Int("num", 1000000, 1, 10000000000LL, "keys in the key space (and writes of fill benchmarks)", &raw->num);
   flags->Int("reads", -1, -1, 1000000000000LL, "operations of read benchmarks; -1 = --num", &raw->reads);
@@ -81,10 +81,17 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 "order, each with its own line and record. Other benchmarks' records report the first value",
                 &raw->batched);
   flags->Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &raw->seek_nexts);
-  flags->Int("threads", 1, 1, 1, "benchmark threads (only 1 is implemented)", &raw->threads);
+  flags->Int("threads", 1, 1, 1024,
+             "benchmark threads, each with its own key stream (db_bench's): read benchmarks run --reads per "
+             "thread, fills share --num writes among the threads, readwhilewriting runs this many readers beside "
+             "its writer; flush, compact, waitforcompaction and stats run once",
+             &raw->threads);
   flags->Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &raw->seed);
   flags->Bool("histogram", "also time each call and report latency percentiles", &c->histogram);
-  flags->String("filter", "fastlocal:bpk=10", "full filter of every table: a registry spec or none", &raw->filter);
+  flags->String("filter", "fastlocal:bpk=10",
+                "full filter of every table: a registry spec or none (--engine=leveldb: none or legacy_block:bpk=B, "
+                "default legacy_block:bpk=10)",
+                &raw->filter);
   flags->String("filter_per_level", "",
                 "per-level filters SPEC0;SPEC1;... (an empty entry = --filter, none = no filter at that level)",
                 &raw->filter_per_level);
@@ -124,7 +131,26 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
-  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers", &c->statistics);
+  flags->Choice("wal_recovery_mode", "tolerate_corrupted_tail_records",
+                {"tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time",
+                 "skip_any_corrupted_records"},
+                "filterlab engine: what opening a --db with a damaged WAL does (RocksDB's WALRecoveryMode)",
+                &c->wal_recovery_mode);
+  flags->Choice("compression", "none", {"none", "lz4", "zstd"},
+                "compression of table data blocks (filterlab: per block, kept where it saves 1/8; rocksdb: its "
+                "compression and bottommost_compression)",
+                &c->compression);
+  flags->Double("compression_ratio", 1.0, 0.01, 1.0,
+                "values are built so a compressor shrinks them to about this fraction (db_bench's flag, whose "
+                "default is 0.5); 1 = incompressible random bytes",
+                &c->compression_ratio);
+  flags->Bool("use_direct_reads",
+              "read tables with O_DIRECT (filterlab: engine/util/direct_file.h; rocksdb: its use_direct_reads), so "
+              "a block-cache miss is a storage read; with a small --cache_mb this is the cold workload. Where the "
+              "filesystem refuses O_DIRECT (tmpfs) lsmbench says so and reads buffered",
+              &c->use_direct_reads);
+  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers (per-level and memtable filter counters come from the "
+              "benchmark thread's perf context: with --threads=1 only)", &c->statistics);
   flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
   flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
               &c->use_existing_db);
@@ -144,7 +170,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("seconds", "number", "wall time of the operations");
   flags->Field("micros_per_op", "number", "seconds x 1e6 / ops (0 without ops)");
   flags->Field("ops_per_sec", "number", "ops / seconds (0 without time)");
-  flags->Field("cpu_seconds", "number", "process CPU time of the operations");
+  flags->Field("cpu_seconds", "number", "CPU time of the benchmark threads over their loops, summed");
   flags->Field("cpu_micros_per_op", "number", "cpu_seconds x 1e6 / ops (0 without ops)");
   flags->Field("mb_per_sec", "number", "fills and scans: (key + value bytes) per second in MiB");
   flags->Field("found", "int?", "read benchmarks: lookups that found their key; null for the others");
@@ -163,8 +189,14 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_bloom_ratio", "number", "--memtable_bloom_ratio, 0 without a memtable filter");
   flags->Field("block_size", "int", "--block_size");
   flags->Field("cache_mb", "int", "--cache_mb");
+  flags->Field("compression", "string", "--compression");
+  flags->Field("compression_ratio", "number", "--compression_ratio");
   flags->Field("write_buffer_mb", "number", "--write_buffer_mb");
   flags->Field("seed", "int", "--seed");
+  flags->Field("threads", "int", "benchmarks with a loop: --threads, the threads that ran it");
+  flags->Field("thread_ops_per_sec", "array",
+               "benchmarks with a loop: each thread's ops / its own loop seconds (ops_per_sec is the aggregate: "
+               "all threads' ops / the slowest thread's seconds)");
   // --histogram.
   flags->Field("latency_unit", "string", "with --histogram: the unit of the latency fields (micros per call)");
   flags->Field("p50_micros", "number", "with --histogram: median latency per call");
@@ -200,17 +232,34 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("memtable_entries", "int", "memtable engine: entries in the memtable");
   flags->Field("engine_version", "string", "rocksdb engine: the library's version");
   flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
+  flags->Field("leveldb_options", "string", "leveldb engine: the options it ran with");
   flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
   flags->Field("levels", "array",
                "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
                "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
                "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
-               "always, rocksdb with --statistics), filter_checked, filter_useful (negatives), filter_positive, "
+               "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
                "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
                "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
                "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
                "key expects at one of its tables, 1 without a filter), lookups and found (ints: every table lookup, "
                "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
+  flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
+  flags->Field("recovery", "object",
+               "filterlab engine: what its Open recovered and dropped: wal_records_replayed, wal_damaged_regions, "
+               "wal_bytes_dropped, wal_records_dropped, wal_writes_dropped, manifest_bytes_dropped, "
+               "files_moved_to_lost (ints; damaged logs and orphan tables go to lost/ in the DB directory)");
+  flags->Field("direct_reads", "bool",
+               "filterlab and rocksdb engines: whether tables were read with O_DIRECT (--use_direct_reads, and the "
+               "filesystem accepted it)");
+  flags->Field("io", "object",
+               "filterlab engine, and rocksdb with --statistics: table reads since the benchmark started: "
+               "block_reads {data, index, filter} (blocks read from the file: storage reads with direct reads), "
+               "bytes_read {data, index, filter} (filterlab: stored bytes with trailers; rocksdb: bytes its block "
+               "cache took in per kind), block_cache {hits, misses} over all kinds, fp_data_block_reads and "
+               "fp_data_block_fetches (filterlab: data blocks read / fetched by lookups the filter passed in a "
+               "table without the key; null on rocksdb, which does not count them), and per operation: "
+               "data_block_reads_per_op and fp_data_block_reads_per_op");
   flags->Field("filter_policy", "string", "with --filter_policy: the policy");
   flags->Field("filter_budget_bpk", "number", "with --filter_policy: --filter_budget_bpk");
   flags->Field("filter_found_share", "number", "with --filter_policy: --filter_found_share");
@@ -230,7 +279,8 @@ void DeclareRecordFields(FlagSet* flags) {
                "sum of (lookups - found) p (1 - p)) per operation; null without operations");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
-               "filter), block_cache {hits, misses, usage, capacity} ({} without a cache), hash_index {lookups, "
+               "filter), block_cache {hits, misses, usage, capacity} ({} without a cache; usage = bytes cached "
+               "now, the cache footprint; rocksdb with --statistics: usage and capacity from its LRU cache), hash_index {lookups, "
                "collisions} (with --hash_index); rocksdb with --statistics also total {useful, positive, "
                "true_positive}");
 }
@@ -268,7 +318,48 @@ Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out
   return Status::OK();
 }
 
+Status LevelDbFilterBitsFor(const FilterPolicy* policy, double* bits) {
+  *bits = 0;
+  if (policy == nullptr) return Status::OK();
+  FilterSpec spec;
+  double bpk = 0;
+  Status s = FilterSpec::Parse(policy->spec(), &spec);
+  if (s.ok() && policy->variant() == "legacy_block" && spec.Has("bpk")) s = spec.GetDouble("bpk", 10, 0, 100, &bpk);
+  std::unique_ptr<FilterPolicy> plain;
+  const bool whole = bpk >= 1 && bpk == static_cast<double>(static_cast<int>(bpk));
+  if (s.ok() && whole) s = NewFilterPolicy("legacy_block:bpk=" + FormatNumber(bpk), &plain);
+  if (!s.ok() || plain == nullptr || plain->spec() != policy->spec()) {
+    return Status::InvalidArgument("lsmbench: --filter=" + policy->spec() +
+                                   " cannot run on --engine=leveldb: LevelDB's only filter is its Bloom "
+                                   "(NewBloomFilterPolicy(whole bits per key)); allowed: none or "
+                                   "legacy_block:bpk=B with a whole B");
+  }
+  *bits = bpk;
+  return Status::OK();
+}
+
 namespace {
+
+// What LevelDB cannot run (its engine would otherwise ignore the flag).
+Status CheckLevelDbLimits(const FlagSet& flags, const BenchConfig& c) {
+  double bits = 0;
+  Status s = LevelDbFilterBitsFor(c.filter.get(), &bits);
+  if (!s.ok()) return s;
+  const std::string where = "lsmbench: --engine=leveldb: ";
+  if (!c.filter_per_level.empty()) return Status::InvalidArgument(where + "--filter_per_level is not available");
+  if (c.memtable_filter != nullptr) return Status::InvalidArgument(where + "LevelDB has no memtable filter");
+  if (c.hash_index) return Status::InvalidArgument(where + "LevelDB has no data-block hash index");
+  if (c.compression != "none") {
+    return Status::InvalidArgument(where + "--compression=" + c.compression +
+                                   " is not available (LevelDB offers Snappy only); allowed: none");
+  }
+  if (c.use_direct_reads) return Status::InvalidArgument(where + "LevelDB has no direct reads");
+  if (flags.WasSet("level1_mb")) {
+    return Status::InvalidArgument(where + "--level1_mb is not available (LevelDB's level sizes are fixed)");
+  }
+  if (c.statistics) return Status::InvalidArgument(where + "--statistics applies to --engine=rocksdb only");
+  return Status::OK();
+}
 
 // RocksDB's memtable Bloom is always DynamicBloom with 6 probes over the
 // 32-bit legacy hash; only its size (the bits ratio) is a knob.
@@ -433,6 +524,10 @@ Status CheckWorkload(const RawFlags& raw, const BenchConfig& c) {
 // What each engine can run: the memtable engine keeps nothing on disk,
 // RocksDB offers only its own filters and the old range estimate.
 Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
+  if (c->engine == "memtable" && c->use_direct_reads) {
+    return Status::InvalidArgument("lsmbench: --use_direct_reads applies to the filterlab and rocksdb engines; "
+                                   "--engine=memtable reads no files");
+  }
   if (c->engine == "memtable" && (c->use_existing_db || !c->db.empty())) {
     return Status::InvalidArgument("lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
                                    "apply to the filterlab and rocksdb engines");
@@ -456,6 +551,17 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
                                      "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
     }
     c->approx_algorithm = "old";
+  }
+  if (c->engine == "leveldb") {
+    // LevelDB has one filter; without --filter it gets that filter at the
+    // default 10 bits/key rather than a refusal of the default fastlocal.
+    if (!flags.WasSet("filter")) {
+      Status s = ParseFilterFlag("filter", "legacy_block:bpk=10", false, &c->filter);
+      if (!s.ok()) return s;
+    }
+    Status s = CheckLevelDbLimits(flags, *c);
+    if (!s.ok()) return s;
+    c->approx_algorithm = "old";  // not run: approximatememtablestats is NotSupported there
   }
   if (c->engine != "rocksdb" && c->statistics) {
     return Status::InvalidArgument("lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "

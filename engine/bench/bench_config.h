@@ -30,7 +30,7 @@ const std::vector<std::string>& KnownBenchmarks();
 
 struct BenchConfig {
   std::vector<std::string> benchmarks;
-  std::string engine = "filterlab";  // filterlab | memtable | rocksdb
+  std::string engine = "filterlab";  // filterlab | memtable | rocksdb | leveldb
 
   // --- workload ---
   int64_t num = 1000000;  // keys in the key space 0..num-1
@@ -75,7 +75,13 @@ struct BenchConfig {
   int64_t num_levels = 7;
   bool disable_auto_compactions = false;
   bool sync = false;
+  std::string wal_recovery_mode = "tolerate_corrupted_tail_records";  // engine::WalRecoveryModeName
   bool statistics = false;  // rocksdb: collect Statistics (filter tickers)
+  // Tables read with O_DIRECT (both engines); OpenEngine turns it off, with
+  // a message, where the database's filesystem refuses O_DIRECT.
+  bool use_direct_reads = false;
+  std::string compression = "none";  // data blocks: none | lz4 | zstd
+  double compression_ratio = 1.0;     // values' compressible share (bench_keys.h ValueSource)
 
   // --- database location ---
   std::string db;  // "" = a fresh temporary directory
@@ -109,6 +115,11 @@ struct RocksDbTableFilter {
   double bits_per_key = 0;
 };
 Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out);
+
+// What LevelDB builds for --filter on --engine=leveldb: its Bloom
+// (NewBloomFilterPolicy(bits)) for "legacy_block:bpk=B" with whole B, the
+// same math; *bits = 0 for no filter. Any other spec is InvalidArgument.
+Status LevelDbFilterBitsFor(const FilterPolicy* policy, double* bits);
 
 // Parses argv[1..argc) into *config and cross-checks it. With --help or
 // --describe, *help receives the usage text or the JSON description and the

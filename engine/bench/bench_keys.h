@@ -56,13 +56,26 @@ class KeyRandom {
   SplitMix64 rng_;
 };
 
+// Values cut from one buffer of random bytes. With compression_ratio r < 1
+// the buffer is made of 100-byte pieces, each r x 100 random bytes repeated
+// to fill the piece, so a general-purpose compressor shrinks values to about
+// r of their size (db_bench's --compression_ratio, same piece size); r = 1
+// gives incompressible values.
 class ValueSource {
  public:
-  ValueSource(uint64_t seed, size_t value_size) : value_size_(value_size) {
+  ValueSource(uint64_t seed, size_t value_size, double compression_ratio = 1.0) : value_size_(value_size) {
     // Enough bytes that consecutive values start at different offsets.
     data_.resize(std::max<size_t>(value_size * 4, size_t{1} << 20));
     SplitMix64 rng(seed ^ 0x76616c7565ULL);
     rng.FillBytes(data_.data(), data_.size());
+    if (compression_ratio < 1.0) {
+      constexpr size_t kPiece = 100;
+      const size_t fresh = std::max<size_t>(1, static_cast<size_t>(compression_ratio * kPiece));
+      for (size_t piece = 0; piece < data_.size(); piece += kPiece) {
+        const size_t end = std::min(data_.size(), piece + kPiece);
+        for (size_t i = piece + fresh; i < end; ++i) data_[i] = data_[i - fresh];
+      }
+    }
   }
   Slice Next() {
     if (pos_ + value_size_ > data_.size()) pos_ = 0;

@@ -43,6 +43,18 @@ TEST(BenchKeysTest, UniformStaysInRangeAndIsSeeded) {
   EXPECT_TRUE(differs);
 }
 
+// At ratio 0.5 each 100-byte piece is 50 random bytes said twice: the
+// second half of a piece equals its first.
+TEST(BenchKeysTest, CompressibleValuesRepeatTheirFreshBytes) {
+  ValueSource values(3, 100, 0.5);
+  const std::string v = values.Next().ToString();  // the first value is the buffer's first piece
+  ASSERT_EQ(v.size(), 100u);
+  EXPECT_EQ(v.substr(0, 50), v.substr(50, 50));
+  ValueSource random(3, 100);
+  const std::string r = random.Next().ToString();
+  EXPECT_NE(r.substr(0, 50), r.substr(50, 50));
+}
+
 TEST(BenchKeysTest, ValuesHaveTheRequestedSize) {
   ValueSource values(1, 100);
   const Slice first = values.Next();

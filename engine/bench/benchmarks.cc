@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <numeric>
 #include <thread>
 #include <utility>
@@ -69,6 +71,53 @@ Status Check(const Status& s, const std::string& benchmark) {
   }
 }
 
+// The seed of thread t's stream derived from a benchmark's stream seed:
+// thread 0 keeps the benchmark's own stream, so --threads=1 draws exactly
+// the keys it always did.
+uint64_t ThreadSeed(uint64_t stream_seed, int thread) {
+  return thread == 0 ? stream_seed : Mix64(stream_seed ^ (static_cast<uint64_t>(thread) * kGoldenRatio64));
+}
+
+// Adds one thread's result into the benchmark's: counts (ops, bytes,
+// found, CPU seconds, integer fields) add up, latencies merge, and the wall
+// time is the slowest thread's (all threads start together, so that is the
+// benchmark's elapsed time, as db_bench measures it).
+void MergeThreadResult(const BenchResult& t, BenchResult* r) {
+  r->ops += t.ops;
+  r->bytes += t.bytes;
+  r->found += t.found;
+  r->reports_found = r->reports_found || t.reports_found;
+  r->seconds = std::max(r->seconds, t.seconds);
+  r->cpu_seconds += t.cpu_seconds;
+  r->latency.Merge(t.latency);
+  for (const auto& [key, value] : t.fields.items()) {
+    if (value.is_number_integer() && r->fields.contains(key)) {
+      r->fields[key] = r->fields[key].get<uint64_t>() + value.get<uint64_t>();
+    } else {
+      r->fields[key] = value;
+    }
+  }
+}
+
+// Released once every benchmark thread is ready, so their loops start together.
+class StartGate {
+ public:
+  explicit StartGate(int threads) : waiting_(threads) {}
+  void ArriveAndWait() {
+    std::unique_lock<std::mutex> l(mu_);
+    if (--waiting_ == 0) {
+      cv_.notify_all();
+    } else {
+      cv_.wait(l, [this] { return waiting_ == 0; });
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int waiting_;
+};
+
 }  // namespace
 
 bool IsFill(const std::string& b) {
@@ -100,124 +149,185 @@ Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r)
   return Status::InvalidArgument("lsmbench: unknown benchmark '" + name + "'");
 }
 
+Status BenchRunner::RunThreads(const std::function<Status(const Worker&, BenchResult*)>& body, BenchResult* r) {
+  const int n = static_cast<int>(config_.threads);
+  std::vector<BenchResult> per_thread(static_cast<size_t>(n));
+  std::vector<Status> statuses(static_cast<size_t>(n));
+  if (n == 1) {
+    statuses[0] = body(Worker{0, [] {}}, &per_thread[0]);
+  } else {
+    StartGate gate(n);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < n; ++t) {
+      threads.emplace_back([&, t] {
+        statuses[static_cast<size_t>(t)] =
+            body(Worker{t, [&gate] { gate.ArriveAndWait(); }}, &per_thread[static_cast<size_t>(t)]);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  for (const Status& s : statuses) {
+    if (!s.ok()) return Check(s, r->name);
+  }
+  JsonRecord thread_rates = JsonRecord::array();
+  for (const BenchResult& t : per_thread) {
+    MergeThreadResult(t, r);
+    thread_rates.push_back(t.seconds > 0 ? static_cast<double>(t.ops) / t.seconds : 0.0);
+  }
+  r->fields["threads"] = n;
+  r->fields["thread_ops_per_sec"] = std::move(thread_rates);
+  return Status::OK();
+}
+
 Status BenchRunner::Fill(Engine* engine, Order order, BenchResult* r) {
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t batch = static_cast<uint64_t>(config_.batch_size);
   // db_bench writes whole batches only.
-  const uint64_t entries = num / batch * batch;
-  KeyRandom rng(StreamSeed(1));
-  ValueSource values(StreamSeed(2), static_cast<size_t>(config_.value_size));
+  const uint64_t batches = num / batch;
+  const uint64_t key_seed = StreamSeed(1);
+  const uint64_t value_seed = StreamSeed(2);
   std::vector<uint64_t> permutation;
   if (order == Order::kUniqueRandom) {
+    KeyRandom rng(key_seed);
     permutation.resize(num);
     std::iota(permutation.begin(), permutation.end(), uint64_t{0});
     for (uint64_t i = num - 1; i > 0; --i) std::swap(permutation[i], permutation[rng.Uniform(i + 1)]);
   }
-  const size_t key_size = static_cast<size_t>(config_.key_size);
-  std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
-  std::vector<std::pair<Slice, Slice>> puts(static_cast<size_t>(batch));
-  CallTimer timer(config_.histogram, &r->latency);
-
-  const LoopTimer loop;
-  for (uint64_t done = 0; done < entries; done += batch) {
-    for (uint64_t j = 0; j < batch; ++j) {
-      const uint64_t i = done + j;
-      const uint64_t k = order == Order::kSequential ? i
-                         : order == Order::kRandom   ? rng.Uniform(num)
-                                                     : permutation[i];
-      char* key = key_storage.data() + j * key_size;
-      FormatKey(k, key_size, key);
-      puts[j] = {Slice(key, key_size), values.Next()};
-    }
-    timer.Begin();
-    Status s = batch == 1 ? engine->Put(puts[0].first, puts[0].second) : engine->WriteBatch(puts);
-    timer.End();
-    if (!s.ok()) return Check(s, r->name);
-  }
-  loop.Stop(r);
-  r->ops = entries;
-  r->bytes = entries * static_cast<uint64_t>(config_.key_size + config_.value_size);
-  r->fields["entries_written"] = entries;
-  last_fill_entries_ = entries;
+  const uint64_t threads = static_cast<uint64_t>(config_.threads);
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        // Thread i writes batches [i B / N, (i+1) B / N): the threads share
+        // the --num writes, so fillseq and filluniquerandom write each key once.
+        const uint64_t index = static_cast<uint64_t>(w.index);
+        const uint64_t first = batches * index / threads, last = batches * (index + 1) / threads;
+        KeyRandom rng(ThreadSeed(key_seed, w.index));
+        ValueSource values(ThreadSeed(value_seed, w.index), static_cast<size_t>(config_.value_size),
+                           config_.compression_ratio);
+        const size_t key_size = static_cast<size_t>(config_.key_size);
+        std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
+        std::vector<std::pair<Slice, Slice>> puts(static_cast<size_t>(batch));
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t b = first; b < last; ++b) {
+          for (uint64_t j = 0; j < batch; ++j) {
+            const uint64_t i = b * batch + j;
+            const uint64_t k = order == Order::kSequential ? i
+                               : order == Order::kRandom   ? rng.Uniform(num)
+                                                           : permutation[i];
+            char* key = key_storage.data() + j * key_size;
+            FormatKey(k, key_size, key);
+            puts[j] = {Slice(key, key_size), values.Next()};
+          }
+          timer.Begin();
+          Status ws = batch == 1 ? engine->Put(puts[0].first, puts[0].second) : engine->WriteBatch(puts);
+          timer.End();
+          if (!ws.ok()) return ws;
+        }
+        loop.Stop(t);
+        t->ops = (last - first) * batch;
+        t->bytes = t->ops * static_cast<uint64_t>(config_.key_size + config_.value_size);
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
+  r->fields["entries_written"] = r->ops;
+  last_fill_entries_ = r->ops;
   return Status::OK();
 }
 
 Status BenchRunner::ReadRandom(Engine* engine, bool missing, BenchResult* r) {
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
-  KeyRandom rng(StreamSeed(3));
-  // db_bench's readmissing: one more '0' than stored keys have.
-  KeyBuffer keys(static_cast<size_t>(config_.key_size) + (missing ? 1 : 0));
-  std::string value;
-  uint64_t found = 0;
-  CallTimer timer(config_.histogram, &r->latency);
-
-  const LoopTimer loop;
-  for (uint64_t i = 0; i < reads; ++i) {
-    const Slice key = keys.Make(rng.Uniform(num));
-    bool hit = false;
-    timer.Begin();
-    Status s = engine->Get(key, &value, &hit);
-    timer.End();
-    if (!s.ok()) return Check(s, r->name);
-    found += hit ? 1 : 0;
-  }
-  loop.Stop(r);
-  r->ops = reads;
-  r->reports_found = true;
-  r->found = found;
-  return Status::OK();
+  const uint64_t seed = StreamSeed(3);
+  return RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        // db_bench's readmissing: one more '0' than stored keys have.
+        KeyBuffer keys(static_cast<size_t>(config_.key_size) + (missing ? 1 : 0));
+        std::string value;
+        uint64_t found = 0;
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t i = 0; i < reads; ++i) {
+          const Slice key = keys.Make(rng.Uniform(num));
+          bool hit = false;
+          timer.Begin();
+          Status s = engine->Get(key, &value, &hit);
+          timer.End();
+          if (!s.ok()) return s;
+          found += hit ? 1 : 0;
+        }
+        loop.Stop(t);
+        t->ops = reads;
+        t->reports_found = true;
+        t->found = found;
+        return Status::OK();
+      },
+      r);
 }
 
 Status BenchRunner::ReadSeq(Engine* engine, BenchResult* r) {
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
-  uint64_t n = 0, bytes = 0;
-  const LoopTimer loop;
-  std::unique_ptr<EngineIterator> it = engine->NewIterator();
-  for (it->SeekToFirst(); n < reads && it->Valid(); it->Next()) {
-    bytes += it->key().size() + it->value().size();
-    ++n;
-  }
-  loop.Stop(r);
-  Status s = it->status();
-  if (!s.ok()) return Check(s, r->name);
-  r->ops = n;
-  r->bytes = bytes;
-  r->reports_found = true;
-  r->found = n;
-  return Status::OK();
+  return RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        uint64_t n = 0, bytes = 0;
+        w.ready();
+        const LoopTimer loop;
+        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        for (it->SeekToFirst(); n < reads && it->Valid(); it->Next()) {
+          bytes += it->key().size() + it->value().size();
+          ++n;
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = n;
+        t->bytes = bytes;
+        t->reports_found = true;
+        t->found = n;
+        return Status::OK();
+      },
+      r);
 }
 
 Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
-  KeyRandom rng(StreamSeed(4));
-  KeyBuffer keys(static_cast<size_t>(config_.key_size));
-  uint64_t found = 0, nexts = 0;
-  CallTimer timer(config_.histogram, &r->latency);
-  // One iterator for the whole loop, as db_bench does without --max_scan_distance.
-  std::unique_ptr<EngineIterator> it = engine->NewIterator();
-
-  const LoopTimer loop;
-  for (uint64_t i = 0; i < reads; ++i) {
-    const Slice key = keys.Make(rng.Uniform(num));
-    timer.Begin();
-    it->Seek(key);
-    if (it->Valid() && it->key() == key) ++found;
-    for (int64_t j = 0; j < config_.seek_nexts && it->Valid(); ++j) {
-      it->Next();
-      ++nexts;
-    }
-    timer.End();
-  }
-  loop.Stop(r);
-  Status s = it->status();
-  if (!s.ok()) return Check(s, r->name);
-  r->ops = reads;
-  r->reports_found = true;
-  r->found = found;
+  const uint64_t seed = StreamSeed(4);
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        KeyBuffer keys(static_cast<size_t>(config_.key_size));
+        uint64_t found = 0, nexts = 0;
+        CallTimer timer(config_.histogram, &t->latency);
+        // One iterator per thread for its whole loop, as db_bench does
+        // without --max_scan_distance.
+        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t i = 0; i < reads; ++i) {
+          const Slice key = keys.Make(rng.Uniform(num));
+          timer.Begin();
+          it->Seek(key);
+          if (it->Valid() && it->key() == key) ++found;
+          for (int64_t j = 0; j < config_.seek_nexts && it->Valid(); ++j) {
+            it->Next();
+            ++nexts;
+          }
+          timer.End();
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = reads;
+        t->reports_found = true;
+        t->found = found;
+        t->fields["nexts_done"] = nexts;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
   r->fields["seek_nexts"] = config_.seek_nexts;
-  r->fields["nexts_done"] = nexts;
   return Status::OK();
 }
 
@@ -226,52 +336,59 @@ Status BenchRunner::RunMultiRead(Engine* engine, const MultiReadVariant& variant
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t batch = static_cast<uint64_t>(config_.batch_size);
   const uint64_t stride = static_cast<uint64_t>(variant.stride);
-  // Whole batches covering --reads keys (at least one batch).
+  // Whole batches covering --reads keys (at least one batch), per thread.
   const uint64_t batches = std::max<uint64_t>(1, (static_cast<uint64_t>(config_.reads) + batch - 1) / batch);
   // Each pass draws its own stream (as two readrandom in one run do), so a
   // pass's keys depend on --seed and its place in the run.
-  KeyRandom rng(StreamSeed(5));
-  const size_t key_size = static_cast<size_t>(config_.key_size);
-  std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
-  std::vector<Slice> keys(static_cast<size_t>(batch));
-  std::vector<std::string> values;
-  uint64_t found = 0;
-  CallTimer timer(config_.histogram, &r->latency);
-
-  const LoopTimer loop;
-  for (uint64_t b = 0; b < batches; ++b) {
-    uint64_t first = rng.Uniform(num);
-    // db_bench: a strided batch that would run past the key space starts
-    // early enough to fit (the config checked batch x stride <= num).
-    if (stride > 0 && first + (batch - 1) * stride >= num) first = num - batch * stride;
-    for (uint64_t j = 0; j < batch; ++j) {
-      const uint64_t k = stride > 0 ? first + j * stride : (j == 0 ? first : rng.Uniform(num));
-      char* key = key_storage.data() + j * key_size;
-      FormatKey(k, key_size, key);
-      keys[j] = Slice(key, key_size);
-    }
-    uint64_t hits = 0;
-    Status s;
-    timer.Begin();
-    if (variant.batched) {
-      s = engine->MultiGet(keys, &values, &hits);
-    } else {
-      values.resize(keys.size());
-      for (size_t j = 0; s.ok() && j < keys.size(); ++j) {
-        bool hit = false;
-        s = engine->Get(keys[j], &values[j], &hit);
-        hits += hit ? 1 : 0;
-      }
-    }
-    timer.End();
-    if (!s.ok()) return Check(s, r->name);
-    found += hits;
-  }
-  loop.Stop(r);
-  r->ops = batches * batch;
-  r->reports_found = true;
-  r->found = found;
-  r->fields["batches"] = batches;
+  const uint64_t seed = StreamSeed(5);
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        const size_t key_size = static_cast<size_t>(config_.key_size);
+        std::string key_storage(static_cast<size_t>(batch) * key_size, '\0');
+        std::vector<Slice> keys(static_cast<size_t>(batch));
+        std::vector<std::string> values;
+        uint64_t found = 0;
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t b = 0; b < batches; ++b) {
+          uint64_t first = rng.Uniform(num);
+          // db_bench: a strided batch that would run past the key space starts
+          // early enough to fit (the config checked batch x stride <= num).
+          if (stride > 0 && first + (batch - 1) * stride >= num) first = num - batch * stride;
+          for (uint64_t j = 0; j < batch; ++j) {
+            const uint64_t k = stride > 0 ? first + j * stride : (j == 0 ? first : rng.Uniform(num));
+            char* key = key_storage.data() + j * key_size;
+            FormatKey(k, key_size, key);
+            keys[j] = Slice(key, key_size);
+          }
+          uint64_t hits = 0;
+          Status ms;
+          timer.Begin();
+          if (variant.batched) {
+            ms = engine->MultiGet(keys, &values, &hits);
+          } else {
+            values.resize(keys.size());
+            for (size_t j = 0; ms.ok() && j < keys.size(); ++j) {
+              bool hit = false;
+              ms = engine->Get(keys[j], &values[j], &hit);
+              hits += hit ? 1 : 0;
+            }
+          }
+          timer.End();
+          if (!ms.ok()) return ms;
+          found += hits;
+        }
+        loop.Stop(t);
+        t->ops = batches * batch;
+        t->reports_found = true;
+        t->found = found;
+        t->fields["batches"] = batches;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
   // These override the config's first values, which MakeRecord writes.
   r->fields["stride"] = variant.stride;
   r->fields["multiread_batched"] = variant.batched;
@@ -282,15 +399,16 @@ Status BenchRunner::RunMultiRead(Engine* engine, const MultiReadVariant& variant
 }
 
 Status BenchRunner::ReadWhileWriting(Engine* engine, BenchResult* r) {
-  // One writer thread puts random keys until the reader finishes; only the
-  // reader is timed (db_bench reports the readers of readwhilewriting).
+  // One writer thread puts random keys until the --threads readers finish;
+  // only the readers are timed (db_bench reports the readers of
+  // readwhilewriting).
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> writes{0};
   Status writer_status;
   const uint64_t writer_seed = StreamSeed(6);
   std::thread writer([&] {
     KeyRandom rng(writer_seed);
-    ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size));
+    ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size), config_.compression_ratio);
     KeyBuffer keys(static_cast<size_t>(config_.key_size));
     while (!stop.load(std::memory_order_relaxed)) {
       Status s = engine->Put(keys.Make(rng.Uniform(static_cast<uint64_t>(config_.num))), values.Next());
@@ -326,25 +444,36 @@ Status BenchRunner::ApproximateMemTableStats(Engine* engine, BenchResult* r) {
                  "and the estimates undercount (raise --write_buffer_mb)\n",
                  static_cast<unsigned long long>(table_bytes));
   }
-  KeyRandom rng(StreamSeed(7));
-  const size_t key_size = static_cast<size_t>(config_.key_size);
-  KeyBuffer start_key(key_size), limit_key(key_size);
+  const uint64_t seed = StreamSeed(7);
+  std::vector<Distribution> thread_counts(static_cast<size_t>(config_.threads));
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        const size_t key_size = static_cast<size_t>(config_.key_size);
+        KeyBuffer start_key(key_size), limit_key(key_size);
+        Distribution& counts = thread_counts[static_cast<size_t>(w.index)];
+        counts.Reserve(static_cast<size_t>(reads));
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t i = 0; i < reads; ++i) {
+          const uint64_t first = rng.Uniform(num - width);
+          uint64_t count = 0, bytes = 0;
+          timer.Begin();
+          Status as =
+              engine->ApproximateMemTableStats(start_key.Make(first), limit_key.Make(first + width), &count, &bytes);
+          timer.End();
+          if (!as.ok()) return as;
+          counts.Add(static_cast<double>(count));
+        }
+        loop.Stop(t);
+        t->ops = reads;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
   Distribution counts;
-  counts.Reserve(static_cast<size_t>(reads));
-  CallTimer timer(config_.histogram, &r->latency);
-
-  const LoopTimer loop;
-  for (uint64_t i = 0; i < reads; ++i) {
-    const uint64_t first = rng.Uniform(num - width);
-    uint64_t count = 0, bytes = 0;
-    timer.Begin();
-    Status s = engine->ApproximateMemTableStats(start_key.Make(first), limit_key.Make(first + width), &count, &bytes);
-    timer.End();
-    if (!s.ok()) return Check(s, r->name);
-    counts.Add(static_cast<double>(count));
-  }
-  loop.Stop(r);
-  r->ops = reads;
+  for (const Distribution& d : thread_counts) counts.Merge(d);
 
   const double mean = counts.mean();
   r->fields["expected"] = width;

@@ -10,12 +10,22 @@
 //   estimates  approximatememtablestats: random ranges of true width --batch_size
 //   upkeep     flush, compact, waitforcompaction, stats
 // Timing covers the loop only (wall time, and the CPU time of the benchmark
-// thread, which on a shared machine shows what the loop cost when it ran);
+// threads, which on a shared machine shows what the loop cost when it ran);
 // with --histogram each call is also timed on its own (per call: a MultiGet
 // of a batch or a write batch is one sample).
+//
+// Threads (--threads N, db_bench's): every benchmark but the upkeep ones runs
+// its loop on N threads that start together, each with its own key stream
+// (thread 0's is the single-thread stream; the others derive from it). A
+// read benchmark's threads each do the full --reads; a fill's threads share
+// its --num writes (thread i writes batches [iB/N, (i+1)B/N) of the B
+// batches), so the database holds the same keys whatever N. The result
+// adds the threads' operations, bytes and CPU time; its wall time is the
+// slowest thread's; per-thread rates go to thread_ops_per_sec.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "engine/bench/bench_config.h"
@@ -68,6 +78,18 @@ class BenchRunner {
   Status ApproximateMemTableStats(Engine* engine, BenchResult* r);
   Status TimeOnce(Engine* engine, const std::string& name, BenchResult* r);
   Status Stats(Engine* engine, BenchResult* r);
+
+  // One benchmark thread: its index (0..threads-1) and ready(), which it
+  // calls right before its timed loop and which returns once every thread
+  // of the benchmark has called it.
+  struct Worker {
+    int index = 0;
+    std::function<void()> ready;
+  };
+  // Runs body on --threads threads (the calling thread alone for 1), each
+  // into a BenchResult of its own, and merges those into *r; the first
+  // failing thread's error is returned.
+  Status RunThreads(const std::function<Status(const Worker&, BenchResult*)>& body, BenchResult* r);
 
   // Seed of the generator for the i-th use of `purpose` in this run.
   uint64_t StreamSeed(uint64_t purpose);

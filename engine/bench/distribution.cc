@@ -12,6 +12,13 @@ void Distribution::Add(double v) {
   sum_ += v;
 }
 
+void Distribution::Merge(const Distribution& other) {
+  if (other.samples_.empty()) return;
+  samples_.insert(samples_.end(), other.samples_.begin(), other.samples_.end());
+  sum_ += other.sum_;
+  sorted_ = false;
+}
+
 void Distribution::Sort() const {
   if (!sorted_) {
     std::sort(samples_.begin(), samples_.end());

@@ -20,6 +20,8 @@ class Distribution {
  public:
   void Reserve(size_t n) { samples_.reserve(n); }
   void Add(double v);
+  // Adds every sample of `other` (e.g. the latencies of another thread).
+  void Merge(const Distribution& other);
 
   size_t count() const { return samples_.size(); }
   // All of these are 0 for an empty distribution.

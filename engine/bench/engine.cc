@@ -1,5 +1,9 @@
 #include "engine/bench/engine.h"
 
+#include <cstdio>
+
+#include "engine/util/direct_file.h"
+
 namespace filterlab::lsmbench {
 namespace {
 
@@ -9,7 +13,21 @@ Status RocksDbMissing() {
       "pkg-config 'rocksdb'; install librocksdb-dev and reconfigure, or FILTERLAB_WITH_ROCKSDB was OFF)");
 }
 
+Status LevelDbMissing() {
+  return Status::NotSupported(
+      "lsmbench: --engine=leveldb is not available: this lsmbench was built without LevelDB (CMake found no "
+      "leveldb package config; install libleveldb-dev and reconfigure, or FILTERLAB_WITH_LEVELDB was OFF)");
+}
+
 }  // namespace
+
+bool HaveLevelDb() {
+#ifdef FILTERLAB_HAVE_LEVELDB
+  return true;
+#else
+  return false;
+#endif
+}
 
 bool HaveRocksDb() {
 #ifdef FILTERLAB_HAVE_ROCKSDB
@@ -31,6 +49,7 @@ void AddFilterCounters(const engine::FilterCounters& counters, JsonRecord* level
 
 Status CheckEngineConfig(const BenchConfig& config) {
   if (config.engine == "rocksdb" && !HaveRocksDb()) return RocksDbMissing();
+  if (config.engine == "leveldb" && !HaveLevelDb()) return LevelDbMissing();
   if (config.engine == "filterlab") {
     Status s = FilterlabDbOptions(config).Validate();
     if (!s.ok()) return Status::InvalidArgument("lsmbench: filterlab DB options: " + s.message());
@@ -38,7 +57,16 @@ Status CheckEngineConfig(const BenchConfig& config) {
   return Status::OK();
 }
 
-Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
+Status OpenEngine(const BenchConfig& requested, const std::string& path, std::unique_ptr<Engine>* out) {
+  BenchConfig config = requested;
+  std::string why;
+  if (config.use_direct_reads && !engine::DirectIoSupported(path, &why)) {
+    std::fprintf(stderr,
+                 "lsmbench: --use_direct_reads: %s; tables are read buffered instead, so block-cache misses are "
+                 "page-cache copies, not storage reads (put --db on a disk filesystem for cold reads)\n",
+                 why.c_str());
+    config.use_direct_reads = false;
+  }
   if (config.engine == "filterlab") return OpenFilterlabEngine(config, path, out);
   if (config.engine == "memtable") return OpenMemTableEngine(config, out);
   if (config.engine == "rocksdb") {
@@ -49,8 +77,15 @@ Status OpenEngine(const BenchConfig& config, const std::string& path, std::uniqu
     return RocksDbMissing();
 #endif
   }
+  if (config.engine == "leveldb") {
+#ifdef FILTERLAB_HAVE_LEVELDB
+    return OpenLevelDbEngine(config, path, out);
+#else
+    return LevelDbMissing();
+#endif
+  }
   return Status::InvalidArgument("lsmbench: unknown engine '" + config.engine +
-                                 "'; allowed: filterlab, memtable, rocksdb");
+                                 "'; allowed: filterlab, memtable, rocksdb, leveldb");
 }
 
 }  // namespace filterlab::lsmbench

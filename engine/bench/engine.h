@@ -4,8 +4,10 @@
 // failures). Implementations: filterlab_engine.cc (engine/db), memtable_
 // engine.cc (one MemTable, what the memtable benchmarks measure) and
 // rocksdb_engine_rocksdb.cc (librocksdb, compiled only when CMake finds it).
-// Concurrency: one writer thread and one reader thread may call at once
-// (readwhilewriting); everything else is single-threaded.
+// Concurrency: with --threads N, N threads call the data calls (Put, Delete,
+// WriteBatch, Get, MultiGet, NewIterator and the iterators they own,
+// ApproximateMemTableStats) at once, plus readwhilewriting's writer; the
+// other calls come from the driver thread between benchmarks.
 #pragma once
 
 #include <cstdint>
@@ -71,7 +73,11 @@ class Engine {
   // Other filter and cache counters since the last ResetStats (memtable
   // filter, block cache, hash index, totals); null when there are none.
   virtual JsonRecord FilterStats() = 0;
-  // Zeroes the counters FilterStats reports (called before each benchmark).
+  // Table reads since the last ResetStats (the record's "io" object, see
+  // --describe; MakeRecord adds the per-operation figures); null when the
+  // engine reads no tables or does not count them.
+  virtual JsonRecord IoStats() { return JsonRecord(); }
+  // Zeroes the counters FilterStats and IoStats report (called before each benchmark).
   virtual void ResetStats() = 0;
 };
 
@@ -90,17 +96,23 @@ Status CheckEngineConfig(const BenchConfig& config);
 
 // Opens the engine named by config.engine on directory `path` (unused by
 // the memtable engine). The directory exists; for a fresh database it is
-// empty. Engines not compiled in give NotSupported with the reason.
+// empty. Engines not compiled in give NotSupported with the reason. With
+// --use_direct_reads on a filesystem that refuses O_DIRECT it prints why
+// and opens the engine with buffered reads (its records say direct_reads false).
 Status OpenEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 
-// Whether --engine=rocksdb is compiled in.
+// Whether --engine=rocksdb / --engine=leveldb is compiled in.
 bool HaveRocksDb();
+bool HaveLevelDb();
 
 // Per-engine constructors (engine.cc dispatches).
 Status OpenFilterlabEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* out);
 #ifdef FILTERLAB_HAVE_ROCKSDB
 Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
+#endif
+#ifdef FILTERLAB_HAVE_LEVELDB
+Status OpenLevelDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out);
 #endif
 
 }  // namespace filterlab::lsmbench

@@ -25,9 +25,11 @@ class FilterlabEngine : public Engine {
   Status Put(const Slice& key, const Slice& value) override { return db_->Put(write_options_, key, value); }
   Status Delete(const Slice& key) override { return db_->Delete(write_options_, key); }
   Status WriteBatch(const std::vector<std::pair<Slice, Slice>>& puts) override {
-    batch_.Clear();
-    for (const auto& [key, value] : puts) batch_.Put(key, value);
-    return db_->Write(write_options_, &batch_);
+    // Scratch per calling thread (--threads writers), reused across calls.
+    thread_local db::WriteBatch batch;
+    batch.Clear();
+    for (const auto& [key, value] : puts) batch.Put(key, value);
+    return db_->Write(write_options_, &batch);
   }
 
   Status Get(const Slice& key, std::string* value, bool* found) override {
@@ -36,9 +38,10 @@ class FilterlabEngine : public Engine {
     return s.IsNotFound() ? Status::OK() : s;
   }
   Status MultiGet(const std::vector<Slice>& keys, std::vector<std::string>* values, uint64_t* found) override {
-    db_->MultiGet(read_options_, keys, values, &statuses_);
+    thread_local std::vector<Status> statuses;  // scratch per calling thread
+    db_->MultiGet(read_options_, keys, values, &statuses);
     *found = 0;
-    for (const Status& s : statuses_) {
+    for (const Status& s : statuses) {
       if (s.ok()) {
         ++*found;
       } else if (!s.IsNotFound()) {
@@ -65,6 +68,16 @@ class FilterlabEngine : public Engine {
   }
   void DescribeOptions(JsonRecord* record) const override {
     (*record)["approx_algorithm"] = config_.approx_algorithm;
+    (*record)["wal_recovery_mode"] = config_.wal_recovery_mode;
+    const db::RecoveryStats r = db_->GetStats().recovery;
+    (*record)["recovery"] = {{"wal_records_replayed", r.wal_records_replayed},
+                             {"wal_damaged_regions", r.wal_damaged_regions},
+                             {"wal_bytes_dropped", r.wal_bytes_dropped},
+                             {"wal_records_dropped", r.wal_records_dropped},
+                             {"wal_writes_dropped", r.wal_writes_dropped},
+                             {"manifest_bytes_dropped", r.manifest_bytes_dropped},
+                             {"files_moved_to_lost", r.files_moved_to_lost}};
+    (*record)["direct_reads"] = config_.use_direct_reads;
     (*record)["level_multiplier"] = config_.level_multiplier;
     (*record)["num_levels"] = config_.num_levels;
   }
@@ -94,8 +107,8 @@ class FilterlabEngine : public Engine {
     }
     out["block_cache"] = JsonRecord::object();
     if (stats.block_cache) {
-      out["block_cache"] = {{"hits", stats.block_cache->hits},
-                            {"misses", stats.block_cache->misses},
+      out["block_cache"] = {{"hits", stats.block_cache->hits - at_reset_.cache_hits},
+                            {"misses", stats.block_cache->misses - at_reset_.cache_misses},
                             {"usage", stats.block_cache->usage},
                             {"capacity", stats.block_cache->capacity}};
     }
@@ -104,15 +117,46 @@ class FilterlabEngine : public Engine {
     }
     return out;
   }
-  void ResetStats() override { db_->ResetFilterStats(); }
+  JsonRecord IoStats() override {
+    const db::DbStats stats = db_->GetStats();
+    db::TableReaderStats t = stats.table_reads;
+    const db::TableReaderStats& b = at_reset_.reads;
+    // Counters since the reset; a table opened meanwhile starts from zero.
+    auto since = [](uint64_t now, uint64_t then) { return now >= then ? now - then : 0; };
+    JsonRecord io;
+    io["block_reads"] = {{"data", since(t.data_block_reads, b.data_block_reads)},
+                         {"index", since(t.index_reads, b.index_reads)},
+                         {"filter", since(t.filter_reads, b.filter_reads)}};
+    io["bytes_read"] = {{"data", since(t.data_bytes_read, b.data_bytes_read)},
+                        {"index", since(t.index_bytes_read, b.index_bytes_read)},
+                        {"filter", since(t.filter_bytes_read, b.filter_bytes_read)}};
+    io["block_cache"] = JsonRecord::object();
+    if (stats.block_cache) {
+      io["block_cache"] = {{"hits", stats.block_cache->hits - at_reset_.cache_hits},
+                           {"misses", stats.block_cache->misses - at_reset_.cache_misses}};
+    }
+    io["fp_data_block_reads"] = since(t.fp_data_block_reads, b.fp_data_block_reads);
+    io["fp_data_block_fetches"] = since(t.fp_data_block_fetches, b.fp_data_block_fetches);
+    return io;
+  }
+  void ResetStats() override {
+    db_->ResetFilterStats();
+    const db::DbStats stats = db_->GetStats();
+    at_reset_.reads = stats.table_reads;
+    at_reset_.cache_hits = stats.block_cache ? stats.block_cache->hits : 0;
+    at_reset_.cache_misses = stats.block_cache ? stats.block_cache->misses : 0;
+  }
 
  private:
   const BenchConfig config_;
   std::unique_ptr<db::DB> db_;
   db::ReadOptions read_options_;
   db::WriteOptions write_options_;
-  db::WriteBatch batch_;
-  std::vector<Status> statuses_;
+  // The DB's cumulative counters at the last ResetStats.
+  struct {
+    db::TableReaderStats reads;
+    uint64_t cache_hits = 0, cache_misses = 0;
+  } at_reset_;
 };
 
 }  // namespace
@@ -125,6 +169,8 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
   options.memtable_filter_bits_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
+  // The flag's Choice admits only the four names, so parsing cannot fail.
+  db::ParseWalRecoveryMode(config.wal_recovery_mode, &options.wal_recovery_mode);
   options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb * 1048576);
   options.target_file_size = static_cast<uint64_t>(config.target_file_mb * 1048576);
   options.disable_auto_compactions = config.disable_auto_compactions;
@@ -143,6 +189,9 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
     options.filter_allocation = a;
   }
   options.block_cache_bytes = static_cast<size_t>(config.cache_mb) << 20;
+  options.use_direct_reads = config.use_direct_reads;
+  // ParseBenchConfig admitted only names ParseCompressionType knows.
+  db::ParseCompressionType(config.compression, &options.compression);
   return options;
 }
 

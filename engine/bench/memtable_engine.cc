@@ -6,6 +6,8 @@
 // Writes take sequence numbers from a counter of their own; reads see the
 // newest version (snapshot kMaxSequenceNumber). The memtable grows past
 // --write_buffer_mb if asked to (that size only sizes its Bloom).
+#include <mutex>
+
 #include "engine/bench/engine.h"
 #include "engine/memtable/internal_key.h"
 #include "engine/memtable/memtable.h"
@@ -69,17 +71,23 @@ class MemTableIterator : public EngineIterator {
 
 class MemTableEngine : public Engine {
  public:
-  explicit MemTableEngine(std::unique_ptr<MemTable> mem) : mem_(std::move(mem)) {}
+  // With several benchmark threads the writers take turns (the skip list
+  // takes one writer at a time, readers need no lock); with one thread the
+  // lock is skipped so the single-thread figures measure the memtable alone.
+  MemTableEngine(std::unique_ptr<MemTable> mem, bool lock_writes) : mem_(std::move(mem)), lock_writes_(lock_writes) {}
 
   Status Put(const Slice& key, const Slice& value) override {
+    WriterLock l(this);
     mem_->Add(++last_sequence_, engine::kTypeValue, key, value);
     return Status::OK();
   }
   Status Delete(const Slice& key) override {
+    WriterLock l(this);
     mem_->Add(++last_sequence_, engine::kTypeDeletion, key, Slice());
     return Status::OK();
   }
   Status WriteBatch(const std::vector<std::pair<Slice, Slice>>& puts) override {
+    WriterLock l(this);
     for (const auto& [key, value] : puts) mem_->Add(++last_sequence_, engine::kTypeValue, key, value);
     return Status::OK();
   }
@@ -145,12 +153,27 @@ class MemTableEngine : public Engine {
   }
 
  private:
+  class WriterLock {
+   public:
+    explicit WriterLock(MemTableEngine* e) : mu_(e->lock_writes_ ? &e->write_mu_ : nullptr) {
+      if (mu_ != nullptr) mu_->lock();
+    }
+    ~WriterLock() {
+      if (mu_ != nullptr) mu_->unlock();
+    }
+
+   private:
+    std::mutex* mu_;
+  };
+
   static Status NotSupported(const char* what) {
     return Status::NotSupported(std::string("--engine=memtable has no ") + what +
                                 " (one memtable, no tables); use --engine=filterlab");
   }
 
   std::unique_ptr<MemTable> mem_;
+  const bool lock_writes_;
+  std::mutex write_mu_;
   engine::SequenceNumber last_sequence_ = 0;
   uint64_t negatives_at_reset_ = 0;
   uint64_t positives_at_reset_ = 0;
@@ -168,7 +191,9 @@ Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* ou
   std::unique_ptr<MemTable> mem;
   Status s = MemTable::Create(options, &mem);
   if (!s.ok()) return Status::InvalidArgument("lsmbench: memtable options: " + s.message());
-  *out = std::make_unique<MemTableEngine>(std::move(mem));
+  // readwhilewriting's writer runs beside readers only, so one writer lock
+  // matters for threaded fills alone.
+  *out = std::make_unique<MemTableEngine>(std::move(mem), config.threads > 1);
   return Status::OK();
 }
 

@@ -102,6 +102,8 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["memtable_bloom_ratio"] = c.memtable_filter == nullptr ? 0.0 : c.memtable_bloom_ratio;
   rec["block_size"] = c.block_size;
   rec["cache_mb"] = c.cache_mb;
+  rec["compression"] = c.compression;
+  rec["compression_ratio"] = c.compression_ratio;
   rec["write_buffer_mb"] = c.write_buffer_mb;
   rec["seed"] = c.seed;
   if (r.latency.count() > 0) {
@@ -122,6 +124,16 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
     }
     JsonRecord filter_stats = engine->FilterStats();
     if (!filter_stats.is_null()) rec["filter_stats"] = std::move(filter_stats);
+    JsonRecord io = engine->IoStats();
+    if (!io.is_null()) {
+      const double ops = static_cast<double>(r.ops);
+      io["data_block_reads_per_op"] =
+          r.ops == 0 ? JsonRecord() : JsonRecord(io["block_reads"]["data"].get<double>() / ops);
+      io["fp_data_block_reads_per_op"] = r.ops == 0 || io["fp_data_block_reads"].is_null()
+                                             ? JsonRecord()
+                                             : JsonRecord(io["fp_data_block_reads"].get<double>() / ops);
+      rec["io"] = std::move(io);
+    }
   }
   return rec;
 }

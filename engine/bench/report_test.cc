@@ -25,49 +25,8 @@ namespace filterlab::lsmbench {
 namespace {
 
 using testing_util::ParseOrDie;
-
-// A directory removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = std::filesystem::temp_directory_path().string() + "/lsmbench-test-XXXXXX";
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Runs config's benchmarks in order on one engine as lsmbench's driver does
-// (multireadrandom once per pass) and returns every record.
-std::vector<JsonRecord> RunRecords(const BenchConfig& config, const std::string& dir) {
-  std::unique_ptr<Engine> engine;
-  const Status open = OpenEngine(config, dir, &engine);
-  EXPECT_TRUE(open.ok()) << open.ToString();
-  if (!open.ok()) return {};
-  BenchRunner runner(config);
-  std::vector<JsonRecord> records;
-  for (const std::string& name : config.benchmarks) {
-    const bool multiread = name == "multireadrandom";
-    const std::vector<MultiReadVariant> variants =
-        multiread ? MultiReadVariants(config) : std::vector<MultiReadVariant>(1);
-    for (const MultiReadVariant& variant : variants) {
-      if (name != "stats") engine->ResetStats();
-      BenchResult result;
-      const Status s =
-          multiread ? runner.RunMultiRead(engine.get(), variant, &result) : runner.Run(name, engine.get(), &result);
-      EXPECT_TRUE(s.ok()) << name << ": " << s.ToString();
-      if (!s.ok()) return records;
-      records.push_back(MakeRecord(config, engine.get(), result));
-    }
-  }
-  return records;
-}
+using testing_util::RunRecords;
+using testing_util::TempDir;
 
 const nlohmann::ordered_json& Command() {
   static const nlohmann::ordered_json description = LsmbenchDescription();
@@ -111,7 +70,7 @@ TEST(LsmbenchDescription, FilterlabRecordsCarryOnlyDeclaredFields) {
        "readmissing,readseq,seekrandom,multireadrandom,readwhilewriting,compact,waitforcompaction,stats",
        "--num=2000", "--reads=500", "--batch_size=8", "--multiread_batched=true,false", "--histogram",
        "--filter_per_level=none;;legacy:bpk=8", "--memtable_filter=dynamic:bpk=8", "--hash_index",
-       "--write_buffer_mb=1"});
+       "--write_buffer_mb=1", "--compression=lz4", "--use_direct_reads", "--threads=2"});
   const std::vector<JsonRecord> records = RunRecords(config, dir.path());
   ASSERT_EQ(records.size(), config.benchmarks.size() + 1);  // multireadrandom: two passes
   std::set<std::string> seen;
@@ -120,7 +79,8 @@ TEST(LsmbenchDescription, FilterlabRecordsCarryOnlyDeclaredFields) {
     EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
     for (const auto& [key, value] : record.items()) seen.insert(key);
   }
-  for (const char* field : {"levels", "filter_stats", "filter_per_level", "p99_micros", "histogram", "stats"}) {
+  for (const char* field : {"levels", "filter_stats", "filter_per_level", "p99_micros", "histogram", "stats", "io",
+                            "direct_reads", "compression", "threads", "thread_ops_per_sec"}) {
     EXPECT_EQ(seen.count(field), 1u) << field << " was never printed: the run no longer covers it";
   }
 }
@@ -170,6 +130,24 @@ TEST(LsmbenchDescription, RocksDbRecordsCarryOnlyDeclaredFields) {
     const Status s = CheckRecordFields(record, Command());
     EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
   }
+}
+
+TEST(LsmbenchDescription, LevelDbRecordsCarryOnlyDeclaredFields) {
+  if (!HaveLevelDb()) GTEST_SKIP() << "this build has no --engine=leveldb";
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const BenchConfig config =
+      ParseOrDie({"--engine=leveldb", "--benchmarks=fillrandom,flush,readrandom,readmissing,multireadrandom,stats",
+                  "--num=2000", "--reads=500", "--batch_size=8", "--filter=legacy_block:bpk=10", "--histogram",
+                  "--threads=2"});
+  const std::vector<JsonRecord> records = RunRecords(config, dir.path());
+  ASSERT_EQ(records.size(), config.benchmarks.size());
+  for (const JsonRecord& record : records) {
+    const Status s = CheckRecordFields(record, Command());
+    EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
+  }
+  EXPECT_EQ(records[3]["found"], 0);  // readmissing
+  EXPECT_GT(records[1]["sst_bytes"].get<uint64_t>(), 0u);  // flush wrote a table
 }
 
 }  // namespace

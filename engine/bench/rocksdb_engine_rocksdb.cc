@@ -40,6 +40,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "engine/bench/engine.h"
+#include "engine/table/block_cache.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 
@@ -85,8 +86,12 @@ class RocksDbIterator : public EngineIterator {
 class RocksDbEngine : public Engine {
  public:
   RocksDbEngine(const BenchConfig& config, std::unique_ptr<rocksdb::DB> db, std::shared_ptr<rocksdb::Statistics> stats,
-                std::string options_text)
-      : config_(config), db_(std::move(db)), statistics_(std::move(stats)), options_text_(std::move(options_text)) {
+                std::shared_ptr<rocksdb::Cache> block_cache, std::string options_text)
+      : config_(config),
+        db_(std::move(db)),
+        statistics_(std::move(stats)),
+        block_cache_(std::move(block_cache)),
+        options_text_(std::move(options_text)) {
     write_options_.sync = config.sync;
     if (config.statistics) {
       // Per-level filter counters live in the calling thread's perf context.
@@ -97,7 +102,6 @@ class RocksDbEngine : public Engine {
   }
   ~RocksDbEngine() override {
     if (config_.statistics) rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
-    pinned_.clear();  // a pinned block released after Close would call into freed table readers
     if (db_) db_->Close();
   }
 
@@ -106,12 +110,13 @@ class RocksDbEngine : public Engine {
   }
   Status Delete(const Slice& key) override { return FromRocks(db_->Delete(write_options_, ToRocks(key))); }
   Status WriteBatch(const std::vector<std::pair<Slice, Slice>>& puts) override {
-    batch_.Clear();
+    thread_local rocksdb::WriteBatch batch;  // scratch per calling thread (--threads writers)
+    batch.Clear();
     for (const auto& [key, value] : puts) {
-      rocksdb::Status s = batch_.Put(ToRocks(key), ToRocks(value));
+      rocksdb::Status s = batch.Put(ToRocks(key), ToRocks(value));
       if (!s.ok()) return FromRocks(s);
     }
-    return FromRocks(db_->Write(write_options_, &batch_));
+    return FromRocks(db_->Write(write_options_, &batch));
   }
 
   Status Get(const Slice& key, std::string* value, bool* found) override {
@@ -121,31 +126,33 @@ class RocksDbEngine : public Engine {
   }
   Status MultiGet(const std::vector<Slice>& keys, std::vector<std::string>* values, uint64_t* found) override {
     // The batched API (array of keys, PinnableSlice values, per-key status),
-    // db_bench's --multiread_batched=true path.
+    // db_bench's --multiread_batched=true path. Scratch per calling thread
+    // (--threads readers), reused across calls.
+    thread_local std::vector<rocksdb::Slice> rkeys;
+    thread_local std::vector<rocksdb::PinnableSlice> pinned;
+    thread_local std::vector<rocksdb::Status> statuses;
     const size_t n = keys.size();
-    rkeys_.resize(n);
-    pinned_.resize(n);
-    statuses_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      rkeys_[i] = ToRocks(keys[i]);
-      pinned_[i].Reset();
-    }
-    db_->MultiGet(read_options_, db_->DefaultColumnFamily(), n, rkeys_.data(), pinned_.data(), statuses_.data(),
+    rkeys.resize(n);
+    pinned.resize(n);
+    statuses.resize(n);
+    for (size_t i = 0; i < n; ++i) rkeys[i] = ToRocks(keys[i]);
+    db_->MultiGet(read_options_, db_->DefaultColumnFamily(), n, rkeys.data(), pinned.data(), statuses.data(),
                   /*sorted_input=*/false);
     values->resize(n);
     *found = 0;
+    Status result;
     for (size_t i = 0; i < n; ++i) {
-      if (statuses_[i].ok()) {
-        (*values)[i].assign(pinned_[i].data(), pinned_[i].size());
-        pinned_[i].Reset();  // unpin the block now: pins must not outlive the DB
+      if (statuses[i].ok()) {
+        (*values)[i].assign(pinned[i].data(), pinned[i].size());
         ++*found;
-      } else if (statuses_[i].IsNotFound()) {
+      } else if (statuses[i].IsNotFound()) {
         (*values)[i].clear();
-      } else {
-        return FromRocks(statuses_[i]);
+      } else if (result.ok()) {
+        result = FromRocks(statuses[i]);
       }
+      pinned[i].Reset();  // unpin every block now: pins must not outlive the DB
     }
-    return Status::OK();
+    return result;
   }
   std::unique_ptr<EngineIterator> NewIterator() override {
     return std::make_unique<RocksDbIterator>(db_->NewIterator(read_options_));
@@ -200,6 +207,7 @@ class RocksDbEngine : public Engine {
     (*record)["engine_version"] = "rocksdb " + RocksDbVersion();
     (*record)["engine_note"] = kAssertionsNote;
     (*record)["rocksdb_options"] = options_text_;
+    (*record)["direct_reads"] = config_.use_direct_reads;
   }
   void ResetStats() override {
     if (!config_.statistics) return;
@@ -212,7 +220,7 @@ class RocksDbEngine : public Engine {
     rocksdb::ColumnFamilyMetaData meta;
     db_->GetColumnFamilyMetaData(&meta);
     const std::map<uint32_t, rocksdb::PerfContextByLevel>* per_level =
-        config_.statistics ? rocksdb::get_perf_context()->level_to_perf_context : nullptr;
+        PerfContextCounts() ? rocksdb::get_perf_context()->level_to_perf_context : nullptr;
     JsonRecord levels = JsonRecord::array();
     for (const rocksdb::LevelMetaData& level : meta.levels) {
       const rocksdb::PerfContextByLevel* counters = nullptr;
@@ -241,6 +249,23 @@ class RocksDbEngine : public Engine {
     }
     return levels;
   }
+  JsonRecord IoStats() override {
+    if (!config_.statistics) return JsonRecord();
+    auto ticker = [this](rocksdb::Tickers t) { return statistics_->getTickerCount(t); };
+    // A block-cache miss of a kind is one read of that kind's block from the
+    // file (RocksDB reads through the cache when it has one).
+    JsonRecord io;
+    io["block_reads"] = {{"data", ticker(rocksdb::BLOCK_CACHE_DATA_MISS)},
+                         {"index", ticker(rocksdb::BLOCK_CACHE_INDEX_MISS)},
+                         {"filter", ticker(rocksdb::BLOCK_CACHE_FILTER_MISS)}};
+    io["bytes_read"] = {{"data", ticker(rocksdb::BLOCK_CACHE_DATA_BYTES_INSERT)},
+                        {"index", ticker(rocksdb::BLOCK_CACHE_INDEX_BYTES_INSERT)},
+                        {"filter", ticker(rocksdb::BLOCK_CACHE_FILTER_BYTES_INSERT)}};
+    io["block_cache"] = {{"hits", ticker(rocksdb::BLOCK_CACHE_HIT)}, {"misses", ticker(rocksdb::BLOCK_CACHE_MISS)}};
+    io["fp_data_block_reads"] = JsonRecord();
+    io["fp_data_block_fetches"] = JsonRecord();
+    return io;
+  }
   JsonRecord FilterStats() override {
     if (!config_.statistics) return JsonRecord();
     JsonRecord out;
@@ -249,24 +274,34 @@ class RocksDbEngine : public Engine {
         {"positive", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE)},
         {"true_positive", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE)},
     };
-    const rocksdb::PerfContext* perf = rocksdb::get_perf_context();
-    out["memtable"] = {{"negatives", perf->bloom_memtable_miss_count}, {"positives", perf->bloom_memtable_hit_count}};
+    if (PerfContextCounts()) {
+      const rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+      out["memtable"] = {{"negatives", perf->bloom_memtable_miss_count},
+                         {"positives", perf->bloom_memtable_hit_count}};
+    }
     out["block_cache"] = {{"hits", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_HIT)},
                           {"misses", statistics_->getTickerCount(rocksdb::BLOCK_CACHE_MISS)}};
+    if (block_cache_) {
+      out["block_cache"]["usage"] = block_cache_->GetUsage();
+      out["block_cache"]["capacity"] = block_cache_->GetCapacity();
+    }
     return out;
   }
 
  private:
+  // The per-level filter and memtable counters live in the perf context of
+  // the thread that did the lookups: the driver thread's holds them only
+  // when the benchmarks run on it (--threads=1); with more threads only the
+  // global Statistics tickers are reported.
+  bool PerfContextCounts() const { return config_.statistics && config_.threads == 1; }
+
   const BenchConfig config_;
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;  // null without a cache
   const std::string options_text_;
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
-  rocksdb::WriteBatch batch_;
-  std::vector<rocksdb::Slice> rkeys_;
-  std::vector<rocksdb::PinnableSlice> pinned_;
-  std::vector<rocksdb::Status> statuses_;
 };
 
 }  // namespace
@@ -294,7 +329,13 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   table.data_block_hash_table_util_ratio = config.util_ratio;
   table.block_size = static_cast<size_t>(config.block_size);
   if (config.cache_mb > 0) {
-    table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(config.cache_mb) << 20);
+    // Small caches get our cache's shard count (shards >= 4 MiB): RocksDB's
+    // default of 512 KiB shards holds no 64 MiB table's ~0.7 MB filter
+    // block, so a cold run would read every filter from storage. Large
+    // caches keep RocksDB's default (db_bench's 64 shards).
+    const size_t bytes = static_cast<size_t>(config.cache_mb) << 20;
+    const int shard_bits = config.cache_mb < 64 ? engine::BlockCache::AutoShardBits(bytes) : -1;
+    table.block_cache = rocksdb::NewLRUCache(bytes, shard_bits);
     table.cache_index_and_filter_blocks = true;
   } else {
     table.no_block_cache = true;
@@ -303,12 +344,15 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   rocksdb::Options options;
   options.create_if_missing = !config.use_existing_db;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  options.compression = rocksdb::kNoCompression;
-  options.bottommost_compression = rocksdb::kNoCompression;
+  options.compression = config.compression == "lz4"    ? rocksdb::kLZ4Compression
+                        : config.compression == "zstd" ? rocksdb::kZSTD
+                                                       : rocksdb::kNoCompression;
+  options.bottommost_compression = options.compression;
   options.write_buffer_size = static_cast<size_t>(config.write_buffer_mb * 1048576);
   options.target_file_size_base = static_cast<uint64_t>(config.target_file_mb * 1048576);
   options.max_bytes_for_level_base = static_cast<uint64_t>(config.level1_mb * 1048576);
   options.disable_auto_compactions = config.disable_auto_compactions;
+  options.use_direct_reads = config.use_direct_reads;
   if (config.memtable_filter != nullptr) {
     options.memtable_prefix_bloom_size_ratio = config.memtable_bloom_ratio;
     options.memtable_whole_key_filtering = true;
@@ -329,12 +373,19 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
                              " util_ratio=" + std::to_string(config.util_ratio) +
                              "; block_size=" + std::to_string(config.block_size) +
                              "; block_cache=LRU " + std::to_string(config.cache_mb) +
-                             " MiB (index and filter blocks cached); compression=none; write_buffer_size=" +
+                             (config.cache_mb < 64 ? " MiB in " +
+                                                         std::to_string(1 << engine::BlockCache::AutoShardBits(
+                                                                            static_cast<size_t>(config.cache_mb) << 20)) +
+                                                         " shards (as ours)"
+                                                   : std::string(" MiB")) +
+                             " (index and filter blocks cached); compression=" + config.compression + "; write_buffer_size=" +
                              FormatNumber(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
                              (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
                              " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +
+                             "; use_direct_reads=" + (config.use_direct_reads ? "true" : "false") +
                              "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
-  *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), std::move(options_text));
+  *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), table.block_cache,
+                                         std::move(options_text));
   return Status::OK();
 }
 

@@ -104,6 +104,7 @@ class DB {
   //   filterlab.block-cache-stats       hits misses usage capacity
   //   filterlab.hash-index-stats        data-block hash lookups / collision fallbacks
   //   filterlab.total-sst-bytes         bytes of all live tables
+  //   filterlab.recovery-stats          what Open's recovery replayed and dropped (DbStats::recovery)
   //   filterlab.stats                   all of the above plus write/flush/compaction counters
   virtual bool GetProperty(const std::string& name, std::string* value) = 0;
   // Zeroes the per-level filter statistics (e.g. between benchmark phases).

@@ -32,11 +32,11 @@ class SyncOnCloseFile final : public WritableFile {
 // One table being written, with the metadata the manifest needs.
 class TableOutput {
  public:
-  Status Open(const std::string& path, const TableOptions& options, uint64_t number, bool sync) {
+  Status Open(Env* env, const std::string& path, const TableOptions& options, uint64_t number, bool sync) {
     path_ = path;
     meta_.number = number;
     std::unique_ptr<WritableFile> file;
-    Status s = NewPosixWritableFile(path, &file);
+    Status s = env->NewWritableFile(path, &file);
     if (!s.ok()) return s;
     file_ = std::make_unique<SyncOnCloseFile>(std::move(file), sync);
     return TableBuilder::Open(options, file_.get(), &builder_);
@@ -96,13 +96,13 @@ Status DBImpl::WriteTable(InternalIterator* it, int level, uint64_t number, File
     if (!s.ok()) return s;
   }
   TableOutput out;
-  Status s = out.Open(path, table_options, number, !options_.disable_data_sync);
+  Status s = out.Open(env_, path, table_options, number, !options_.disable_data_sync);
   for (; s.ok() && it->Valid(); it->Next()) s = out.Add(it->key(), it->value());
   if (s.ok()) s = it->status();
   std::shared_ptr<FileMetaData> result;
   if (s.ok() && out.entries() > 0) s = out.Finish(&result);
   if (!s.ok() || out.entries() == 0) {
-    RemoveFile(path);
+    env_->RemoveFile(path);
     *meta = FileMetaData();
     return s;
   }
@@ -116,10 +116,12 @@ Status DBImpl::WriteTable(InternalIterator* it, int level, uint64_t number, File
 Status DBImpl::InstallVersion(const std::vector<const FileList*>& removed, int add_level, const FileList& added,
                               bool flushed_imm) {
   std::shared_ptr<Version> v;
+  VersionEdit edit;
   ManifestState state;
-  uint64_t manifest_number = 0;
+  uint64_t new_manifest = 0;  // nonzero: this change starts a new manifest
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (!bg_error_.ok()) return bg_error_;  // the manifest may be torn: append nothing more
     v = std::make_shared<Version>(*current_);
     std::set<uint64_t> gone;
     for (const FileList* list : removed) {
@@ -127,39 +129,66 @@ Status DBImpl::InstallVersion(const std::vector<const FileList*>& removed, int a
     }
     for (int level = 0; level < v->num_levels(); ++level) {
       FileList& files = v->mutable_files(level);
+      for (const auto& f : files) {
+        if (gone.count(f->number) > 0) edit.deleted.emplace_back(level, f->number);
+      }
       files.erase(std::remove_if(files.begin(), files.end(), [&](const auto& f) { return gone.count(f->number) > 0; }),
                   files.end());
     }
-    for (const auto& f : added) v->mutable_files(add_level).push_back(f);
+    for (const auto& f : added) {
+      v->mutable_files(add_level).push_back(f);
+      edit.added.emplace_back(add_level, f);
+    }
     v->SortLevels();
     const std::string problem = v->CheckInvariants();
     if (!problem.empty()) return Status::Corruption("internal error, new version is invalid: " + problem);
     state.log_number = log_number_;
     if (flushed_imm) state.log_number = imm_.size() > 1 ? imm_[1].log_number : mem_log_number_;
-    manifest_number = NewFileNumber();
-    pending_outputs_.insert(manifest_number);  // DeleteObsoleteFiles must not take it for an old one
+    if (manifest_->WantsRewrite()) {
+      new_manifest = NewFileNumber();
+      pending_outputs_.insert(new_manifest);  // DeleteObsoleteFiles must not take it for an old one
+    }
     state.next_file_number = next_file_number_;
     state.last_sequence = last_sequence_.load(std::memory_order_acquire);
     state.version = v;
   }
-  Status s = WriteManifest(dir_, manifest_number, state, !options_.disable_data_sync);
+  edit.num_levels = static_cast<uint32_t>(v->num_levels());
+  edit.log_number = state.log_number;
+  edit.next_file_number = state.next_file_number;
+  edit.last_sequence = state.last_sequence;
+  const bool sync = !options_.disable_data_sync;
+  Status s;
+  std::unique_ptr<ManifestWriter> rewritten;
+  if (new_manifest != 0) {
+    s = ManifestWriter::Create(env_, dir_, new_manifest, state, sync, &rewritten);
+  } else {
+    // The new tables' directory entries must be durable before an edit names them.
+    if (sync && !added.empty()) s = env_->SyncDir(dir_);
+    if (s.ok()) s = manifest_->Append(edit);
+  }
   uint64_t old_manifest = 0;
   {
     std::lock_guard<std::mutex> l(mu_);
-    pending_outputs_.erase(manifest_number);
+    if (new_manifest != 0) pending_outputs_.erase(new_manifest);
     if (!s.ok()) {
-      if (bg_error_.ok()) bg_error_ = s;
-      return s;
+      SetStickyError(s);
+      return bg_error_;
     }
     current_ = v;
     live_versions_.push_back(current_);
     if (flushed_imm) imm_.pop_front();
     log_number_ = state.log_number;
-    old_manifest = manifest_number_;
-    manifest_number_ = manifest_number;
+    if (new_manifest != 0) {
+      old_manifest = manifest_number_;
+      manifest_number_ = new_manifest;
+    }
     cv_.notify_all();
   }
-  RemoveFile(ManifestFileName(dir_, old_manifest));
+  if (rewritten) {
+    manifest_->Close();
+    manifest_ = std::move(rewritten);
+    env_->RemoveFile(ManifestFileName(dir_, old_manifest));
+  }
   return Status::OK();
 }
 
@@ -187,7 +216,8 @@ void DBImpl::DeleteObsoleteFiles() {
     max_number = next_file_number_;
   }
   std::vector<std::string> names;
-  if (!ListDir(dir_, &names).ok()) return;
+  if (!env_->GetChildren(dir_, &names).ok()) return;
+  bool removed = false;
   for (const auto& name : names) {
     uint64_t number = 0;
     const DbFileType type = ParseDbFileName(name, &number);
@@ -200,7 +230,17 @@ void DBImpl::DeleteObsoleteFiles() {
     } else if (type == DbFileType::kManifest) {
       remove = number < max_number && number != manifest && live.count(number) == 0;
     }
-    if (remove) RemoveFile(dir_ + "/" + name);
+    if (remove) removed = env_->RemoveFile(dir_ + "/" + name).ok() || removed;
+  }
+  // Removals are made durable too, so that after a crash the directory
+  // matches the manifest (an undone removal would only cost space). A
+  // failed directory sync is a durability error like any other: sticky.
+  if (removed && !options_.disable_data_sync) {
+    Status s = env_->SyncDir(dir_);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      SetStickyError(s);
+    }
   }
 }
 
@@ -413,7 +453,7 @@ Status DBImpl::RunCompaction(const Compaction& c) {
     for (uint64_t n : out.numbers) pending_outputs_.erase(n);
   }
   if (!s.ok()) {
-    for (uint64_t n : out.numbers) RemoveFile(TableFileName(dir_, n));
+    for (uint64_t n : out.numbers) env_->RemoveFile(TableFileName(dir_, n));
     return s;
   }
   RecordCompaction(c, bytes_read, out);
@@ -493,7 +533,7 @@ Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* inp
       }
       out->numbers.push_back(number);
       table = std::make_unique<TableOutput>();
-      s = table->Open(TableFileName(dir_, number), table_options, number, !options_.disable_data_sync);
+      s = table->Open(env_, TableFileName(dir_, number), table_options, number, !options_.disable_data_sync);
       if (!s.ok()) return s;
     }
     s = table->Add(key, input->value());

@@ -1,6 +1,5 @@
 #include "engine/db/db_files.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -10,9 +9,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <memory>
-
-#include "engine/util/file.h"
 
 namespace filterlab::engine {
 namespace {
@@ -54,6 +50,7 @@ std::string ManifestFileName(const std::string& dir, uint64_t number) {
 }
 std::string CurrentFileName(const std::string& dir) { return dir + "/CURRENT"; }
 std::string LockFileName(const std::string& dir) { return dir + "/LOCK"; }
+std::string LostDirName(const std::string& dir) { return dir + "/lost"; }
 
 DbFileType ParseDbFileName(const std::string& name, uint64_t* number) {
   if (name == "CURRENT") return DbFileType::kCurrent;
@@ -67,11 +64,6 @@ DbFileType ParseDbFileName(const std::string& name, uint64_t* number) {
   return DbFileType::kOther;
 }
 
-bool PathExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 Status CheckIsDirectoryOrMissing(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
@@ -81,74 +73,6 @@ Status CheckIsDirectoryOrMissing(const std::string& path) {
   if (!S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument("DB path " + path + " exists but is not a directory (a DB is a directory)");
   }
-  return Status::OK();
-}
-
-Status CreateDir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return Errno("mkdir", path);
-  return Status::OK();
-}
-
-Status ListDir(const std::string& dir, std::vector<std::string>* names) {
-  names->clear();
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Errno("opendir", dir);
-  while (struct dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names->push_back(name);
-  }
-  ::closedir(d);
-  return Status::OK();
-}
-
-Status RemoveFile(const std::string& path) {
-  if (::unlink(path.c_str()) != 0) return Errno("unlink", path);
-  return Status::OK();
-}
-
-Status RenameFile(const std::string& from, const std::string& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) return Errno("rename to " + to, from);
-  return Status::OK();
-}
-
-Status SyncDir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open directory", dir);
-  const int r = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (r != 0) {
-    errno = err;
-    return Errno("fsync directory", dir);
-  }
-  return Status::OK();
-}
-
-Status ReadFileToString(const std::string& path, std::string* contents) {
-  std::unique_ptr<RandomAccessFile> file;
-  Status s = NewPosixRandomAccessFile(path, &file);
-  if (!s.ok()) return s;
-  Slice result;
-  s = file->Read(0, file->Size(), contents, &result);
-  if (!s.ok()) return s;
-  if (result.data() != contents->data()) contents->assign(result.data(), result.size());
-  contents->resize(result.size());
-  return Status::OK();
-}
-
-Status WriteFile(const std::string& path, const Slice& contents, bool sync) {
-  std::unique_ptr<WritableFile> file;
-  Status s = NewPosixWritableFile(path, &file);
-  if (s.ok()) s = file->Append(contents);
-  if (s.ok() && sync) s = file->Sync();
-  if (s.ok()) s = file->Close();
-  return s;
-}
-
-Status FileSize(const std::string& path, uint64_t* size) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return Errno("stat", path);
-  *size = static_cast<uint64_t>(st.st_size);
   return Status::OK();
 }
 

@@ -1,13 +1,13 @@
-// The files of a DB directory and the filesystem operations the DB needs
-// beyond engine/util/file.h (directories, rename, fsync of a directory,
-// flock, whole-file reads).
+// The files of a DB directory: their names, and the LOCK (flock). Every
+// other filesystem operation goes through the Env (engine/util/env.h).
 //
 //   LOCK              flock'ed while a DB object has the directory open
 //   CURRENT           the name of the live manifest, one line
-//   MANIFEST-NNNNNN   the live version (version_edit.h)
+//   MANIFEST-NNNNNN   the version edit log (manifest.h)
 //   NNNNNN.log        write-ahead logs (log_format.h)
 //   NNNNNN.sst        tables (engine/table/format.h)
 //   *.tmp             half-written CURRENT; removed on open
+//   lost/             damaged logs and tables no version names, kept for the user
 // NNNNNN is a file number from one counter shared by all kinds.
 #pragma once
 
@@ -17,6 +17,7 @@
 
 #include "common/slice.h"
 #include "common/status.h"
+#include "engine/util/env.h"
 
 namespace filterlab::engine {
 
@@ -31,21 +32,11 @@ std::string LockFileName(const std::string& dir);
 // Classifies a bare file name; *number is set for logs, tables, manifests.
 DbFileType ParseDbFileName(const std::string& name, uint64_t* number);
 
-// --- filesystem ---
-bool PathExists(const std::string& path);
+// Where damaged or orphaned files are moved instead of being deleted.
+std::string LostDirName(const std::string& dir);
+
 // InvalidArgument if `path` exists but is not a directory.
 Status CheckIsDirectoryOrMissing(const std::string& path);
-Status CreateDir(const std::string& path);
-// Bare names of the entries (no "." / "..").
-Status ListDir(const std::string& dir, std::vector<std::string>* names);
-Status RemoveFile(const std::string& path);
-Status RenameFile(const std::string& from, const std::string& to);
-Status SyncDir(const std::string& dir);
-Status ReadFileToString(const std::string& path, std::string* contents);
-// Writes, fdatasyncs (if sync) and closes `path` (created or truncated).
-Status WriteFile(const std::string& path, const Slice& contents, bool sync);
-inline Status WriteFileSync(const std::string& path, const Slice& contents) { return WriteFile(path, contents, true); }
-Status FileSize(const std::string& path, uint64_t* size);
 
 // An exclusive flock on `path` (created if missing), held until Unlock.
 class FileLock {

@@ -48,29 +48,32 @@ Status DB::Open(const Options& options, const std::string& path, std::unique_ptr
 }
 
 Status DestroyDB(const std::string& path) {
+  Env* env = Env::Default();
   Status s = CheckIsDirectoryOrMissing(path);
-  if (!s.ok() || !PathExists(path)) return s;
+  if (!s.ok() || !env->FileExists(path)) return s;
   FileLock* lock = nullptr;
   s = FileLock::Acquire(LockFileName(path), &lock);
   if (!s.ok()) return s;
   std::vector<std::string> names;
-  s = ListDir(path, &names);
+  s = env->GetChildren(path, &names);
   for (const auto& name : names) {
     uint64_t number = 0;
     const DbFileType type = ParseDbFileName(name, &number);
-    if (s.ok() && type != DbFileType::kOther && type != DbFileType::kLock) s = RemoveFile(path + "/" + name);
+    if (s.ok() && type != DbFileType::kOther && type != DbFileType::kLock) s = env->RemoveFile(path + "/" + name);
   }
   lock->Unlock();
   if (s.ok()) {
-    RemoveFile(LockFileName(path));
+    env->RemoveFile(LockFileName(path));
     ::rmdir(path.c_str());
   }
   return s;
 }
 
-DBImpl::DBImpl(const Options& options, const std::string& path) : options_(options), dir_(path) {
+DBImpl::DBImpl(const Options& options, const std::string& path)
+    : options_(options), env_(options.env != nullptr ? options.env : Env::Default()), dir_(path) {
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
-  table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files));
+  table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
+                                             options_.use_direct_reads);
   for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
   compact_pointer_.resize(options_.num_levels);
 }
@@ -97,12 +100,17 @@ Status DBImpl::NewMemTable(std::shared_ptr<MemTable>* out) const {
 
 Status DBImpl::NewLogFile(uint64_t number, std::unique_ptr<log::Writer>* out) const {
   std::unique_ptr<WritableFile> file;
-  Status s = NewPosixWritableFile(LogFileName(dir_, number), &file);
+  Status s = env_->NewWritableFile(LogFileName(dir_, number), &file);
   if (s.ok()) *out = std::make_unique<log::Writer>(std::move(file));
   return s;
 }
 
 uint64_t DBImpl::NewFileNumber() { return next_file_number_++; }
+
+void DBImpl::SetStickyError(const Status& s) {
+  if (s.ok() || !bg_error_.ok()) return;
+  bg_error_ = Status::IOError("the DB is read-only until reopened: " + s.message());
+}
 
 // ---------------------------------------------------------------------------------------------
 // Open and recovery
@@ -110,11 +118,11 @@ uint64_t DBImpl::NewFileNumber() { return next_file_number_++; }
 Status DBImpl::OpenImpl() {
   Status s = CheckIsDirectoryOrMissing(dir_);
   if (!s.ok()) return s;
-  if (!PathExists(dir_)) {
+  if (!env_->FileExists(dir_)) {
     if (!options_.create_if_missing) {
       return Status::NotFound("DB directory " + dir_ + " does not exist (set create_if_missing to create it)");
     }
-    s = CreateDir(dir_);
+    s = env_->CreateDir(dir_);
     if (!s.ok()) return s;
   }
   s = FileLock::Acquire(LockFileName(dir_), &lock_);
@@ -128,13 +136,23 @@ Status DBImpl::OpenImpl() {
 }
 
 // Nothing in the directory changes until every check has passed: the
-// manifest is read and every live table opened (and with paranoid_checks
-// fully verified) before the first file is written.
+// manifest is read, every live table opened (and with paranoid_checks fully
+// verified) and the WALs replayed under the recovery mode before the first
+// file is written. Then, before anything else changes, damaged logs are
+// copied to lost/ (the originals stay until the new manifest no longer needs
+// them and are deleted as obsolete) and tables no manifest names are moved
+// there, so a crash or an error at any point of Open loses nothing.
 Status DBImpl::Recover() {
   ManifestState state;
+  ManifestReport manifest_report;
   std::vector<std::string> names;
-  Status s = ReadDbState(&state, &names);
+  Status s = ReadDbState(&state, &names, &manifest_report);
   if (!s.ok()) return s;
+  recovery_.wal_recovery_mode = WalRecoveryModeName(options_.wal_recovery_mode);
+  recovery_.manifest_bytes_dropped = manifest_report.dropped_bytes;
+  if (!manifest_report.dropped.empty()) {
+    Log("manifest recovery: " + manifest_report.dropped + " (tables no version names go to lost/)", true);
+  }
   std::shared_ptr<Version> version;
   s = OpenLiveTables(*state.version, &version);
   if (!s.ok()) return s;
@@ -153,26 +171,72 @@ Status DBImpl::Recover() {
   std::sort(logs.begin(), logs.end());
   std::vector<std::shared_ptr<MemTable>> recovered;
   SequenceNumber last_sequence = state.last_sequence;
-  s = ReplayLogs(logs, &recovered, &last_sequence);
+  std::vector<uint64_t> damaged_logs;
+  s = ReplayLogs(logs, &recovered, &last_sequence, &damaged_logs);
   if (!s.ok()) return s;
 
   // From here on the directory changes.
   for (const auto& name : names) {
     uint64_t number = 0;
-    if (ParseDbFileName(name, &number) == DbFileType::kTemp) RemoveFile(dir_ + "/" + name);
+    if (ParseDbFileName(name, &number) == DbFileType::kTemp) env_->RemoveFile(dir_ + "/" + name);
+  }
+  for (uint64_t number : damaged_logs) {
+    s = KeepInLost(LogFileName(dir_, number).substr(dir_.size() + 1), /*copy=*/true);
+    if (!s.ok()) return s;
+  }
+  // Tables the manifest does not name: below its next file number they are
+  // obsolete (compacted away; deleted below). From it on the manifest never
+  // knew them: a flush or compaction cut short by a crash, or edits lost to
+  // a truncated manifest, which nothing else would reveal. Those are kept,
+  // as is every unnamed table when the manifest's tail was dropped.
+  std::set<uint64_t> live;
+  for (int level = 0; level < version->num_levels(); ++level) {
+    for (const auto& f : version->files(level)) live.insert(f->number);
+  }
+  for (const auto& name : names) {
+    uint64_t number = 0;
+    if (ParseDbFileName(name, &number) == DbFileType::kTable && live.count(number) == 0 &&
+        (number >= state.next_file_number || manifest_report.dropped_bytes > 0)) {
+      s = KeepInLost(name, /*copy=*/false);
+      if (!s.ok()) return s;
+    }
   }
   next_file_number_ = std::max(state.next_file_number, max_number + 1);
   current_ = version;
   s = WriteRecoveredTables(recovered, version.get());
   if (!s.ok()) return s;
-  return StartFromRecoveredState(version, last_sequence);
+  s = StartFromRecoveredState(version, last_sequence);
+  if (!s.ok()) return s;
+  DeleteObsoleteFiles();
+  return Status::OK();
 }
 
-Status DBImpl::ReadDbState(ManifestState* state, std::vector<std::string>* names) {
+Status DBImpl::KeepInLost(const std::string& name, bool copy) {
+  const std::string lost = LostDirName(dir_);
+  const bool sync = !options_.disable_data_sync;
+  Status s = env_->CreateDir(lost);
+  std::string target = lost + "/" + name;
+  for (int i = 1; s.ok() && env_->FileExists(target); ++i) target = lost + "/" + name + "." + std::to_string(i);
+  if (copy) {
+    std::string contents;
+    if (s.ok()) s = ReadFileToString(env_, dir_ + "/" + name, &contents);
+    if (s.ok()) s = WriteStringToFile(env_, target, contents, sync);
+  } else if (s.ok()) {
+    s = env_->RenameFile(dir_ + "/" + name, target);
+  }
+  if (s.ok() && sync) s = env_->SyncDir(lost);
+  if (s.ok() && sync && !copy) s = env_->SyncDir(dir_);
+  if (!s.ok()) return Status::IOError("could not keep " + name + " in " + lost + ": " + s.message());
+  ++recovery_.files_moved_to_lost;
+  Log("recovery: kept " + name + " as " + target, true);
+  return Status::OK();
+}
+
+Status DBImpl::ReadDbState(ManifestState* state, std::vector<std::string>* names, ManifestReport* report) {
   uint64_t old_manifest = 0;
-  Status s = ReadManifest(dir_, state, &old_manifest);
+  Status s = ReadManifest(env_, dir_, state, &old_manifest, report);
   const bool is_new = s.IsNotFound();
-  Status ls = ListDir(dir_, names);
+  Status ls = env_->GetChildren(dir_, names);
   if (!ls.ok()) return ls;
   if (!is_new) {
     if (!s.ok()) return s;
@@ -258,58 +322,110 @@ Status DBImpl::StartFromRecoveredState(const std::shared_ptr<Version>& version, 
   out.next_file_number = next_file_number_;
   out.last_sequence = last_sequence;
   out.version = version;
-  s = WriteManifest(dir_, manifest_number_, out, !options_.disable_data_sync);
+  // Its SyncDir also makes the new WAL's and the recovered tables' entries durable.
+  s = ManifestWriter::Create(env_, dir_, manifest_number_, out, !options_.disable_data_sync, &manifest_);
   if (!s.ok()) return s;
+  log_dir_synced_ = !options_.disable_data_sync;
   current_ = version;
   live_versions_.push_back(current_);
-  DeleteObsoleteFiles();
   return Status::OK();
 }
 
 Status DBImpl::ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::shared_ptr<MemTable>>* recovered,
-                          SequenceNumber* last_sequence) {
+                          SequenceNumber* last_sequence, std::vector<uint64_t>* damaged) {
+  const WalRecoveryMode mode = options_.wal_recovery_mode;
+  RecoveryStats& rs = recovery_;
+  std::string first_damage;   // "N bytes at offset X of LOG: reason" of the first damage
+  uint64_t records_after = 0;  // intact records after the first damage (this and later logs)
+  bool damage_since_last = false;  // damage between the last replayed record and the next
+  bool have_last = false;
+  SequenceNumber last_replayed = 0;  // last sequence of the last replayed batch
   std::shared_ptr<MemTable> mem;
-  for (size_t i = 0; i < logs.size(); ++i) {
-    const std::string name = LogFileName(dir_, logs[i]);
+  for (uint64_t number : logs) {
+    const std::string name = LogFileName(dir_, number);
     std::string contents;
-    Status s = ReadFileToString(name, &contents);
+    Status s = ReadFileToString(env_, name, &contents);
     if (!s.ok()) return s;
     log::Reader reader(std::move(contents), name);
+    bool log_dropped_something = false;
+    size_t damages_seen = 0;
+    auto note_damage = [&] {
+      for (; damages_seen < reader.damages().size(); ++damages_seen) {
+        const log::Damage& d = reader.damages()[damages_seen];
+        if (first_damage.empty()) first_damage = reader.Describe(d);
+        ++rs.wal_damaged_regions;
+        rs.wal_bytes_dropped += d.bytes;
+        // Intact records behind a damaged length: dropped, and never a tail.
+        records_after += d.intact_fragments;
+        rs.wal_records_dropped += d.intact_fragments;
+        damage_since_last = true;
+        log_dropped_something = true;
+      }
+    };
     Slice record;
     uint64_t records = 0;
     while (reader.ReadRecord(&record)) {
+      note_damage();
+      const uint64_t at = reader.record_offset();
+      if (!first_damage.empty() && mode != WalRecoveryMode::kSkipAnyCorruptedRecords) {
+        // Not replayed: counted for the error message or for what point in time drops.
+        ++records_after;
+        ++rs.wal_records_dropped;
+        rs.wal_bytes_dropped += record.size();
+        log_dropped_something = true;
+        continue;
+      }
+      const std::string where = name + ": record " + std::to_string(records) + " at offset " + std::to_string(at);
       WriteBatch batch;
       s = WriteBatchInternal::SetContents(&batch, record);
-      if (!s.ok()) return Status::Corruption(name + ": record " + std::to_string(records) + ": " + s.message());
+      if (!s.ok()) return Status::Corruption(where + " passed its checksum but " + s.message());
+      if (batch.Count() > 0) {
+        const SequenceNumber first = WriteBatchInternal::Sequence(batch);
+        if (have_last && first != last_replayed + 1) {
+          if (!damage_since_last || first <= last_replayed) {
+            return Status::Corruption(where + " starts at sequence " + std::to_string(first) +
+                                      " but the record before it ended at " + std::to_string(last_replayed) +
+                                      (damage_since_last ? "" : " with no damage between (a log is missing?)"));
+          }
+          rs.wal_writes_dropped += first - last_replayed - 1;
+        }
+        have_last = true;
+        damage_since_last = false;
+        last_replayed = first + batch.Count() - 1;
+      }
       if (!mem) {
         s = NewMemTable(&mem);
         if (!s.ok()) return s;
       }
       s = WriteBatchInternal::InsertInto(batch, mem.get());
-      if (!s.ok()) {
-        return Status::Corruption(name + ": record " + std::to_string(records) + " passed its checksum but " +
-                                  s.message());
-      }
-      if (batch.Count() > 0) {
-        *last_sequence = std::max(*last_sequence, WriteBatchInternal::Sequence(batch) + batch.Count() - 1);
-      }
+      if (!s.ok()) return Status::Corruption(where + " passed its checksum but " + s.message());
+      if (batch.Count() > 0) *last_sequence = std::max(*last_sequence, last_replayed);
       ++records;
+      ++rs.wal_records_replayed;
       if (mem->ApproximateMemoryUsage() >= options_.write_buffer_size) {
         recovered->push_back(std::move(mem));
         mem.reset();
       }
     }
-    if (!reader.tail_problem().empty()) {
-      Log("WAL recovery: " + reader.DescribeTail() + " (kept the " + std::to_string(records) +
-              " complete records before it)",
-          true);
-      if (i + 1 < logs.size()) {
-        Log("WAL recovery: ignoring " + std::to_string(logs.size() - i - 1) +
-                " later log file(s) so that the recovered writes stay a prefix",
-            true);
-      }
-      break;
+    note_damage();
+    if (log_dropped_something) damaged->push_back(number);
+  }
+  if (!first_damage.empty()) {
+    const bool tail = records_after == 0;
+    if (mode == WalRecoveryMode::kAbsoluteConsistency ||
+        (mode == WalRecoveryMode::kTolerateCorruptedTailRecords && !tail)) {
+      return Status::Corruption(
+          "WAL damaged: " + first_damage + "; " + std::to_string(records_after) +
+          " intact record(s) follow it. wal_recovery_mode=" + WalRecoveryModeName(mode) +
+          (tail ? " refuses any damage" : " drops only a damaged tail") +
+          "; nothing was changed (open with point_in_time to keep the records before the damage, or "
+          "skip_any_corrupted_records to keep every intact record)");
     }
+    Log("WAL recovery (" + std::string(WalRecoveryModeName(mode)) + "): dropped " + first_damage + "; " +
+            std::to_string(rs.wal_damaged_regions) + " damaged region(s), " + std::to_string(rs.wal_bytes_dropped) +
+            " bytes and " + std::to_string(rs.wal_records_dropped) + " intact record(s) dropped, " +
+            std::to_string(rs.wal_writes_dropped) + " write(s) known lost; the damaged log(s) go to lost/",
+        true);
   }
   if (mem && mem->num_entries() > 0) recovered->push_back(std::move(mem));
   return Status::OK();
@@ -330,40 +446,121 @@ Status DBImpl::Delete(const WriteOptions& options, const Slice& key) {
   return Write(options, &batch);
 }
 
+// One waiting Write call (group commit, db_impl.h).
+struct DBImpl::Writer {
+  WriteBatch* batch;
+  bool sync;
+  bool done = false;
+  Status status;
+  std::condition_variable cv;
+  Writer(WriteBatch* b, bool s) : batch(b), sync(s) {}
+};
+
+namespace {
+// A group stops growing at this many batch bytes, so a small synced write
+// does not wait behind megabytes of others' appends.
+constexpr size_t kMaxGroupBytes = size_t{1} << 20;
+}  // namespace
+
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   if (batch == nullptr) return Status::InvalidArgument("Write: batch is null");
-  std::lock_guard<std::mutex> w(write_mu_);
+  Writer w(batch, options.sync);
+  std::unique_lock<std::mutex> q(queue_mu_);
+  writers_.push_back(&w);
+  w.cv.wait(q, [&] { return w.done || writers_.front() == &w; });
+  if (w.done) return w.status;
+  q.unlock();
+  Writer* last = &w;
+  Status s = WriteGroup(&w, &last);
+  q.lock();
+  while (true) {
+    Writer* done = writers_.front();
+    writers_.pop_front();
+    if (done != &w) {
+      done->status = s;
+      done->done = true;
+      done->cv.notify_one();
+    }
+    if (done == last) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.notify_one();
+  return s;
+}
+
+Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
+  std::lock_guard<std::mutex> wl(write_mu_);
   {
     std::unique_lock<std::mutex> l(mu_);
     if (closed_ || shutting_down_) return ClosedError();
     Status s = MakeRoomForWrite(l, false);
     if (!s.ok()) return s;
   }
-  const uint32_t count = batch->Count();
-  if (count == 0) return Status::OK();
-  const SequenceNumber first = last_sequence_.load(std::memory_order_relaxed) + 1;
-  if (first + count - 1 > kMaxSequenceNumber) {
-    return Status::NotSupported("sequence numbers exhausted (2^56 - 1 writes)");
+  // Take the writers queued behind the leader now; later arrivals wait for the next group.
+  std::vector<Writer*> group{leader};
+  {
+    std::lock_guard<std::mutex> q(queue_mu_);
+    size_t bytes = leader->batch->ApproximateSize();
+    for (size_t i = 1; i < writers_.size(); ++i) {
+      Writer* w = writers_[i];
+      bytes += w->batch->ApproximateSize();
+      if (bytes > kMaxGroupBytes) break;
+      group.push_back(w);
+    }
   }
-  WriteBatchInternal::SetSequence(batch, first);
-  Status s = log_->AddRecord(WriteBatchInternal::Contents(*batch));
-  if (s.ok() && options.sync) {
-    s = log_->Sync();
+  *last_writer = group.back();
+  SequenceNumber next = last_sequence_.load(std::memory_order_relaxed) + 1;
+  bool sync = false;
+  uint64_t writes = 0, batches = 0, bytes = 0;
+  Status s;
+  for (Writer* w : group) {
+    sync = sync || w->sync;
+    const uint32_t count = w->batch->Count();
+    if (count == 0) continue;
+    if (next + count - 1 > kMaxSequenceNumber) {
+      s = Status::NotSupported("sequence numbers exhausted (2^56 - 1 writes)");
+      break;
+    }
+    WriteBatchInternal::SetSequence(w->batch, next);
+    s = log_->AddRecord(WriteBatchInternal::Contents(*w->batch));
+    if (!s.ok()) break;
+    next += count;
+    writes += count;
+    ++batches;
+    bytes += w->batch->ApproximateSize();
+  }
+  if (s.ok() && sync && batches > 0) {
+    // A new WAL's directory entry must be durable before its records can be.
+    if (!log_dir_synced_) {
+      s = env_->SyncDir(dir_);
+      log_dir_synced_ = s.ok();
+    }
+    if (s.ok()) s = log_->Sync();
     counters_.wal_syncs.fetch_add(1, std::memory_order_relaxed);
   }
   if (!s.ok()) {
-    // The log may now hold part of the record: refuse further writes rather than
-    // let the memtable and the log disagree.
+    if (s.IsNotSupported()) return s;
+    // The log may now hold part of a record or unsynced ones: refuse further
+    // writes rather than let the memtable and the log disagree.
     std::lock_guard<std::mutex> l(mu_);
-    if (bg_error_.ok()) bg_error_ = s;
-    return s;
+    SetStickyError(s);
+    return bg_error_;
   }
-  s = WriteBatchInternal::InsertInto(*batch, mem_.get());
-  if (!s.ok()) return s;
-  last_sequence_.store(first + count - 1, std::memory_order_release);
-  counters_.writes.fetch_add(count, std::memory_order_relaxed);
-  counters_.write_batches.fetch_add(1, std::memory_order_relaxed);
-  counters_.bytes_written.fetch_add(batch->ApproximateSize(), std::memory_order_relaxed);
+  for (Writer* w : group) {
+    if (w->batch->Count() == 0) continue;
+    s = WriteBatchInternal::InsertInto(*w->batch, mem_.get());
+    if (!s.ok()) {
+      // The log holds what the memtable lacks (and the sequence is not
+      // published): stop writes rather than reuse the sequence numbers.
+      std::lock_guard<std::mutex> l(mu_);
+      SetStickyError(s);
+      return bg_error_;
+    }
+  }
+  last_sequence_.store(next - 1, std::memory_order_release);
+  counters_.writes.fetch_add(writes, std::memory_order_relaxed);
+  counters_.write_batches.fetch_add(batches, std::memory_order_relaxed);
+  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+  counters_.write_groups.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }
 
@@ -406,14 +603,23 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
     std::unique_ptr<log::Writer> log;
     s = NewLogFile(number, &log);
     if (!s.ok()) return s;
-    s = log_->Close();
+    // The old log's unsynced tail is made durable first: otherwise a power
+    // loss could tear it while synced writes in the new log survive, and
+    // the damage would not be a tail.
+    if (!options_.disable_data_sync) {
+      l.unlock();  // write_mu_ keeps log_ ours; readers need mu_ meanwhile
+      s = log_->Sync();
+      l.lock();
+    }
+    if (s.ok()) s = log_->Close();
     if (!s.ok()) {
-      bg_error_ = s;
-      return s;
+      SetStickyError(s);
+      return bg_error_;
     }
     imm_.push_back({mem_, mem_log_number_});
     mem_ = std::move(mem);
     log_ = std::move(log);
+    log_dir_synced_ = false;
     mem_log_number_ = number;
     cv_.notify_all();
     force = false;
@@ -496,6 +702,10 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
 Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (value == nullptr) return Status::InvalidArgument("Get: value is null");
   counters_.gets.fetch_add(1, std::memory_order_relaxed);
+  return GetImpl(options, key, value);
+}
+
+Status DBImpl::GetImpl(const ReadOptions& options, const Slice& key, std::string* value) {
   const ReadView v = GetReadView(options);
   const LookupKey lkey(key, v.sequence);
   Status s;
@@ -559,17 +769,33 @@ struct DBImpl::MultiGetBatch {
 void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys,
                       std::vector<std::string>* values, std::vector<Status>* statuses) {
   const size_t n = keys.size();
-  values->assign(n, std::string());
-  statuses->assign(n, Status::NotFound(""));
-  if (n == 0) return;
+  // resize + clear rather than assign: the caller's value strings keep
+  // their buffers from call to call.
+  values->resize(n);
+  for (std::string& value : *values) value.clear();
+  if (n == 0) {
+    statuses->clear();
+    return;
+  }
   counters_.multigets.fetch_add(1, std::memory_order_relaxed);
   counters_.multiget_keys.fetch_add(n, std::memory_order_relaxed);
+  if (n == 1) {
+    // Nothing to batch: a lone key takes Get's path (no sort, no batch
+    // state), so MultiGet of one key costs what Get does.
+    statuses->resize(1);
+    (*statuses)[0] = GetImpl(options, keys[0], &(*values)[0]);
+    return;
+  }
+  statuses->assign(n, Status::NotFound(""));
   const ReadView v = GetReadView(options);
-  std::vector<size_t> order(n);
+  // The batch state is the calling thread's, reused across calls so a
+  // MultiGet allocates nothing once its vectors have grown.
+  thread_local MultiGetBatch batch;
+  thread_local std::vector<size_t> order;
+  order.resize(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a].compare(keys[b]) < 0; });
 
-  MultiGetBatch batch;
   batch.order = &order;
   batch.values = values;
   batch.statuses = statuses;
@@ -788,12 +1014,15 @@ DbStats DBImpl::GetStats() {
     stats.hash_index.collisions += st.hash_collisions;
     stats.data_block_reads += st.data_block_reads;
   });
+  stats.table_reads = table_cache_->TotalStats();
+  stats.direct_read_fallbacks = table_cache_->buffered_fallbacks();
   const Counters& c = counters_;
   DbCounters& out = stats.counters;
   out.writes = Load(c.writes);
   out.write_batches = Load(c.write_batches);
   out.bytes_written = Load(c.bytes_written);
   out.wal_syncs = Load(c.wal_syncs);
+  out.write_groups = Load(c.write_groups);
   out.stalls = Load(c.stalls);
   out.stall_micros = Load(c.stall_micros);
   out.slowdowns = Load(c.slowdowns);
@@ -808,6 +1037,7 @@ DbStats DBImpl::GetStats() {
   out.multigets = Load(c.multigets);
   out.multiget_keys = Load(c.multiget_keys);
   out.table_lookups = Load(c.table_lookups);
+  stats.recovery = recovery_;
   return stats;
 }
 
@@ -841,6 +1071,13 @@ Status DBImpl::Close() {
     std::lock_guard<std::mutex> l(mu_);
     if (log_) s = log_->Close();
     closed_ = true;
+  }
+  {
+    std::lock_guard<std::mutex> m(manifest_mu_);
+    if (manifest_) {
+      Status ms = manifest_->Close();
+      if (s.ok()) s = ms;
+    }
   }
   if (lock_ != nullptr) {
     lock_->Unlock();

@@ -1,8 +1,10 @@
 // DBImpl: the implementation of DB (db.h). Threads and locks:
 //
-//   write_mu_       serialises writers: WAL append, memtable insert and the
-//                   switch to a new memtable/WAL happen under it, so the
-//                   memtable has one writer as it requires.
+//   queue_mu_       the queue of waiting writers (group commit, below).
+//   write_mu_       held by the writer at the head of the queue (the leader)
+//                   while it appends its group to the WAL, syncs once and
+//                   inserts into the memtable, and by the switch to a new
+//                   memtable/WAL, so the memtable has one writer as it requires.
 //   compaction_mu_  one compaction at a time (background thread or
 //                   CompactRange).
 //   manifest_mu_    one version change at a time (flush or compaction
@@ -10,7 +12,19 @@
 //   mu_             the shared state below; held only briefly (readers take
 //                   references to the memtables and the current version under
 //                   it and search without it).
-// Lock order: write_mu_ → mu_; compaction_mu_ → manifest_mu_ → mu_.
+// Lock order: write_mu_ → mu_; compaction_mu_ → manifest_mu_ → mu_;
+// write_mu_ → queue_mu_ (queue_mu_ is innermost: nothing is taken under it).
+//
+// Group commit: a writer enqueues itself and waits until it is at the head
+// or a leader has done its write. The leader takes the queued writers behind
+// it (up to kMaxGroupBytes), appends each batch as its own WAL record, calls
+// fdatasync once if any of them asked for sync, inserts the batches, and
+// wakes them with the one status. Writers arriving meanwhile queue up for
+// the next group, so N synced writers share one fdatasync per round.
+//
+// Durability errors are sticky: a failed WAL append or sync, manifest edit,
+// table write or directory sync sets bg_error_ and the DB stays read-only
+// (reads work, writes return the error saying why) until reopened.
 //
 // Two background threads: the flush thread writes the oldest immutable
 // memtable to a level-0 table; the compaction thread runs leveled
@@ -96,7 +110,7 @@ class DBImpl final : public DB {
     std::atomic<uint64_t> lookups{0}, found{0};  // every table lookup, with a filter or without
   };
   struct Counters {
-    std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0};
+    std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0}, write_groups{0};
     std::atomic<uint64_t> stalls{0}, stall_micros{0}, slowdowns{0};
     std::atomic<uint64_t> flushes{0}, flush_bytes{0};
     std::atomic<uint64_t> compactions{0}, trivial_moves{0}, compaction_bytes_read{0}, compaction_bytes_written{0};
@@ -113,23 +127,37 @@ class DBImpl final : public DB {
   Status Recover();
   // Reads the manifest (or, for a new database, checks the directory holds
   // none of a database's files); *names lists the directory.
-  Status ReadDbState(ManifestState* state, std::vector<std::string>* names);
+  Status ReadDbState(ManifestState* state, std::vector<std::string>* names, ManifestReport* report);
   // The manifest's files in a version of options_.num_levels levels, every
   // table opened (and verified with paranoid_checks) and its filter noted.
   Status OpenLiveTables(const Version& manifest_version, std::shared_ptr<Version>* version);
+  // Replays the WALs under options_.wal_recovery_mode; *damaged lists the
+  // logs to move to lost/ once Open succeeds; recovery_ says what was dropped.
   Status ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::shared_ptr<MemTable>>* recovered,
-                    SequenceNumber* last_sequence);
+                    SequenceNumber* last_sequence, std::vector<uint64_t>* damaged);
+  // Keeps `name` (a bare name in dir_) in lost/: a copy (logs, which the
+  // old manifest may still need) or the file itself (tables no manifest
+  // names); synced.
+  Status KeepInLost(const std::string& name, bool copy);
   // Writes the memtables rebuilt from the WALs to level-0 tables of `version`.
   Status WriteRecoveredTables(const std::vector<std::shared_ptr<MemTable>>& recovered, Version* version);
   // Starts the first memtable and WAL and writes a manifest naming `version`.
   Status StartFromRecoveredState(const std::shared_ptr<Version>& version, SequenceNumber last_sequence);
   Status NewMemTable(std::shared_ptr<MemTable>* out) const;
   Status NewLogFile(uint64_t number, std::unique_ptr<log::Writer>* out) const;
+  // Requires mu_: a durability error makes the DB read-only (first error kept).
+  void SetStickyError(const Status& s);
 
   // Write path. MakeRoomForWrite requires write_mu_ and (through l) mu_.
+  struct Writer;
+  // The leader's work for the group starting at `leader`; *last_writer is
+  // the last queued writer it took.
+  Status WriteGroup(Writer* leader, Writer** last_writer);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force);
 
   ReadView GetReadView(const ReadOptions& options);
+  // Get without counting the call (MultiGet of one key uses it too).
+  Status GetImpl(const ReadOptions& options, const Slice& key, std::string* value);
   // MultiGet's phases for one sorted batch (MultiGetBatch in db_impl.cc):
   // memtables, then level 0 file by file, then each sorted level, each
   // table handed the group of pending keys inside its range at once.
@@ -178,11 +206,14 @@ class DBImpl final : public DB {
   uint64_t NewFileNumber();  // under mu_
 
   const Options options_;
+  Env* const env_;
   const std::string dir_;
   FileLock* lock_ = nullptr;
   std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;
 
+  std::mutex queue_mu_;
+  std::deque<Writer*> writers_;  // guarded by queue_mu_; head = leader
   std::mutex write_mu_;
   std::mutex compaction_mu_;
   std::mutex manifest_mu_;
@@ -194,6 +225,8 @@ class DBImpl final : public DB {
   std::shared_ptr<MemTable> mem_;
   uint64_t mem_log_number_ = 0;
   std::unique_ptr<log::Writer> log_;
+  bool log_dir_synced_ = false;  // the WAL's directory entry is durable (synced before its first sync)
+  std::unique_ptr<ManifestWriter> manifest_;  // guarded by manifest_mu_
   std::deque<ImmMemTable> imm_;  // oldest first
   std::shared_ptr<const Version> current_;
   std::list<std::weak_ptr<const Version>> live_versions_;
@@ -217,6 +250,7 @@ class DBImpl final : public DB {
 
   std::vector<std::unique_ptr<LevelFilterStats>> filter_stats_;
   Counters counters_;
+  RecoveryStats recovery_;  // written by Open only
 };
 
 }  // namespace filterlab::engine

@@ -99,10 +99,20 @@ std::string CountersText(const DbStats& stats) {
          " data_block_reads(open tables)=" + Num(stats.data_block_reads) + "\n";
 }
 
+std::string RecoveryText(const DbStats& stats) {
+  const RecoveryStats& r = stats.recovery;
+  return "mode=" + r.wal_recovery_mode + " wal_records_replayed=" + Num(r.wal_records_replayed) +
+         " wal_damaged_regions=" + Num(r.wal_damaged_regions) + " wal_bytes_dropped=" + Num(r.wal_bytes_dropped) +
+         " wal_records_dropped=" + Num(r.wal_records_dropped) + " wal_writes_dropped=" + Num(r.wal_writes_dropped) +
+         " manifest_bytes_dropped=" + Num(r.manifest_bytes_dropped) +
+         " files_moved_to_lost=" + Num(r.files_moved_to_lost);
+}
+
 std::string AllStatsText(const DbStats& stats) {
   return "levels: " + LevelSummary(stats) + "\n" + FilterLines(stats) + "memtable filter: " +
          MemTableFilterText(stats) + "\nblock cache: " + BlockCacheText(stats) + "\nhash index: " +
-         HashIndexText(stats) + "\n" + CountersText(stats);
+         HashIndexText(stats) + "\n" + CountersText(stats) + "write_groups=" + Num(stats.counters.write_groups) +
+         "\nrecovery: " + RecoveryText(stats) + "\n";
 }
 
 }  // namespace
@@ -132,6 +142,8 @@ bool DBImpl::GetProperty(const std::string& name, std::string* value) {
     *value = HashIndexText(stats);
   } else if (what == "total-sst-bytes") {
     *value = Num(stats.total_sst_bytes);
+  } else if (what == "recovery-stats") {
+    *value = RecoveryText(stats);
   } else if (what == "stats") {
     *value = AllStatsText(stats);
   } else {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/table/table_reader.h"
+
 namespace filterlab::engine {
 
 // What table filters answered for point lookups (Get and MultiGet keys):
@@ -81,11 +83,27 @@ struct HashIndexStats {
 // Cumulative since Open.
 struct DbCounters {
   uint64_t writes = 0, write_batches = 0, bytes_written = 0, wal_syncs = 0;
+  uint64_t write_groups = 0;  // leader rounds of group commit (one WAL append run, at most one sync)
   uint64_t stalls = 0, stall_micros = 0, slowdowns = 0;
   uint64_t flushes = 0, flush_bytes = 0;
   uint64_t compactions = 0, trivial_moves = 0, compaction_bytes_read = 0, compaction_bytes_written = 0;
   uint64_t entries_dropped = 0;
   uint64_t gets = 0, multigets = 0, multiget_keys = 0, table_lookups = 0;
+};
+
+// What Open's recovery dropped, all zero after a clean recovery. A log or
+// table with damage is moved to lost/ in the DB directory, never deleted.
+struct RecoveryStats {
+  std::string wal_recovery_mode;     // WalRecoveryModeName of the options
+  uint64_t wal_records_replayed = 0;
+  uint64_t wal_damaged_regions = 0;  // byte ranges the log reader could not read
+  uint64_t wal_bytes_dropped = 0;    // bytes of those regions and of intact records not replayed
+  uint64_t wal_records_dropped = 0;  // intact records not replayed (point_in_time drops all after damage)
+  // Writes (sequence numbers) known to be lost: the gap between the records
+  // replayed before and after dropped ones. A dropped tail's count is unknown.
+  uint64_t wal_writes_dropped = 0;
+  uint64_t manifest_bytes_dropped = 0;  // a torn last edit
+  uint64_t files_moved_to_lost = 0;
 };
 
 struct DbStats {
@@ -97,7 +115,15 @@ struct DbStats {
   // Of the tables currently open in the table cache.
   HashIndexStats hash_index;
   uint64_t data_block_reads = 0;
+  // Table reads since Open, summed over every table opened (TableCache::
+  // TotalStats): block fetches and file reads by kind, bytes read, and the
+  // data blocks that filter false positives cost.
+  TableReaderStats table_reads;
+  // Tables opened for buffered reads although Options::use_direct_reads was
+  // set (the filesystem refused O_DIRECT).
+  uint64_t direct_read_fallbacks = 0;
   DbCounters counters;
+  RecoveryStats recovery;  // of the Open that made this DB object
 };
 
 }  // namespace filterlab::engine

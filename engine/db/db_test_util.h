@@ -28,11 +28,18 @@ inline constexpr int kScale = 1;
 #endif
 
 // A fresh empty directory under $TMPDIR (or /tmp), deleted with its files.
+// in_memory: under /dev/shm when it exists, for tests that open thousands
+// of damaged copies and test the logic, not the disk.
 class ScratchDir {
  public:
-  ScratchDir() {
+  explicit ScratchDir(bool in_memory = false) {
     const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/filterlab_db_XXXXXX";
+    std::string root = base && *base ? base : "/tmp";
+    struct stat st;
+    if (in_memory && ::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && ::access("/dev/shm", W_OK) == 0) {
+      root = "/dev/shm";
+    }
+    std::string pattern = root + "/filterlab_db_XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) != nullptr) path_ = buf.data();
@@ -45,7 +52,7 @@ class ScratchDir {
   static void RemoveTree(const std::string& path) {
     if (path.empty()) return;
     std::vector<std::string> names;
-    if (ListDir(path, &names).ok()) {
+    if (Env::Default()->GetChildren(path, &names).ok()) {
       for (const auto& n : names) {
         const std::string p = path + "/" + n;
         struct stat st;
@@ -119,10 +126,10 @@ inline std::vector<std::pair<std::string, std::string>> ScanAll(DB* db, const Re
 inline std::map<std::string, std::string> DirContents(const std::string& dir) {
   std::map<std::string, std::string> out;
   std::vector<std::string> names;
-  if (!ListDir(dir, &names).ok()) return out;
+  if (!Env::Default()->GetChildren(dir, &names).ok()) return out;
   for (const auto& n : names) {
     std::string c;
-    if (ReadFileToString(dir + "/" + n, &c).ok()) out[n] = c;
+    if (ReadFileToString(Env::Default(), dir + "/" + n, &c).ok()) out[n] = c;
   }
   return out;
 }

@@ -1,21 +1,24 @@
-// Record framing of the write-ahead log (and of the manifest, which is one
-// such record): a file is a sequence of
+// Record framing of the write-ahead log and of the manifest (an edit log in
+// the same format). A file is a sequence of 32 KiB blocks; a record is cut
+// into fragments that never cross a block boundary, each with a 7-byte header
 //
-//   [masked CRC32C u32 LE][length u32 LE][payload: length bytes]
+//   [masked CRC32C u32 LE][fragment length u16 LE][type u8][fragment bytes]
 //
-// where the CRC (crc32c.h, masked) covers the 4 length bytes and the
-// payload. A WAL record's payload is one WriteBatch (write_batch.h).
+// type: 1 full (a whole record), 2 first, 3 middle, 4 last. The CRC
+// (crc32c.h, masked) covers the type byte and the fragment bytes. When fewer
+// than 7 bytes are left in a block the writer fills them with zeros and
+// starts the next block. (This is the framing LevelDB and RocksDB use.)
 //
-// Why length-prefixed rather than LevelDB's 32 KiB block fragments: the only
-// damage a process or machine crash does to an append-only file is a torn
-// tail (a partial last record, or garbage/zeros after the last complete one),
-// and a reader that stops at the first record that does not verify drops
-// exactly that tail. Block fragments would additionally let a reader skip a
-// damaged record in the middle and resynchronise, which we do not want
-// anyway: recovery keeps a strict prefix of the writes (never a write whose
-// predecessors were lost). A damaged length can make the reader stop early,
-// but never accept bytes that were not written as one record: the CRC of a
-// false record would have to match by chance (about 2^-32).
+// Why blocks: a damaged byte costs at most the fragments of its block. The
+// reader does not trust a damaged header's length, so it drops the rest of
+// that block and resynchronises at the next block boundary, where a fragment
+// header always starts; fragments of a record whose first part was lost are
+// dropped too. What the caller does with the records after a damaged region
+// (stop, fail, or go on) is its recovery policy (WalRecoveryMode, options.h);
+// the reader reports every damaged region with its offset, size and reason.
+//
+// A false fragment passes only if its CRC matches by chance (about 2^-32 per
+// fragment tried), so an intact record is never confused with damage.
 #pragma once
 
 #include <cstddef>
@@ -23,8 +26,10 @@
 
 namespace filterlab::engine::log {
 
-inline constexpr size_t kHeaderSize = 8;
-// Longest payload a record may carry (the length field is a u32).
-inline constexpr uint64_t kMaxRecordSize = 0xffffffffu;
+enum RecordType : uint8_t { kFullType = 1, kFirstType = 2, kMiddleType = 3, kLastType = 4 };
+inline constexpr uint8_t kMaxRecordType = kLastType;
+
+inline constexpr size_t kBlockSize = 32768;
+inline constexpr size_t kHeaderSize = 4 + 2 + 1;
 
 }  // namespace filterlab::engine::log

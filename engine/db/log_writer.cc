@@ -5,27 +5,50 @@
 #include "engine/util/crc32c.h"
 
 namespace filterlab::engine::log {
+namespace {
+
+// Fragments `payload` into *out for a log whose size is `offset` before it.
+void Fragment(uint64_t offset, const Slice& payload, std::string* out) {
+  const char* p = payload.data();
+  size_t left = payload.size();
+  bool first = true;
+  do {
+    size_t in_block = static_cast<size_t>((offset + out->size()) % kBlockSize);
+    const size_t room = kBlockSize - in_block;
+    if (room < kHeaderSize) {
+      out->append(room, '\0');
+      in_block = 0;
+    }
+    const size_t avail = kBlockSize - in_block - kHeaderSize;
+    const size_t n = left < avail ? left : avail;
+    const bool last = n == left;
+    const uint8_t type = first ? (last ? kFullType : kFirstType) : (last ? kLastType : kMiddleType);
+    const char t = static_cast<char>(type);
+    uint32_t crc = crc32c::Extend(crc32c::Value(&t, 1), p, n);
+    PutFixed32(out, crc32c::Mask(crc));
+    out->push_back(static_cast<char>(n & 0xff));
+    out->push_back(static_cast<char>(n >> 8));
+    out->push_back(t);
+    out->append(p, n);
+    p += n;
+    left -= n;
+    first = false;
+  } while (left > 0);
+}
+
+}  // namespace
 
 void AppendRecord(std::string* dst, const Slice& payload) {
-  char len[4];
-  EncodeFixed32(len, static_cast<uint32_t>(payload.size()));
-  uint32_t crc = crc32c::Value(len, sizeof(len));
-  crc = crc32c::Extend(crc, payload.data(), payload.size());
-  PutFixed32(dst, crc32c::Mask(crc));
-  dst->append(len, sizeof(len));
-  dst->append(payload.data(), payload.size());
+  std::string fragments;
+  Fragment(dst->size(), payload, &fragments);
+  dst->append(fragments);
 }
 
 Status Writer::AddRecord(const Slice& payload) {
-  if (payload.size() > kMaxRecordSize) {
-    return Status::InvalidArgument("log record of " + std::to_string(payload.size()) +
-                                   " bytes is too large (at most 4 GiB - 1)");
-  }
-  std::string record;
-  record.reserve(kHeaderSize + payload.size());
-  AppendRecord(&record, payload);
-  Status s = file_->Append(record);
-  if (s.ok()) bytes_written_ += record.size();
+  buffer_.clear();
+  Fragment(bytes_written_, payload, &buffer_);
+  Status s = file_->Append(buffer_);
+  if (s.ok()) bytes_written_ += buffer_.size();
   return s;
 }
 

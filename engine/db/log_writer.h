@@ -1,10 +1,11 @@
-// log::Writer: appends records (log_format.h) to a WritableFile, one
-// Append call per record, so a killed process leaves either the whole record
-// in the OS page cache or a torn tail the reader drops. Sync() makes the
-// records durable. Not thread-safe (the DB serialises writers).
+// log::Writer: appends records (log_format.h) to a WritableFile. A record's
+// fragments go out in one Append, so a killed process leaves either the whole
+// record in the OS page cache or a torn tail the reader reports. Sync() makes
+// the records durable. Not thread-safe (the DB serialises writers).
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "common/slice.h"
 #include "common/status.h"
@@ -14,6 +15,7 @@ namespace filterlab::engine::log {
 
 class Writer {
  public:
+  // Writes into a new (empty) file.
   explicit Writer(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
   Status AddRecord(const Slice& payload);
   Status Sync() { return file_->Sync(); }
@@ -23,9 +25,11 @@ class Writer {
  private:
   std::unique_ptr<WritableFile> file_;
   uint64_t bytes_written_ = 0;
+  std::string buffer_;  // the fragments of one record, reused
 };
 
-// The header + payload of one record, for callers that build files whole.
+// Appends the fragments of `payload` to *dst, a log whose first byte is at
+// the start of a block and whose current size is dst->size().
 void AppendRecord(std::string* dst, const Slice& payload);
 
 }  // namespace filterlab::engine::log

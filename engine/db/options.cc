@@ -30,6 +30,35 @@ Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const Filte
   return Status::OK();
 }
 
+const char* WalRecoveryModeName(WalRecoveryMode mode) {
+  switch (mode) {
+    case WalRecoveryMode::kTolerateCorruptedTailRecords:
+      return "tolerate_corrupted_tail_records";
+    case WalRecoveryMode::kAbsoluteConsistency:
+      return "absolute_consistency";
+    case WalRecoveryMode::kPointInTimeRecovery:
+      return "point_in_time";
+    case WalRecoveryMode::kSkipAnyCorruptedRecords:
+      return "skip_any_corrupted_records";
+  }
+  return "?";
+}
+
+Status ParseWalRecoveryMode(const std::string& text, WalRecoveryMode* mode) {
+  constexpr WalRecoveryMode kAll[] = {WalRecoveryMode::kTolerateCorruptedTailRecords,
+                                      WalRecoveryMode::kAbsoluteConsistency, WalRecoveryMode::kPointInTimeRecovery,
+                                      WalRecoveryMode::kSkipAnyCorruptedRecords};
+  std::string names;
+  for (size_t i = 0; i < 4; ++i) {
+    if (text == WalRecoveryModeName(kAll[i]) || text == std::to_string(i)) {
+      *mode = kAll[i];
+      return Status::OK();
+    }
+    names += std::string(i ? ", " : "") + WalRecoveryModeName(kAll[i]) + " (" + std::to_string(i) + ")";
+  }
+  return Status::InvalidArgument("WAL recovery mode '" + text + "' is not one of " + names);
+}
+
 std::string FilterLabel(const FilterPolicy* policy) { return policy == nullptr ? "none" : policy->spec(); }
 
 bool SameFilter(const FilterPolicy* a, const FilterPolicy* b) {
@@ -58,6 +87,7 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.hash_util_ratio = hash_index_util_ratio;
   t.filter_policy = FilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
+  t.compression = compression;
   return t;
 }
 
@@ -103,6 +133,10 @@ MemTableOptions Options::MemTableOptionsForDb() const {
 }
 
 Status Options::Validate() const {
+  if (static_cast<int>(wal_recovery_mode) < 0 || static_cast<int>(wal_recovery_mode) > 3) {
+    return Bad("wal_recovery_mode", std::to_string(static_cast<int>(wal_recovery_mode)),
+               "use one of the four WalRecoveryMode values");
+  }
   if (write_buffer_size < 4096) {
     return Bad("write_buffer_size", std::to_string(write_buffer_size), "use at least 4096 bytes");
   }

@@ -36,7 +36,32 @@ class FilterPolicy;
 
 namespace filterlab::engine {
 
+class Env;
 class Snapshot;
+
+// What Open does with a damaged write-ahead log (names and meaning follow
+// RocksDB's WALRecoveryMode). "Damage" is any byte range the log reader could
+// not read as intact records; "the tail" is damage with no intact record
+// after it in this or a later log (what a crash during a write leaves).
+// Whatever the mode, a log with damage is never deleted (Open moves it to
+// lost/ when it opens) and DbStats::recovery says what was dropped.
+enum class WalRecoveryMode {
+  // Drop a damaged tail; damage before the tail fails Open with a Corruption
+  // naming the log, the offset and how many intact records follow.
+  kTolerateCorruptedTailRecords,
+  // Any damage, a torn tail included, fails Open.
+  kAbsoluteConsistency,
+  // Replay up to the first damage and drop everything after it (intact
+  // records and later logs included): the writes kept are a prefix.
+  kPointInTimeRecovery,
+  // Replay every intact record, skipping damaged ones.
+  kSkipAnyCorruptedRecords,
+};
+// "tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time",
+// "skip_any_corrupted_records".
+const char* WalRecoveryModeName(WalRecoveryMode mode);
+// Takes those names or RocksDB's numbers 0..3; InvalidArgument listing them.
+Status ParseWalRecoveryMode(const std::string& text, WalRecoveryMode* mode);
 
 // The policy of a filter option given as a spec, for whoever builds Options
 // from text: "none" gives nullptr (no filter), anything else the registry's
@@ -57,11 +82,19 @@ struct Options {
   // always read and verified on Open). Costs one full read of the database.
   bool paranoid_checks = false;
 
-  // Skip the fdatasync of tables, manifests and the directory before a new
-  // version names them (RocksDB's old disableDataSync). The DB then still
-  // survives a killed process (the OS keeps the written bytes), but not a
-  // machine crash. For tests and throwaway benchmark databases only.
+  // Skip the fdatasync of tables, manifests, the directory and of a WAL when
+  // it is switched for a new one (RocksDB's old disableDataSync);
+  // WriteOptions::sync still syncs the WAL. The DB then still survives a
+  // killed process (the OS keeps the written bytes), but not a machine
+  // crash. For tests and throwaway benchmark databases only.
   bool disable_data_sync = false;
+
+  // Damaged-WAL policy of Open (WalRecoveryMode above).
+  WalRecoveryMode wal_recovery_mode = WalRecoveryMode::kTolerateCorruptedTailRecords;
+
+  // The filesystem (engine/util/env.h); null = Env::Default(), POSIX. Tests
+  // put a fault-injecting Env here. Must outlive the DB.
+  Env* env = nullptr;
 
   // --- memtables ---
   // A memtable is switched to immutable (and flushed to L0 in the
@@ -99,6 +132,8 @@ struct Options {
   bool use_hash_index = false;        // data-block hash index (spec §1)
   double hash_index_util_ratio = 0.75;  // (0, 1]
   ChecksumType checksum_type = ChecksumType::kCRC32C;
+  // Compression of table data blocks (engine/table/compression.h).
+  CompressionType compression = CompressionType::kNone;
   // Full filter of the tables written to each level: per_level_filter_policy[L]
   // for the levels it covers (nullptr there = no filter at that level), else
   // filter_policy (nullptr = no filter).
@@ -121,6 +156,11 @@ struct Options {
   // --- caches ---
   size_t block_cache_bytes = size_t{8} << 20;  // shared block cache (CLOCK eviction); 0 = none
   int max_open_files = 1000;                   // table readers kept open (>= 10)
+  // Read tables with O_DIRECT (engine/util/direct_file.h), so a block-cache
+  // miss is a storage read rather than a page-cache copy; where the
+  // filesystem refuses O_DIRECT the tables are read buffered and
+  // DbStats::direct_read_fallbacks counts them.
+  bool use_direct_reads = false;
 
   // Receives warnings (dropped WAL tails, background errors) and events
   // (flushes, compactions, recovery), one line each. Null: warnings go to

@@ -1,6 +1,7 @@
 #include "engine/db/table_cache.h"
 
 #include "engine/db/db_files.h"
+#include "engine/util/direct_file.h"
 
 namespace filterlab::engine {
 
@@ -16,7 +17,14 @@ Status TableCache::Get(uint64_t number, uint64_t file_size, std::shared_ptr<cons
   }
   const std::string name = TableFileName(dir_, number);
   std::unique_ptr<RandomAccessFile> file;
-  Status s = NewPosixRandomAccessFile(name, &file);
+  Status s;
+  if (use_direct_reads_) {
+    bool direct = false;
+    s = NewDirectRandomAccessFile(name, &file, &direct);
+    if (s.ok() && !direct) buffered_fallbacks_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    s = NewPosixRandomAccessFile(name, &file);
+  }
   if (!s.ok()) return Status::Corruption("table " + name + " listed in the manifest cannot be opened: " + s.message());
   if (file->Size() != file_size) {
     return Status::Corruption("table " + name + " has " + std::to_string(file->Size()) +
@@ -37,6 +45,7 @@ Status TableCache::Get(uint64_t number, uint64_t file_size, std::shared_ptr<cons
   lru_.emplace_front(number, shared);
   map_[number] = lru_.begin();
   while (lru_.size() > capacity_) {
+    retired_.Add(lru_.back().second->stats());
     map_.erase(lru_.back().first);
     lru_.pop_back();
   }
@@ -48,8 +57,20 @@ void TableCache::Evict(uint64_t number) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = map_.find(number);
   if (it == map_.end()) return;
+  retired_.Add(it->second->second->stats());
   lru_.erase(it->second);
   map_.erase(it);
+}
+
+}  // namespace filterlab::engine
+
+namespace filterlab::engine {
+
+TableReaderStats TableCache::TotalStats() {
+  std::lock_guard<std::mutex> l(mu_);
+  TableReaderStats total = retired_;
+  for (const Entry& e : lru_) total.Add(e.second->stats());
+  return total;
 }
 
 }  // namespace filterlab::engine

@@ -23,9 +23,16 @@ bool OverLoad(size_t count, size_t slots) { return count * 8 > slots * 5; }
 
 uint64_t BlockCache::Hash(const BlockCacheKey& key) { return Mix64(key.file_id * kGoldenRatio64 ^ key.offset); }
 
+int BlockCache::AutoShardBits(size_t capacity_bytes) {
+  int bits = 0;
+  while (bits < 4 && (capacity_bytes >> (bits + 1)) >= kMinAutoShardBytes) ++bits;
+  return bits;
+}
+
 BlockCache::BlockCache(size_t capacity_bytes, int num_shard_bits)
     : capacity_(capacity_bytes),
-      num_shard_bits_(std::clamp(num_shard_bits, 0, 10)),
+      num_shard_bits_(num_shard_bits == kAutoShardBits ? AutoShardBits(capacity_bytes)
+                                                       : std::clamp(num_shard_bits, 0, 10)),
       shard_shift_(63 - num_shard_bits_),
       shard_capacity_(capacity_bytes >> num_shard_bits_),
       shards_(size_t{1} << num_shard_bits_) {

@@ -83,8 +83,19 @@ struct BlockCacheKey {
 
 class BlockCache {
  public:
-  // `capacity_bytes` is split evenly over 2^num_shard_bits shards (0..10).
-  explicit BlockCache(size_t capacity_bytes, int num_shard_bits = 4);
+  // Shards are at least this large when their number is chosen for the
+  // capacity: a block larger than its shard's budget is never kept, and a
+  // table's filter or index block is one block (about 0.7 MB for a 64 MiB
+  // table at 10 bits/key), so a small cache split 16 ways would read it
+  // from storage on every lookup.
+  static constexpr size_t kMinAutoShardBytes = size_t{4} << 20;
+  static constexpr int kAutoShardBits = -1;
+  // `capacity_bytes` is split evenly over 2^num_shard_bits shards (0..10);
+  // kAutoShardBits: as many as keep shards >= kMinAutoShardBytes, at most 16
+  // (16 locks keep two threads' lookups from meeting on one).
+  explicit BlockCache(size_t capacity_bytes, int num_shard_bits = kAutoShardBits);
+  // The shard bits kAutoShardBits resolves to for `capacity_bytes`.
+  static int AutoShardBits(size_t capacity_bytes);
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
 
@@ -109,6 +120,7 @@ class BlockCache {
   uint64_t hits() const;
   uint64_t misses() const;
   size_t capacity() const { return capacity_; }
+  int num_shard_bits() const { return num_shard_bits_; }
   // Sum of the charges of the entries currently cached.
   size_t usage() const;
   size_t num_entries() const;

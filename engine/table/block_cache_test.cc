@@ -325,5 +325,22 @@ TEST(BlockCache, ConcurrentReadersHoldValuesAcrossEviction) {
   EXPECT_EQ(cache.usage(), cache.num_entries() * 64);
 }
 
+// The automatic shard count keeps shards of at least 4 MiB, so a small
+// cache still holds a table's filter block (one block of ~0.7 MB for a
+// 64 MiB table at 10 bits/key) instead of refusing it as larger than a
+// sixteenth of the cache.
+TEST(BlockCache, AutomaticShardsKeepLargeBlocksInSmallCaches) {
+  EXPECT_EQ(BlockCache(size_t{1} << 20).num_shard_bits(), 0);
+  EXPECT_EQ(BlockCache(size_t{8} << 20).num_shard_bits(), 1);
+  EXPECT_EQ(BlockCache(size_t{64} << 20).num_shard_bits(), 4);
+  EXPECT_EQ(BlockCache(size_t{1} << 30).num_shard_bits(), 4);
+  EXPECT_EQ(BlockCache(size_t{8} << 20, 4).num_shard_bits(), 4);  // explicit bits stay
+  BlockCache cache(size_t{8} << 20);
+  const size_t filter_bytes = 700 * 1024;
+  cache.Insert({1, 0}, std::make_shared<const std::string>(filter_bytes, 'f'), filter_bytes);
+  EXPECT_NE(cache.Lookup({1, 0}), nullptr);
+  EXPECT_EQ(cache.usage(), filter_bytes);
+}
+
 }  // namespace
 }  // namespace filterlab::engine

@@ -1,5 +1,7 @@
 #include "engine/table/format.h"
 
+#include "engine/table/compression.h"
+
 #include <cstdio>
 
 #include "engine/util/coding.h"
@@ -81,9 +83,9 @@ uint32_t ComputeBlockChecksum(ChecksumType type, const char* data, size_t n, uin
   return 0;
 }
 
-std::string MakeBlockTrailer(ChecksumType type, const Slice& contents) {
-  std::string trailer(1, static_cast<char>(kNoCompression));
-  PutFixed32(&trailer, ComputeBlockChecksum(type, contents.data(), contents.size(), kNoCompression));
+std::string MakeBlockTrailer(ChecksumType type, const Slice& stored, uint8_t compression) {
+  std::string trailer(1, static_cast<char>(compression));
+  PutFixed32(&trailer, ComputeBlockChecksum(type, stored.data(), stored.size(), compression));
   return trailer;
 }
 
@@ -159,8 +161,7 @@ Status ReadBlock(const RandomAccessFile& file, ChecksumType checksum_type, uint6
                               " checksum mismatch (stored " + Hex(stored, 8) + ", computed " + Hex(actual, 8) + ")");
   }
   if (compression != kNoCompression) {
-    return Status::Corruption(DescribeBlock(kind, handle, file.name()) + ": compression type " +
-                              std::to_string(compression) + " is not supported (allowed: 0 = none)");
+    return UncompressBlock(compression, Slice(raw.data(), n), DescribeBlock(kind, handle, file.name()), contents);
   }
   contents->assign(raw.data(), n);
   return Status::OK();

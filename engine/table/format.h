@@ -7,8 +7,9 @@
 //   [metaindex block][trailer]
 //   [footer, 57 bytes]
 //
-// Block trailer (5 bytes): compression type (1 byte, 0 = none, the only one
-// we write) ‖ checksum u32 LE over the block contents and the type byte.
+// Block trailer (5 bytes): compression type (1 byte: 0 = none, 1 = lz4,
+// 2 = zstd; compression.h) ‖ checksum u32 LE over the block's stored bytes
+// (compressed, when it is) and the type byte.
 // The checksum type is chosen per table and stated in the footer:
 //   CRC32C: masked (crc32c.h) CRC32C of contents ‖ type byte;
 //   XXH3:   low 32 bits of XXH3_64(contents, seed = type byte).
@@ -73,8 +74,9 @@ const char* BlockKindName(BlockKind kind);
 std::string DescribeBlock(BlockKind kind, const BlockHandle& handle, const std::string& file_name);
 
 uint32_t ComputeBlockChecksum(ChecksumType type, const char* data, size_t n, uint8_t compression_type);
-// The 5-byte trailer for uncompressed `contents`.
-std::string MakeBlockTrailer(ChecksumType type, const Slice& contents);
+// The 5-byte trailer for a block stored as `stored` with `compression`
+// (compression.h's type; 0 = the raw contents).
+std::string MakeBlockTrailer(ChecksumType type, const Slice& stored, uint8_t compression = kNoCompression);
 
 struct Footer {
   ChecksumType checksum_type = ChecksumType::kCRC32C;
@@ -91,9 +93,10 @@ struct Footer {
 
 // Reads the block `handle` names from `file`, whose blocks end at
 // `blocks_end` (the file size minus the footer), verifies its trailer and
-// copies the contents into *contents. Corruption (naming the file, the block
-// kind and offset) when the handle points outside [0, blocks_end), the
-// checksum does not match or the compression type is not 0.
+// puts the contents, decompressed when the trailer says so, into *contents.
+// Corruption (naming the file, the block kind and offset) when the handle
+// points outside [0, blocks_end), the checksum does not match, the
+// compression type is unknown or the block does not decompress.
 Status ReadBlock(const RandomAccessFile& file, ChecksumType checksum_type, uint64_t blocks_end, BlockKind kind,
                  const BlockHandle& handle, std::string* contents);
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
@@ -176,15 +178,20 @@ TEST(ReadBlock, EveryByteFlipIsCorruptionNamingFileAndBlock) {
   }
 }
 
-TEST(ReadBlock, RejectsCompressionTypeEvenWithAMatchingChecksum) {
+// A block whose checksum matches but whose stored bytes are not what its
+// compression type says: an unknown type, or bytes no decompressor accepts.
+TEST(ReadBlock, RejectsBadCompressionEvenWithAMatchingChecksum) {
   const std::string contents = "abc";
-  std::string bytes = "xx" + contents;
-  bytes.push_back(1);  // "compressed"
-  PutFixed32(&bytes, ComputeBlockChecksum(ChecksumType::kCRC32C, contents.data(), contents.size(), 1));
-  auto file = NewStringFile(bytes, "t.sst");
-  std::string out;
-  Status s = ReadBlock(*file, ChecksumType::kCRC32C, bytes.size(), BlockKind::kFilter, {2, 3}, &out);
-  EXPECT_TRUE(s.IsCorruption() && Contains(s, "compression type 1")) << s.ToString();
+  for (const auto& [type, message] : std::vector<std::pair<uint8_t, std::string>>{
+           {3, "compression type 3 is unknown"}, {1, "lz4 block"}, {2, "zstd block"}}) {
+    std::string bytes = "xx" + contents;
+    bytes.push_back(static_cast<char>(type));
+    PutFixed32(&bytes, ComputeBlockChecksum(ChecksumType::kCRC32C, contents.data(), contents.size(), type));
+    auto file = NewStringFile(bytes, "t.sst");
+    std::string out;
+    Status s = ReadBlock(*file, ChecksumType::kCRC32C, bytes.size(), BlockKind::kData, {2, 3}, &out);
+    EXPECT_TRUE(s.IsCorruption() && Contains(s, message) && Contains(s, "data block at offset 2")) << s.ToString();
+  }
 }
 
 TEST(ReadBlock, RejectsImpossibleOffsetsAndLengths) {

@@ -113,23 +113,25 @@ Status TableBuilder::Add(const Slice& internal_key, const Slice& value) {
   return Status::OK();
 }
 
-Status TableBuilder::WriteBlock(const Slice& contents, BlockHandle* handle) {
+Status TableBuilder::WriteBlock(const Slice& contents, BlockHandle* handle, CompressionType compression) {
+  const CompressionType stored_as = CompressBlock(compression, contents, &compressed_);
+  const Slice stored = stored_as == CompressionType::kNone ? contents : Slice(compressed_);
   handle->offset = offset_;
-  handle->size = contents.size();
-  Status s = file_->Append(contents);
-  if (s.ok()) s = file_->Append(MakeBlockTrailer(options_.checksum_type, contents));
-  if (s.ok()) offset_ += contents.size() + kBlockTrailerSize;
+  handle->size = stored.size();
+  Status s = file_->Append(stored);
+  if (s.ok()) s = file_->Append(MakeBlockTrailer(options_.checksum_type, stored, static_cast<uint8_t>(stored_as)));
+  if (s.ok()) offset_ += stored.size() + kBlockTrailerSize;
   return s;
 }
 
 Status TableBuilder::FlushDataBlock() {
   if (data_block_.empty()) return Status::OK();
   const Slice contents = data_block_.Finish();
-  Status s = WriteBlock(contents, &pending_handle_);
+  Status s = WriteBlock(contents, &pending_handle_, options_.compression);
   if (!s.ok()) return s;
   ++props_.num_data_blocks;
   if (data_block_.hash_index_written()) ++props_.num_hash_index_blocks;
-  props_.data_size += contents.size() + kBlockTrailerSize;
+  props_.data_size += pending_handle_.size + kBlockTrailerSize;
   pending_index_entry_ = true;
   data_block_.Reset();
   return Status::OK();

@@ -15,6 +15,7 @@
 #include "common/slice.h"
 #include "common/status.h"
 #include "engine/table/block_builder.h"
+#include "engine/table/compression.h"
 #include "engine/table/format.h"
 #include "engine/table/table_properties.h"
 #include "engine/util/file.h"
@@ -39,6 +40,9 @@ struct TableOptions {
   // The table stores its canonical spec and the filter's bytes.
   std::shared_ptr<const FilterPolicy> filter_policy;
   ChecksumType checksum_type = ChecksumType::kCRC32C;
+  // Compression of data blocks (compression.h; a block that would not
+  // shrink by 1/8 is stored raw).
+  CompressionType compression = CompressionType::kNone;
 
   // InvalidArgument naming the option, its value and the allowed range.
   Status Validate() const;
@@ -64,10 +68,14 @@ class TableBuilder {
   TableBuilder(const TableOptions& options, WritableFile* file);
   bool ShouldCutBlock(const Slice& key, const Slice& value) const;
   Status FlushDataBlock();
-  Status WriteBlock(const Slice& contents, BlockHandle* handle);
+  // Writes `contents` as the next block, stored raw, or compressed with
+  // `compression` where that pays (compression.h).
+  Status WriteBlock(const Slice& contents, BlockHandle* handle,
+                    CompressionType compression = CompressionType::kNone);
 
   const TableOptions options_;
   WritableFile* const file_;
+  std::string compressed_;  // scratch of WriteBlock
   std::unique_ptr<FilterBlockBuilder> filter_builder_;
   BlockBuilder data_block_;
   BlockBuilder index_block_;

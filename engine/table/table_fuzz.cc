@@ -11,7 +11,11 @@
 //   1  raw table bytes through TableReader::Open, Get, MultiGet and a scan;
 //   2  raw block contents (no checksum in the way) decoded with both key
 //      orders: full scan, Seek and SeekForGet at keys taken from the payload;
-//   3  raw filter bytes through OpenFilter, then queries.
+//   3  raw filter bytes through OpenFilter, then queries;
+//   4  a stored compressed block: the next byte is its compression type, the
+//      rest its bytes, through UncompressBlock (Corruption or the announced
+//      size, no crash; this reaches the decompressors without a checksum in
+//      the way).
 // Built only with clang (-DFILTERLAB_FUZZ=ON, see ./filterlab fuzz); seeds
 // come from table_fuzz_seeds_main.cc.
 #include <algorithm>
@@ -26,6 +30,7 @@
 #include "common/status.h"
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block.h"
+#include "engine/table/compression.h"
 #include "engine/table/table_builder.h"
 #include "engine/table/table_reader.h"
 #include "engine/util/file.h"
@@ -94,6 +99,10 @@ void RoundTrip(ByteReader& in) {
   }();
   o.filter_policy = kPolicies[(flags >> 2) % 4];
   o.checksum_type = (flags & 16) ? ChecksumType::kXXH3 : ChecksumType::kCRC32C;
+  // Bits 5-6: data-block compression (3 = none as 0).
+  const uint8_t compression = (flags >> 5) & 3;
+  o.compression = compression == 1 ? CompressionType::kLZ4 : compression == 2 ? CompressionType::kZSTD
+                                                                              : CompressionType::kNone;
 
   // Entries: length-prefixed user keys and values; each key gets one or two
   // versions (a newer deletion or value on top).
@@ -221,6 +230,15 @@ void RawFilter(ByteReader& in, size_t size) {
   filter->MayContainBatch(hashes, 16, out);
 }
 
+void RawCompressedBlock(ByteReader& in) {
+  const uint8_t type = in.Byte();
+  const std::string stored = in.Bytes(1 << 20);
+  std::string raw;
+  const Status s = UncompressBlock(type, stored, "fuzzed block", &raw);
+  if (s.ok() && raw.size() > kMaxUncompressedBlock) Crash("UncompressBlock", "output over the limit");
+  if (!s.ok() && !s.IsCorruption()) Crash("UncompressBlock", s.ToString());
+}
+
 }  // namespace
 }  // namespace filterlab::engine
 
@@ -233,6 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1: RawTable(in, size - 1); break;
     case 2: RawBlock(in, size - 1); break;
     case 3: RawFilter(in, size - 1); break;
+    case 4: RawCompressedBlock(in); break;
   }
   return 0;
 }

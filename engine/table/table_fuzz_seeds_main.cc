@@ -13,6 +13,7 @@
 #include "common/slice.h"
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_builder.h"
+#include "engine/table/compression.h"
 #include "engine/table/table_builder.h"
 #include "engine/util/file.h"
 #include "filters/filter.h"
@@ -38,8 +39,10 @@ std::string UserKey(int i) {
   return buf;
 }
 
-std::string Table(int n, bool hash_index, const char* filter, ChecksumType checksum) {
+std::string Table(int n, bool hash_index, const char* filter, ChecksumType checksum,
+                  CompressionType compression = CompressionType::kNone) {
   TableOptions o;
+  o.compression = compression;
   o.block_size = 256;
   o.restart_interval = 4;
   o.use_hash_index = hash_index;
@@ -127,12 +130,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  for (uint8_t flags : {0, 1, 5, 6, 19, 31}) {
+  for (uint8_t flags : {0, 1, 5, 6, 19, 31, 32 + 5, 64 + 19}) {
     Write(dir, "roundtrip-" + std::to_string(flags), 0, RoundTripPayload(flags, 30));
   }
   Write(dir, "table-plain", 1, Table(40, false, "", ChecksumType::kCRC32C));
   Write(dir, "table-hash-fastlocal", 1, Table(60, true, "fastlocal:bpk=10", ChecksumType::kCRC32C));
   Write(dir, "table-xxh3-legacy", 1, Table(30, false, "legacy:bpk=10", ChecksumType::kXXH3));
+  Write(dir, "table-lz4", 1, Table(80, true, "fastlocal:bpk=10", ChecksumType::kCRC32C, CompressionType::kLZ4));
+  Write(dir, "table-zstd", 1, Table(80, false, "fastlocal:bpk=10", ChecksumType::kXXH3, CompressionType::kZSTD));
+  for (CompressionType c : {CompressionType::kLZ4, CompressionType::kZSTD}) {
+    std::string stored;
+    if (CompressBlock(c, DataBlock(40, false), &stored) != c) {
+      fprintf(stderr, "table-fuzz-seeds: a data block did not compress with %s\n", CompressionTypeName(c));
+      ++failures;
+    }
+    Write(dir, std::string("compressed-") + CompressionTypeName(c), 4,
+          std::string(1, static_cast<char>(c)) + stored);
+  }
   Write(dir, "table-empty", 1, Table(0, false, "fastlocal:bpk=10", ChecksumType::kCRC32C));
   Write(dir, "block-plain", 2, std::string(1, '\0') + DataBlock(20, false));
   Write(dir, "block-hash", 2, std::string(1, '\0') + DataBlock(20, true));

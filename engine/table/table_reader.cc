@@ -16,6 +16,10 @@ struct TableReader::Counters {
   std::atomic<uint64_t> filter_negatives{0};
   std::atomic<uint64_t> data_block_fetches{0};
   std::atomic<uint64_t> data_block_reads{0};
+  std::atomic<uint64_t> data_bytes_read{0};
+  std::atomic<uint64_t> index_fetches{0}, index_reads{0}, index_bytes_read{0};
+  std::atomic<uint64_t> filter_fetches{0}, filter_reads{0}, filter_bytes_read{0};
+  std::atomic<uint64_t> fp_data_block_fetches{0}, fp_data_block_reads{0};
   std::atomic<uint64_t> hash_lookups{0};
   std::atomic<uint64_t> hash_collisions{0};
 };
@@ -38,9 +42,36 @@ TableReaderStats TableReader::stats() const {
   s.filter_negatives = Load(counters_->filter_negatives);
   s.data_block_fetches = Load(counters_->data_block_fetches);
   s.data_block_reads = Load(counters_->data_block_reads);
+  s.data_bytes_read = Load(counters_->data_bytes_read);
+  s.index_fetches = Load(counters_->index_fetches);
+  s.index_reads = Load(counters_->index_reads);
+  s.index_bytes_read = Load(counters_->index_bytes_read);
+  s.filter_fetches = Load(counters_->filter_fetches);
+  s.filter_reads = Load(counters_->filter_reads);
+  s.filter_bytes_read = Load(counters_->filter_bytes_read);
+  s.fp_data_block_fetches = Load(counters_->fp_data_block_fetches);
+  s.fp_data_block_reads = Load(counters_->fp_data_block_reads);
   s.hash_lookups = Load(counters_->hash_lookups);
   s.hash_collisions = Load(counters_->hash_collisions);
   return s;
+}
+
+void TableReaderStats::Add(const TableReaderStats& o) {
+  filter_checks += o.filter_checks;
+  filter_negatives += o.filter_negatives;
+  data_block_fetches += o.data_block_fetches;
+  data_block_reads += o.data_block_reads;
+  data_bytes_read += o.data_bytes_read;
+  index_fetches += o.index_fetches;
+  index_reads += o.index_reads;
+  index_bytes_read += o.index_bytes_read;
+  filter_fetches += o.filter_fetches;
+  filter_reads += o.filter_reads;
+  filter_bytes_read += o.filter_bytes_read;
+  fp_data_block_fetches += o.fp_data_block_fetches;
+  fp_data_block_reads += o.fp_data_block_reads;
+  hash_lookups += o.hash_lookups;
+  hash_collisions += o.hash_collisions;
 }
 
 Status TableReader::Open(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file,
@@ -57,6 +88,13 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
   std::string contents;
   Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, kind, handle, &contents);
   if (!s.ok()) return s;
+  if (kind == BlockKind::kIndex) {
+    Bump(counters_->index_reads);
+    Bump(counters_->index_bytes_read, handle.size + kBlockTrailerSize);
+  } else if (kind == BlockKind::kData) {
+    Bump(counters_->data_block_reads);
+    Bump(counters_->data_bytes_read, handle.size + kBlockTrailerSize);
+  }
   std::unique_ptr<Block> block;
   const KeyOrder order = (kind == BlockKind::kData || kind == BlockKind::kIndex) ? KeyOrder::kInternal
                                                                                   : KeyOrder::kBytewise;
@@ -187,6 +225,8 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   std::string contents;
   Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kFilter, filter_handle_, &contents);
   if (!s.ok()) return s;
+  Bump(counters_->filter_reads);
+  Bump(counters_->filter_bytes_read, filter_handle_.size + kBlockTrailerSize);
   std::unique_ptr<FilterBlockReader> f;
   s = FilterBlockReader::Open(std::move(contents), filter_policy_,
                               DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
@@ -196,6 +236,7 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
 }
 
 Status TableReader::LoadIndex(std::shared_ptr<const Block>* out) const {
+  Bump(counters_->index_fetches);
   if (options_.block_cache == nullptr) {
     *out = index_block_;
     return Status::OK();
@@ -208,7 +249,9 @@ Status TableReader::LoadIndex(std::shared_ptr<const Block>* out) const {
 }
 
 Status TableReader::LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const {
-  if (options_.block_cache == nullptr || !has_filter()) {
+  if (!has_filter()) return Status::OK();
+  Bump(counters_->filter_fetches);
+  if (options_.block_cache == nullptr) {
     *out = filter_;
     return Status::OK();
   }
@@ -219,13 +262,14 @@ Status TableReader::LoadFilter(std::shared_ptr<const FilterBlockReader>* out) co
   return s;
 }
 
-Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const {
+Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read) const {
   Bump(counters_->data_block_fetches);
+  if (read != nullptr) *read = false;
   const BlockCacheKey key{file_id_, handle.offset};
   if (options_.block_cache != nullptr && (*out = options_.block_cache->LookupAs<Block>(key))) {
     return Status::OK();
   }
-  Bump(counters_->data_block_reads);
+  if (read != nullptr) *read = true;
   Status s = ReadAndOpenBlock(BlockKind::kData, handle, out);
   if (s.ok() && options_.block_cache != nullptr) options_.block_cache->Insert(key, *out, (*out)->size());
   return s;
@@ -247,7 +291,8 @@ Status TableReader::DecodeIndexValue(const BlockIter& index, BlockHandle* handle
 }
 
 Status TableReader::LookupFromIndex(BlockIter* index, const Slice& target, std::shared_ptr<const Block>* shared,
-                                    uint64_t* shared_offset, LookupResult* result) const {
+                                    uint64_t* shared_offset, LookupResult* result, uint64_t* fetches,
+                                    uint64_t* file_reads) const {
   const Slice user_key = ExtractUserKey(target);
   bool first = true;
   for (; index->Valid(); index->Next(), first = false) {
@@ -255,11 +300,14 @@ Status TableReader::LookupFromIndex(BlockIter* index, const Slice& target, std::
     Status s = DecodeIndexValue(*index, &handle);
     if (!s.ok()) return s;
     std::shared_ptr<const Block> block;
+    ++*fetches;
     if (first && shared != nullptr && *shared && *shared_offset == handle.offset) {
       block = *shared;
     } else {
-      s = LoadDataBlock(handle, &block);
+      bool read = false;
+      s = LoadDataBlock(handle, &block, &read);
       if (!s.ok()) return s;
+      *file_reads += read ? 1 : 0;
       if (first && shared != nullptr) {
         *shared = block;
         *shared_offset = handle.offset;
@@ -308,19 +356,31 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
   if (!s.ok()) return result->status = s;
   BlockIter index_iter(index.get());
   index_iter.Seek(target);
-  s = LookupFromIndex(&index_iter, target, nullptr, nullptr, result);
+  uint64_t fetches = 0, file_reads = 0;
+  s = LookupFromIndex(&index_iter, target, nullptr, nullptr, result, &fetches, &file_reads);
   if (!s.ok()) {
     *result = LookupResult();
     result->status = s;
   } else if (filter) {
     result->filter = LookupResult::Filter::kPositive;
+    CountFalsePositive(*result, fetches, file_reads);
   }
   return result->status;
 }
 
+void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetches, uint64_t file_reads) const {
+  if (result.filter != LookupResult::Filter::kPositive || result.found) return;
+  Bump(counters_->fp_data_block_fetches, fetches);
+  Bump(counters_->fp_data_block_reads, file_reads);
+}
+
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
-  std::vector<size_t> pending;
-  pending.reserve(n);
+  // Scratch of the calling thread, reused across calls (no allocation once grown).
+  thread_local std::vector<size_t> pending;
+  thread_local std::vector<Slice> user_keys;
+  thread_local std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
+  thread_local size_t may_capacity = 0;
+  pending.clear();
   for (size_t i = 0; i < n; ++i) {
     results[i] = LookupResult();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
@@ -338,9 +398,12 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   Status s = LoadFilter(&filter);
   if (!s.ok()) return fail_pending(s);
   if (filter && !pending.empty()) {
-    std::vector<Slice> user_keys(pending.size());
+    user_keys.resize(pending.size());
     for (size_t j = 0; j < pending.size(); ++j) user_keys[j] = ExtractUserKey(targets[pending[j]]);
-    std::unique_ptr<bool[]> may(new bool[pending.size()]);
+    if (may_capacity < pending.size()) {
+      may_capacity = pending.size();
+      may.reset(new bool[may_capacity]);
+    }
     filter->KeysMayMatch(user_keys.data(), user_keys.size(), may.get());
     Bump(counters_->filter_checks, pending.size());
     size_t kept = 0;
@@ -363,10 +426,13 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   uint64_t shared_offset = 0;
   for (size_t i : pending) {
     index_iter.Seek(targets[i]);
-    s = LookupFromIndex(&index_iter, targets[i], &shared, &shared_offset, &results[i]);
+    uint64_t fetches = 0, file_reads = 0;
+    s = LookupFromIndex(&index_iter, targets[i], &shared, &shared_offset, &results[i], &fetches, &file_reads);
     if (!s.ok()) {
       results[i] = LookupResult();
       results[i].status = s;
+    } else {
+      CountFalsePositive(results[i], fetches, file_reads);
     }
   }
 }

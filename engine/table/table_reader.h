@@ -65,13 +65,27 @@ struct LookupResult {
 };
 
 // Counters of the reader's work since it was opened (relaxed atomics inside).
+// A "fetch" obtains a block from the block cache or, on a miss (or without a
+// cache), by a "read" from the file: with direct reads a read is a storage
+// read. Read bytes are the blocks' stored sizes with their trailers.
 struct TableReaderStats {
   uint64_t filter_checks = 0;     // keys probed in the filter
   uint64_t filter_negatives = 0;  // ... answered "absent" (index and data skipped)
   uint64_t data_block_fetches = 0;  // data blocks obtained (from the cache or the file)
   uint64_t data_block_reads = 0;    // ... of which read from the file
+  uint64_t data_bytes_read = 0;
+  uint64_t index_fetches = 0, index_reads = 0, index_bytes_read = 0;
+  uint64_t filter_fetches = 0, filter_reads = 0, filter_bytes_read = 0;
+  // Data blocks fetched / read by point lookups that the filter let through
+  // but whose key the table did not hold: what the filter's false positives
+  // cost (lookups in tables without a filter are not counted).
+  uint64_t fp_data_block_fetches = 0;
+  uint64_t fp_data_block_reads = 0;
   uint64_t hash_lookups = 0;      // SeekForGet calls on blocks with a hash index
   uint64_t hash_collisions = 0;   // ... that fell back to binary search (bucket 254)
+
+  // Adds every counter of `o` (totals over tables).
+  void Add(const TableReaderStats& o);
 };
 
 class TableIterator;
@@ -115,14 +129,18 @@ class TableReader {
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   Status LoadIndex(std::shared_ptr<const Block>* out) const;
   Status LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const;
-  Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
+  // *read (may be null) says whether the block came from the file.
+  Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
   Status ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
   Status DecodeIndexValue(const BlockIter& index, BlockHandle* handle) const;
   // Looks up `target` starting at the block the index iterator points to.
   // `shared` (may be null) offers a block already fetched for this batch and
   // receives the first block this lookup used.
+  // *file_reads counts the data blocks it read from the file.
   Status LookupFromIndex(BlockIter* index, const Slice& target, std::shared_ptr<const Block>* shared,
-                         uint64_t* shared_offset, LookupResult* result) const;
+                         uint64_t* shared_offset, LookupResult* result, uint64_t* fetches, uint64_t* file_reads) const;
+  // Counts what a lookup the filter passed cost when the table lacked its key.
+  void CountFalsePositive(const LookupResult& result, uint64_t fetches, uint64_t file_reads) const;
 
   const TableReaderOptions options_;
   const std::unique_ptr<RandomAccessFile> file_;

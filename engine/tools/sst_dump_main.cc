@@ -124,7 +124,11 @@ int Run(int argc, char** argv) {
   if (table->has_filter()) std::printf("filter layout: %s\n", table->DescribeFilter().c_str());
 
   BlockStats st;
-  s = table->ForEachDataBlock([&](const BlockHandle&, const Block& block) { return Collect(block, &st); });
+  uint64_t stored_bytes = 0;  // as in the file: compressed where a block is
+  s = table->ForEachDataBlock([&](const BlockHandle& handle, const Block& block) {
+    stored_bytes += handle.size;
+    return Collect(block, &st);
+  });
   if (!s.ok()) {
     std::fprintf(stderr, "sst-dump: %s\n", s.ToString().c_str());
     return 1;
@@ -134,6 +138,9 @@ int Run(int argc, char** argv) {
   if (st.blocks > 0) {
     std::printf("block bytes: total %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64 "\n", st.bytes, st.min_bytes,
                 double(st.bytes) / st.blocks, st.max_bytes);
+    std::printf("stored bytes: %" PRIu64 " (block bytes / stored bytes = %.2f; compressed blocks are stored "
+                "smaller)\n",
+                stored_bytes, stored_bytes ? double(st.bytes) / stored_bytes : 0.0);
     std::printf("entries: %" PRIu64 " (%.1f per block)\n", st.entries, double(st.entries) / st.blocks);
     std::printf("restart intervals: %" PRIu64 " (%.1f per block, %.2f entries each)\n", st.restarts,
                 double(st.restarts) / st.blocks, st.restarts ? double(st.entries) / st.restarts : 0.0);
