@@ -17,8 +17,8 @@ struct TableReader::Counters {
   std::atomic<uint64_t> data_block_fetches{0};
   std::atomic<uint64_t> data_block_reads{0};
   std::atomic<uint64_t> data_bytes_read{0};
-  std::atomic<uint64_t> index_fetches{0}, index_reads{0}, index_bytes_read{0};
-  std::atomic<uint64_t> filter_fetches{0}, filter_reads{0}, filter_bytes_read{0};
+  std::atomic<uint64_t> index_reads{0}, index_bytes_read{0};
+  std::atomic<uint64_t> filter_reads{0}, filter_bytes_read{0};
   std::atomic<uint64_t> fp_data_block_fetches{0}, fp_data_block_reads{0};
   std::atomic<uint64_t> hash_lookups{0};
   std::atomic<uint64_t> hash_collisions{0};
@@ -43,10 +43,8 @@ TableReaderStats TableReader::stats() const {
   s.data_block_fetches = Load(counters_->data_block_fetches);
   s.data_block_reads = Load(counters_->data_block_reads);
   s.data_bytes_read = Load(counters_->data_bytes_read);
-  s.index_fetches = Load(counters_->index_fetches);
   s.index_reads = Load(counters_->index_reads);
   s.index_bytes_read = Load(counters_->index_bytes_read);
-  s.filter_fetches = Load(counters_->filter_fetches);
   s.filter_reads = Load(counters_->filter_reads);
   s.filter_bytes_read = Load(counters_->filter_bytes_read);
   s.fp_data_block_fetches = Load(counters_->fp_data_block_fetches);
@@ -62,10 +60,8 @@ void TableReaderStats::Add(const TableReaderStats& o) {
   data_block_fetches += o.data_block_fetches;
   data_block_reads += o.data_block_reads;
   data_bytes_read += o.data_bytes_read;
-  index_fetches += o.index_fetches;
   index_reads += o.index_reads;
   index_bytes_read += o.index_bytes_read;
-  filter_fetches += o.filter_fetches;
   filter_reads += o.filter_reads;
   filter_bytes_read += o.filter_bytes_read;
   fp_data_block_fetches += o.fp_data_block_fetches;
@@ -236,7 +232,6 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
 }
 
 Status TableReader::LoadIndex(std::shared_ptr<const Block>* out) const {
-  Bump(counters_->index_fetches);
   if (options_.block_cache == nullptr) {
     *out = index_block_;
     return Status::OK();
@@ -250,7 +245,6 @@ Status TableReader::LoadIndex(std::shared_ptr<const Block>* out) const {
 
 Status TableReader::LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const {
   if (!has_filter()) return Status::OK();
-  Bump(counters_->filter_fetches);
   if (options_.block_cache == nullptr) {
     *out = filter_;
     return Status::OK();

@@ -74,8 +74,11 @@ struct TableReaderStats {
   uint64_t data_block_fetches = 0;  // data blocks obtained (from the cache or the file)
   uint64_t data_block_reads = 0;    // ... of which read from the file
   uint64_t data_bytes_read = 0;
-  uint64_t index_fetches = 0, index_reads = 0, index_bytes_read = 0;
-  uint64_t filter_fetches = 0, filter_reads = 0, filter_bytes_read = 0;
+  // Index and filter fetches are not counted: every lookup makes one of
+  // each, and a shared counter bumped by every lookup costs threads that
+  // read the same table a contended cache line.
+  uint64_t index_reads = 0, index_bytes_read = 0;
+  uint64_t filter_reads = 0, filter_bytes_read = 0;
   // Data blocks fetched / read by point lookups that the filter let through
   // but whose key the table did not hold: what the filter's false positives
   // cost (lookups in tables without a filter are not counted).
