@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "filters/filter_spec.h"
 #include "hashing/remix.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
@@ -175,7 +176,8 @@ bool FilterPerThread(const FpConfig& cfg) { return cfg.threads > 1 && cfg.filter
 }  // namespace
 
 uint64_t FpMemoryNeeded(const FpConfig& cfg, const FilterPolicy& policy) {
-  const uint64_t per_filter = cfg.keys * 8 + EstimatedFilterBytes(cfg.keys, policy);
+  const uint64_t per_filter =
+      cfg.keys * 8 + EstimatedFilterBytes(cfg.keys, policy) + policy.BuildTemporaryBytes(cfg.keys);
   return FilterPerThread(cfg) ? per_filter * static_cast<uint64_t>(cfg.threads) : per_filter;
 }
 
@@ -196,7 +198,10 @@ Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
   Status s = NewFilterPolicy(cfg.filter_spec, &policy);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
   return CheckMemory(FpMemoryNeeded(cfg, *policy),
-                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter" +
+                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter and " +
+                         FormatNumber(static_cast<double>(policy->BuildTemporaryBytes(cfg.keys)) /
+                                      static_cast<double>(cfg.keys)) +
+                         " bytes per key of Build's working memory" +
                          (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
 }
 

@@ -15,7 +15,8 @@
 // and, unless the start is block-aligned, the next one, and checks for
 // each column that the parity of (solution bits & coefficient row) equals
 // the key's result bit: c_b column reads, all within <= 2 * c_b * 16
-// contiguous bytes.
+// contiguous bytes (QueryAt: branch-free; four columns per AVX-512 step
+// where available, one POPCNT per column otherwise).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,13 @@
 
 #include "filters/ribbon/ribbon_banding.h"
 #include "filters/ribbon/ribbon_hasher.h"
+
+// The AVX-512 query kernel where the compiler targets it (-march=native on
+// a CPU with AVX-512 VPOPCNTDQ and BMI2); SolutionBitsScalar otherwise.
+#if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__) && defined(__BMI2__) && !defined(FILTERLAB_RIBBON_NO_AVX512)
+#include <immintrin.h>
+#define FILTERLAB_RIBBON_AVX512 1
+#endif
 
 namespace filterlab::ribbon {
 
@@ -47,8 +55,14 @@ struct InterleavedLayout {
 };
 
 // Writes the solution of `banding` (solved with banding.num_slots() =
-// 128 * layout.num_blocks) into data (layout.data_bytes() bytes).
-void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uint8_t* data);
+// 128 * layout.num_blocks) into data (layout.data_bytes() bytes). A slot no
+// key pivots on is a free variable: 0 in Standard128Ribbon (RocksDB's
+// choice, part of its bytes); with random_free_slots, pseudo-random bits of
+// (slot, column), which homogeneous Ribbon needs: its equations are all
+// "= 0", so zero free variables would give the all-zero solution, which
+// every key passes.
+void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uint8_t* data,
+                    bool random_free_slots = false);
 
 inline CoeffRow LoadSegment(const uint8_t* data, uint32_t segment) {
   uint64_t low, high;
@@ -71,23 +85,115 @@ inline QueryPlace PlaceOf(uint64_t h, const InterleavedLayout& layout) {
                     layout.upper_num_columns - (lower ? 1u : 0u), start % kCoeffBits};
 }
 
-inline bool QueryAt(uint64_t h, const QueryPlace& p, const uint8_t* data) {
-  const CoeffRow cr = CoeffRowOf(h);
-  const ResultRow expected = ResultRowOf(h);
+// The bytes a query at p reads: its columns' segments in the start block
+// and, unless the start is block-aligned, as many in the next block, which
+// follows directly (<= 2 * 32 * 16 contiguous bytes).
+inline size_t QueryBytes(const QueryPlace& p) { return size_t{p.num_columns} * 16 * (p.start_bit == 0 ? 1 : 2); }
+
+// Asks the cache for every line a query at p reads, so that its 2-5 lines
+// (at ~7 columns) arrive together rather than one miss after another.
+inline void PrefetchPlace(const QueryPlace& p, const uint8_t* data) {
+  const size_t bytes = QueryBytes(p);
+  if (bytes == 0) return;
+  const uint8_t* first = data + size_t{p.segment} * 16;
+  const uint8_t* last = first + bytes - 1;
+  for (const uint8_t* at = first; at < last; at += 64) __builtin_prefetch(at, 0, 3);
+  __builtin_prefetch(last, 0, 3);
+}
+
+inline uint64_t Load64(const uint8_t* at) {
+  uint64_t v;
+  __builtin_memcpy(&v, at, 8);
+  return v;
+}
+
+// The query's computed result bits (bit i = column i, c bits): column i's
+// bit is the parity of (solution bits & coefficient row) over the 128 slots
+// from the start: the start block's segment i masked by the row shifted up
+// by start_bit, XOR the next block's segment i masked by the row's top
+// start_bit bits shifted down. No data-dependent branch: every column is
+// computed and the mismatches are compared once, since an early exit would
+// mispredict on about half of the keys not added (their first differing
+// column is random).
+//
+// Scalar: both 128-bit halves fold into one 64-bit word, one POPCNT per
+// column (~15 instructions a column, ~105 at 7 columns).
+inline uint64_t SolutionBitsScalar(CoeffRow cr, const QueryPlace& p, const uint8_t* data) {
+  const uint8_t* left = data + size_t{p.segment} * 16;
+  const uint32_t c = p.num_columns;
+  uint64_t got = 0;
   if (p.start_bit == 0) {
-    for (uint32_t i = 0; i < p.num_columns; ++i) {
-      if (Parity128(LoadSegment(data, p.segment + i) & cr) != static_cast<int>((expected >> i) & 1)) return false;
+    const uint64_t c0 = static_cast<uint64_t>(cr), c1 = static_cast<uint64_t>(cr >> 64);
+    for (uint32_t i = 0; i < c; ++i) {
+      const uint64_t y = (Load64(left + 16 * i) & c0) ^ (Load64(left + 16 * i + 8) & c1);
+      got |= static_cast<uint64_t>(__builtin_parityll(y)) << i;
     }
-    return true;
+    return got;
   }
-  const CoeffRow cr_left = cr << p.start_bit;
-  const CoeffRow cr_right = cr >> (kCoeffBits - p.start_bit);
-  for (uint32_t i = 0; i < p.num_columns; ++i) {
-    const CoeffRow bits = (LoadSegment(data, p.segment + i) & cr_left) ^
-                          (LoadSegment(data, p.segment + p.num_columns + i) & cr_right);
-    if (Parity128(bits) != static_cast<int>((expected >> i) & 1)) return false;
+  const CoeffRow cl = cr << p.start_bit;
+  const CoeffRow cn = cr >> (kCoeffBits - p.start_bit);
+  const uint64_t l0 = static_cast<uint64_t>(cl), l1 = static_cast<uint64_t>(cl >> 64);
+  const uint64_t n0 = static_cast<uint64_t>(cn), n1 = static_cast<uint64_t>(cn >> 64);
+  const uint8_t* next = left + size_t{c} * 16;
+  for (uint32_t i = 0; i < c; ++i) {
+    const uint64_t y = (Load64(left + 16 * i) & l0) ^ (Load64(left + 16 * i + 8) & l1) ^
+                       (Load64(next + 16 * i) & n0) ^ (Load64(next + 16 * i + 8) & n1);
+    got |= static_cast<uint64_t>(__builtin_parityll(y)) << i;
   }
-  return true;
+  return got;
+}
+
+#ifdef FILTERLAB_RIBBON_AVX512
+// AVX-512 (VPOPCNTQ, and BMI2's PEXT): four columns per 512-bit register.
+// Per group of four: a masked load of each block's segments (lanes past the
+// c columns, and the whole next block when start_bit is 0, are masked off,
+// so nothing beyond the query's bytes is read), AND with the row broadcast
+// to every 128-bit lane, XOR, a popcount per 64-bit half and its low bit:
+// bits 2i and 2i+1 are the parities of column i's halves, so column i's bit
+// is their XOR, gathered by one PEXT. ~10 instructions per four columns.
+inline uint64_t SolutionBitsAvx512(CoeffRow cr, const QueryPlace& p, const uint8_t* data) {
+  const uint8_t* left = data + size_t{p.segment} * 16;
+  const uint32_t c = p.num_columns;
+  const CoeffRow cl = cr << p.start_bit;
+  const CoeffRow cn = p.start_bit == 0 ? 0 : cr >> (kCoeffBits - p.start_bit);
+  const auto l_lo = static_cast<int64_t>(static_cast<uint64_t>(cl)), l_hi = static_cast<int64_t>(cl >> 64);
+  const auto n_lo = static_cast<int64_t>(static_cast<uint64_t>(cn)), n_hi = static_cast<int64_t>(cn >> 64);
+  const __m512i vl = _mm512_set_epi64(l_hi, l_lo, l_hi, l_lo, l_hi, l_lo, l_hi, l_lo);
+  const __m512i vn = _mm512_set_epi64(n_hi, n_lo, n_hi, n_lo, n_hi, n_lo, n_hi, n_lo);
+  const uint8_t* next = left + size_t{c} * 16;
+  const __m512i one = _mm512_set1_epi64(1);
+  uint64_t halves = 0;
+  for (uint32_t g = 0; 4 * g < c; ++g) {
+    const uint32_t qwords = 2 * (c - 4 * g) < 8 ? 2 * (c - 4 * g) : 8;
+    const __mmask8 m = static_cast<__mmask8>((1u << qwords) - 1);
+    const __mmask8 mn = p.start_bit == 0 ? 0 : m;
+    const __m512i x = _mm512_xor_si512(_mm512_and_si512(_mm512_maskz_loadu_epi64(m, left + 64 * g), vl),
+                                       _mm512_and_si512(_mm512_maskz_loadu_epi64(mn, next + 64 * g), vn));
+    const __mmask8 odd = _mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one);
+    halves |= uint64_t{odd} << (8 * g);
+  }
+  return _pext_u64(halves ^ (halves >> 1), 0x5555555555555555ULL);
+}
+#endif
+
+inline uint64_t SolutionBits(CoeffRow cr, const QueryPlace& p, const uint8_t* data) {
+#ifdef FILTERLAB_RIBBON_AVX512
+  return SolutionBitsAvx512(cr, p, data);
+#else
+  return SolutionBitsScalar(cr, p, data);
+#endif
+}
+
+inline uint64_t ColumnMask(const QueryPlace& p) { return (uint64_t{1} << p.num_columns) - 1; }  // <= 32 columns
+
+// Standard Ribbon: the computed bits must equal the key's result bits.
+inline bool QueryAt(uint64_t h, const QueryPlace& p, const uint8_t* data) {
+  return ((SolutionBits(CoeffRowOf(h), p, data) ^ ResultRowOf(h)) & ColumnMask(p)) == 0;
+}
+
+// Homogeneous Ribbon: every key's equations have right-hand side 0.
+inline bool HomogeneousQueryAt(uint64_t h, const QueryPlace& p, const uint8_t* data) {
+  return (SolutionBits(CoeffRowOf(h), p, data) & ColumnMask(p)) == 0;
 }
 
 // The filter query for a key's 64-bit hash.
