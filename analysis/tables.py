@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
+from .pareto_data import pareto_table
 from .speed_data import MIX_ORDER, SPREAD_FLAG, _truthy, describe, speed_cells
 
 
@@ -164,7 +165,8 @@ def probes_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return pr.rename(columns={"bits_per_key": "bits/key", "table_probes": "table", "best_probes": "best"})
 
 
-KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, **engine_tables.KINDS}
+KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "pareto": pareto_table,
+         **engine_tables.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:
