@@ -10,10 +10,8 @@
 #include "filters/filter.h"
 #include "filters/filter_test_util.h"
 #include "filters/registry.h"
-#include "filters/ribbon/ribbon_solution.h"
 #include "filters/trailer.h"
 #include "filters/vectors/vector_check.h"
-#include "hashing/remix.h"
 
 namespace filterlab {
 namespace {
@@ -152,35 +150,6 @@ TEST(Ribbon, HomogeneousReaderRefusesDamagedLayouts) {
   bytes.clear();
   AppendWithFilterlabTrailer(data, "ribbon:homogeneous=1,blocks=1,bytes=" + std::to_string(data.size()), &bytes);
   ExpectCorruption(bytes, {"blocks"});
-}
-
-// The AVX-512 query kernel computes what its scalar twin does: random
-// solution bytes in an exactly sized buffer, every column count 1..32, every
-// start bit in the first and a middle block, and the last block at start
-// bit 0 (the only start there; the kernel must not read past it), 4 random
-// coefficient rows each.
-TEST(Ribbon, SimdSolutionBitsEqualScalarTwin) {
-#ifndef FILTERLAB_RIBBON_AVX512
-  GTEST_SKIP() << "built without AVX-512 VPOPCNTDQ and BMI2: the scalar kernel is the only one";
-#else
-  constexpr uint32_t kBlocks = 3;
-  SplitMix64 rng(11);
-  for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
-    std::vector<uint8_t> data(size_t{kBlocks} * c * 16);
-    for (auto& b : data) b = static_cast<uint8_t>(rng.Next());
-    for (uint32_t block = 0; block < kBlocks; ++block) {
-      for (uint32_t start_bit = 0; start_bit < ribbon::kCoeffBits; ++start_bit) {
-        if (block == kBlocks - 1 && start_bit != 0) break;
-        const ribbon::QueryPlace p{block * c, c, start_bit};
-        for (int k = 0; k < 4; ++k) {
-          const ribbon::CoeffRow cr = ribbon::CoeffRowOf(rng.Next());
-          ASSERT_EQ(ribbon::SolutionBitsAvx512(cr, p, data.data()), ribbon::SolutionBitsScalar(cr, p, data.data()))
-              << "columns " << c << " block " << block << " start bit " << start_bit;
-        }
-      }
-    }
-  }
-#endif
 }
 
 TEST(Ribbon, RegisteredWithoutProbes) {
