@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
+from .pareto_data import pareto_table
 from .speed_data import MIX_ORDER, SPREAD_FLAG, _truthy, describe, speed_cells
 
 
@@ -186,7 +187,8 @@ def floor_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return t
 
 
-KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "floor": floor_table, **engine_tables.KINDS}
+KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "floor": floor_table, "pareto": pareto_table,
+         **engine_tables.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:

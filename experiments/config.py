@@ -36,9 +36,9 @@ from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Flag, Worker, build_dir
 # The figure and table kinds analysis draws (analysis.plots.KINDS, analysis.tables.KINDS).
 PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes",
               "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters", "engine_io",
-              "engine_allocation")
+              "engine_allocation", "pareto")
 TABLE_KINDS = ("fp", "speed", "probes", "floor", "multiget", "hash_index", "memtable_filter", "range_estimates",
-               "engine_filters")
+               "engine_filters", "pareto")
 TOP_KEYS = ("name", "description", "claim", "plots", "tables", "quick", "sweep")
 SWEEP_KEYS = ("name", "worker", "filter", "repeats", "seeds", "fixed", "grid")
 RANGE_KEYS = ("from", "to", "step", "per_decade", "count", "log")

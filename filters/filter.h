@@ -145,6 +145,12 @@ class FilterPolicy {
   // The variant's analytic FP rate for a filter built from n distinct hashes
   // by Build (the model is stated beside each variant's code).
   virtual double ModelFpRate(size_t n) const = 0;
+
+  // Peak bytes Build allocates for n hashes besides the hashes and the
+  // filter it returns (Ribbon's banding, a peeling's hypergraph), so callers
+  // can refuse a build that cannot fit. Layouts that set bits in their own
+  // array need none.
+  virtual uint64_t BuildTemporaryBytes(size_t /*n*/) const { return 0; }
 };
 
 // Builds a policy from a spec string "variant:key=value,key=value". Unknown

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "filters/filter_spec.h"
 #include "filters/fp_tolerance.h"
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
@@ -195,7 +196,8 @@ uint64_t KeysOfFilter(const FpConfig& cfg, uint64_t f) {
 
 uint64_t FpMemoryNeeded(const FpConfig& cfg, const FilterPolicy& policy) {
   const uint64_t max_keys = MaxKeysPerFilter(cfg);
-  const uint64_t per_filter = max_keys * 8 + EstimatedFilterBytes(max_keys, policy);
+  const uint64_t per_filter =
+      max_keys * 8 + EstimatedFilterBytes(max_keys, policy) + policy.BuildTemporaryBytes(max_keys);
   return FilterPerThread(cfg) ? per_filter * static_cast<uint64_t>(cfg.threads) : per_filter;
 }
 
@@ -223,7 +225,10 @@ Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
   Status s = NewFilterPolicy(cfg.filter_spec, &policy);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
   return CheckMemory(FpMemoryNeeded(cfg, *policy),
-                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter" +
+                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter and " +
+                         FormatNumber(static_cast<double>(policy->BuildTemporaryBytes(cfg.keys)) /
+                                      static_cast<double>(cfg.keys)) +
+                         " bytes per key of Build's working memory" +
                          (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "filters/filter_test_util.h"
 #include "hashing/remix.h"
 #include "sim/commands.h"
 #include "sim/keygen.h"
@@ -183,6 +184,14 @@ TEST(FpCommand, BadParametersGiveClearErrors) {
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("--keys 1000000000000"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("MemAvailable"), std::string::npos) << s.message();
+
+  // The need counts Build's working memory: a 10^9-key binary fuse build
+  // holds 8 bytes of hashes, ~1 of filter and ~23 of peeling per key, a
+  // Bloom filter only the hashes and its bits.
+  FpConfig big;
+  big.keys = 1000000000;
+  EXPECT_GT(FpMemoryNeeded(big, *testing_util::MustPolicy("binary_fuse:arity=4,fingerprint=8")), 31 * big.keys);
+  EXPECT_LT(FpMemoryNeeded(big, *testing_util::MustPolicy("fastlocal:bpk=10")), 10 * big.keys);
 
   s = c.Run({"--filter", "standard:bpk=10", "--bogus", "1"});
   EXPECT_NE(s.message().find("unknown flag '--bogus'"), std::string::npos) << s.message();

@@ -51,6 +51,8 @@ void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
   flags.Field("fingerprint_fp", "number", "D / 2^hash_bits: the chance a query's hash is a stored one");
   flags.Field("layout_fp", "number", "(model_fp - fingerprint_fp) / (1 - fingerprint_fp): the layout's own term");
   flags.Field("model_fp", "number", "ModelFpRate(keys)");
+  flags.Field("build_temporary_bytes_per_key", "number",
+              "FilterPolicy::BuildTemporaryBytes(keys) / keys: Build's working memory beyond the hashes and filter");
 }
 
 // The --filter specs with each --bpk and --probes value applied, every one
@@ -127,6 +129,8 @@ Status ModelRecord(const ModelPolicy& p, double keys, JsonRecord* out) {
   j["fingerprint_fp"] = fingerprint;
   j["layout_fp"] = (fp - fingerprint) / (1 - fingerprint);
   j["model_fp"] = fp;
+  j["build_temporary_bytes_per_key"] =
+      static_cast<double>(policy.BuildTemporaryBytes(static_cast<size_t>(keys))) / keys;
   return Status::OK();
 }
 

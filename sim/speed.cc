@@ -660,7 +660,7 @@ class SpeedRun {
 
   // The huge mode's one filter of huge_keys keys.
   Status BuildHugeFilter(bool want_huge, FilterSet* set) const {
-    Status s = CheckMemory(cfg_.huge_keys * 8 * 3, "--huge_keys " + std::to_string(cfg_.huge_keys));
+    Status s = CheckMemory(HugeModeMemory(policy_, cfg_.huge_keys), "--huge_keys " + std::to_string(cfg_.huge_keys));
     if (!s.ok()) return s;
     std::vector<uint64_t> hashes;
     std::vector<std::string> blobs(1);
@@ -779,6 +779,10 @@ std::vector<std::string> SpeedModeNames() { return AllNames(kModeNames); }
 std::vector<std::string> QueryMixNames() { return AllNames(kMixNames); }
 std::vector<SpeedMode> SpeedModesNamed(const std::vector<std::string>& names) { return Named(kModeNames, names); }
 std::vector<QueryMix> QueryMixesNamed(const std::vector<std::string>& names) { return Named(kMixNames, names); }
+
+uint64_t HugeModeMemory(const FilterPolicy& policy, uint64_t keys) {
+  return keys * 8 * 3 + policy.BuildTemporaryBytes(static_cast<size_t>(keys));
+}
 
 Status RunSpeed(const SpeedConfig& config, const Emit& emit) {
   std::unique_ptr<FilterPolicy> policy;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "filters/filter.h"
 #include "sim/commands.h"
 
 namespace filterlab::sim {
@@ -81,5 +82,11 @@ struct SpeedConfig {
 };
 
 Status RunSpeed(const SpeedConfig& config, const Emit& emit);
+
+// Memory the huge mode needs for one filter of `keys` keys: the keys'
+// hashes and the built and serialized filter (24 bytes per key covers them
+// up to 64 bits/key), plus Build's working memory (Ribbon's banding ~21
+// bytes/key, a fuse peeling ~23).
+uint64_t HugeModeMemory(const FilterPolicy& policy, uint64_t keys);
 
 }  // namespace filterlab::sim

@@ -143,7 +143,15 @@ Status MakeSpeedConfig(const SpeedArgs& a, const FlagSet& flags, SpeedConfig* cf
   // The serialized filters and the arena they are copied into coexist briefly.
   if (!(s = CheckMemory(ws * 22 / 10, "--working_set_mb " + std::to_string(ws >> 20))).ok()) return s;
   if (std::find(cfg->modes.begin(), cfg->modes.end(), SpeedMode::kHuge) != cfg->modes.end()) {
-    return CheckMemory(cfg->huge_keys * 8 * 3, "--huge_keys " + std::to_string(cfg->huge_keys));
+    for (const auto& spec : a.specs) {
+      std::unique_ptr<FilterPolicy> policy;
+      if (!(s = NewFilterPolicy(spec, &policy)).ok()) return s;
+      if (!(s = CheckMemory(HugeModeMemory(*policy, cfg->huge_keys),
+                            "--huge_keys " + std::to_string(cfg->huge_keys) + " with --filter " + spec))
+               .ok()) {
+        return s;
+      }
+    }
   }
   return Status::OK();
 }

@@ -181,6 +181,13 @@ class PeeledPolicy final : public FilterPolicy {
     return fingerprint_bits_ == 8 ? BuildAs<uint8_t>(hashes, n, out) : BuildAs<uint16_t>(hashes, n, out);
   }
 
+  // peeling.h's count: 9 bytes per key and 13 per slot, plus the counting
+  // pass's bucket starts (8 bytes per ~256 keys).
+  uint64_t BuildTemporaryBytes(size_t n) const override {
+    if (n == 0 || n > Layout::kMaxKeys) return 0;
+    return 9 * uint64_t{n} + 13 * uint64_t{Layout::For(n).num_slots()} + 8 * (uint64_t{n} / 256 + 1);
+  }
+
   // 2^-f for any n > 0 (see the top of this file), + equal 64-bit hashes.
   double ModelFpRate(size_t n) const override {
     const double per_query = std::ldexp(1.0, -fingerprint_bits_);

@@ -37,7 +37,7 @@ bool Banding::Add(uint32_t start, CoeffRow cr, ResultRow rr) {
   }
 }
 
-bool Banding::AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed) {
+bool Banding::AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed, bool homogeneous) {
   const uint32_t starts = num_starts();
   // Prefetching the next key's rows hides the random access into a large
   // banding; it changes no result.
@@ -46,7 +46,7 @@ bool Banding::AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed) {
   for (size_t k = 0; k < n; ++k) {
     const uint32_t start = StartOf(h, starts);
     const CoeffRow cr = CoeffRowOf(h);
-    const ResultRow rr = ResultRowOf(h);
+    const ResultRow rr = homogeneous ? 0 : ResultRowOf(h);
     if (k + 1 < n) {
       h = Rehash(hashes[k + 1], raw_seed);
       if (prefetch) {
@@ -60,11 +60,12 @@ bool Banding::AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed) {
   return true;
 }
 
-bool Banding::FindSeedAndBand(uint32_t num_slots, const uint64_t* hashes, size_t n, uint32_t starting_ordinal_seed) {
+bool Banding::FindSeedAndBand(uint32_t num_slots, const uint64_t* hashes, size_t n, uint32_t starting_ordinal_seed,
+                              bool homogeneous) {
   uint32_t seed = starting_ordinal_seed & 255;
   do {
     Reset(num_slots);
-    if (AddAll(hashes, n, RawSeedOf(seed))) {
+    if (AddAll(hashes, n, RawSeedOf(seed), homogeneous)) {
       ordinal_seed_ = seed;
       return true;
     }

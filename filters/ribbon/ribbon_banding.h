@@ -24,8 +24,10 @@ class Banding {
   // hash into num_slots slots (num_slots a multiple of 128, >= 256).
   // Returns false if all 256 fail. hashes are the keys' 64-bit hashes, in
   // insertion order (the order changes which rows are stored, not whether
-  // a solution exists).
-  bool FindSeedAndBand(uint32_t num_slots, const uint64_t* hashes, size_t n, uint32_t starting_ordinal_seed);
+  // a solution exists). homogeneous: every result row is 0 (homogeneous
+  // Ribbon), so a dependent key always cancels and the first seed bands.
+  bool FindSeedAndBand(uint32_t num_slots, const uint64_t* hashes, size_t n, uint32_t starting_ordinal_seed,
+                       bool homogeneous = false);
 
   uint32_t num_slots() const { return num_slots_; }
   uint32_t num_starts() const { return num_slots_ - kCoeffBits + 1; }
@@ -38,7 +40,7 @@ class Banding {
 
  private:
   void Reset(uint32_t num_slots);
-  bool AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed);
+  bool AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed, bool homogeneous);
   bool Add(uint32_t start, CoeffRow cr, ResultRow rr);
 
   uint32_t num_slots_ = 0;

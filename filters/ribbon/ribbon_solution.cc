@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "hashing/remix.h"
+
 namespace filterlab::ribbon {
 
 InterleavedLayout InterleavedLayout::For(uint32_t num_blocks, size_t data_bytes) {
@@ -28,7 +30,7 @@ double InterleavedLayout::FpRate() const {
          (1.0 - lower_portion) * std::ldexp(1.0, -static_cast<int>(upper_num_columns));
 }
 
-void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uint8_t* data) {
+void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uint8_t* data, bool random_free_slots) {
   uint32_t num_columns = layout.upper_num_columns;
   if (num_columns == 0) return;
   // state[j]: column j's solution bits of the 128 slots below the current
@@ -42,7 +44,9 @@ void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uin
     for (uint32_t i = (block + 1) * kCoeffBits; i > block * kCoeffBits;) {
       --i;
       const CoeffRow cr = banding.coeff_row(i);
-      const ResultRow rr = banding.result_row(i);
+      // With cr = 0 the slot's bit is rr itself.
+      const ResultRow rr = cr == 0 && random_free_slots ? static_cast<ResultRow>(Mix64(uint64_t{i} + kGoldenRatio64))
+                                                        : banding.result_row(i);
       for (uint32_t j = 0; j < num_columns; ++j) {
         CoeffRow s = state[j] << 1;
         s |= static_cast<CoeffRow>(Parity128(s & cr) ^ static_cast<int>((rr >> j) & 1));

@@ -10,6 +10,7 @@
 #include "filters/filter.h"
 #include "filters/filter_test_util.h"
 #include "filters/registry.h"
+#include "filters/trailer.h"
 #include "filters/vectors/vector_check.h"
 
 namespace filterlab {
@@ -93,6 +94,62 @@ TEST(Ribbon, FpFormBuildsReadsAndBatches) {
   ExpectNoFalseNegatives("ribbon:fp=0.001", {0, 1, 7, 1000, 100000});
   for (size_t keys : {0, 1, 1000}) ExpectRoundTrip("ribbon:fp=0.001", keys);
   ExpectBatchEqualsSingle("ribbon:fp=0.001", {1, 7, 64});
+}
+
+// Build's working memory is the banding, 20 bytes per slot at RocksDB's
+// ~1.05-1.10 slots per key; the simulator refuses builds by it. Where the
+// policy builds FastLocalBloom (small filters, beyond 950M keys) it is 0.
+TEST(Ribbon, BuildTemporaryBytesIsTheBanding) {
+  auto policy = MustPolicy("ribbon:bpk=10");
+  const double per_key = static_cast<double>(policy->BuildTemporaryBytes(1000000)) / 1e6;
+  EXPECT_GT(per_key, 20.5);
+  EXPECT_LT(per_key, 22.0);
+  EXPECT_EQ(policy->BuildTemporaryBytes(50), 0u);
+  EXPECT_EQ(policy->BuildTemporaryBytes(1000000000), 0u);
+  const double at_900m = static_cast<double>(MustPolicy("ribbon:fp=0.01")->BuildTemporaryBytes(900000000)) / 9e8;
+  EXPECT_GT(at_900m, per_key);  // the slot overhead grows with the key count
+  EXPECT_LT(at_900m, 23.0);
+}
+
+// Homogeneous Ribbon: the generic checks, its own format, and FP at its
+// model. 20000 keys, 400000 other hashes at fp=0.01: ~4000 expected
+// positives (sd ~63). Its model is a lower bound (it leaves out queries
+// whose row lies in the span of the keys' rows); at RocksDB's slot sizing
+// that term is far below the sampling error, so the same 6 sd hold on both
+// sides, and a filter with all-zero free slots (FP 1) or one column off
+// fails by > 30 sd.
+TEST(Ribbon, HomogeneousBuildsReadsAndMeetsItsModel) {
+  ExpectNoFalseNegatives("ribbon:fp=0.01,homogeneous=1", {0, 1, 7, 1000, 100000});
+  for (size_t keys : {0, 1, 1000}) ExpectRoundTrip("ribbon:fp=0.01,homogeneous=1", keys);
+  ExpectBatchEqualsSingle("ribbon:bpk=10,homogeneous=1", {1, 7, 64});
+  auto policy = MustPolicy("ribbon:fp=0.01,homogeneous=1");
+  EXPECT_EQ(policy->spec(), "ribbon:fp=0.01,homogeneous=1");
+  EXPECT_EQ(FpModelKindOf(*policy), FpModelKind::kLowerBound);
+  EXPECT_EQ(FpModelKindOf(*MustPolicy("ribbon:fp=0.01")), FpModelKind::kExact);
+  const auto hashes = TestHashes(5, 20000);
+  auto built = MustBuild(*policy, hashes);
+  const std::string bytes = built->Serialize();
+  EXPECT_NE(static_cast<uint8_t>(bytes[bytes.size() - 5]), 0xfe);  // not RocksDB's format
+  EXPECT_NE(built->Describe().find("homogeneous=1"), std::string::npos) << built->Describe();
+  const auto others = TestHashes(6, 400000);
+  size_t positives = 0;
+  for (uint64_t h : others) positives += built->MayContain(h) ? 1 : 0;
+  const double expected = policy->ModelFpRate(hashes.size()) * others.size();
+  EXPECT_NEAR(static_cast<double>(positives), expected, 6 * std::sqrt(expected));
+  // Small filters stay Ribbon (no Bloom fallback): 50 keys in 2 blocks.
+  EXPECT_NE(MustBuild(*MustPolicy("ribbon:bpk=10,homogeneous=1"), TestHashes(3, 50))->Describe().find("blocks=2"),
+            std::string::npos);
+}
+
+TEST(Ribbon, HomogeneousReaderRefusesDamagedLayouts) {
+  auto built = MustBuild(*MustPolicy("ribbon:bpk=10,homogeneous=1"), TestHashes(4, 3000));
+  const std::string data = built->Serialize().substr(0, built->DataBytes());
+  std::string bytes;
+  AppendWithFilterlabTrailer(Slice(data.data(), data.size() - 16), built->Describe(), &bytes);
+  ExpectCorruption(bytes, {"data length"});
+  bytes.clear();
+  AppendWithFilterlabTrailer(data, "ribbon:homogeneous=1,blocks=1,bytes=" + std::to_string(data.size()), &bytes);
+  ExpectCorruption(bytes, {"blocks"});
 }
 
 TEST(Ribbon, RegisteredWithoutProbes) {
