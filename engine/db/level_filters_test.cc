@@ -14,7 +14,10 @@ namespace {
 using test::Key;
 using test::ScratchDir;
 
-// A tree of several levels from random writes (fixed seed), settled.
+// A tree of several levels from random writes (fixed seed), settled. Not
+// scaled down under the sanitizers (common/test_scale.h): fewer keys give
+// fewer levels, and these tests are about the levels' shape (20k keys take
+// about a second there).
 std::unique_ptr<DB> FillTree(const Options& o, const std::string& path, int n) {
   std::unique_ptr<DB> db;
   Status s = DB::Open(o, path, &db);
@@ -45,7 +48,7 @@ TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsNearTheBudget) {
   o.level_size_multiplier = 4;
   o.filter_policy = test::Policy("fastlocal:bpk=10");
   o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kMonkey, 5, 0};
-  auto db = FillTree(o, dir.db(), 20000 / test::kScale);
+  auto db = FillTree(o, dir.db(), 20000);
   ASSERT_NE(db, nullptr);
   const DbStats stats = db->GetStats();
   uint64_t entries = 0, filter_bytes = 0;
@@ -75,7 +78,7 @@ TEST(LevelFilters, LevelsWithoutFiltersCountTheirLookups) {
   Options o = test::SmallOptions();
   o.per_level_filter_policy = {test::Policy("fastlocal:bpk=6"), nullptr};  // L1 unfiltered, deeper: --filter
   o.filter_policy = test::Policy("fastlocal:bpk=6");
-  auto db = FillTree(o, dir.db(), 20000 / test::kScale);
+  auto db = FillTree(o, dir.db(), 20000);
   ASSERT_NE(db, nullptr);
   db->ResetFilterStats();
   std::string v;
