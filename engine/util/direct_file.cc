@@ -49,17 +49,8 @@ class DirectRandomAccessFile final : public RandomAccessFile {
     if (buf == nullptr) return Status::IOError(name_ + ": cannot allocate a " + std::to_string(span) + "-byte buffer");
     // The last page may run past the end of the file: pread then returns
     // short, which is fine as long as it covers [offset, offset + n).
-    size_t done = 0;
-    const size_t needed = static_cast<size_t>(offset + n - begin);
-    while (done < needed) {
-      const ssize_t r = ::pread(fd_, buf + done, span - done, static_cast<off_t>(begin + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        return Status::IOError(name_ + ": O_DIRECT pread at offset " + std::to_string(begin + done) + " failed: " +
-                               (r == 0 ? std::string("unexpected end of file") : ErrnoText(errno)));
-      }
-      done += static_cast<size_t>(r);
-    }
+    Status s = PreadAtLeast(fd_, buf, span, static_cast<size_t>(offset + n - begin), begin, name_, "O_DIRECT ");
+    if (!s.ok()) return s;
     scratch->assign(buf + (offset - begin), n);
     *result = Slice(scratch->data(), n);
     return Status::OK();

@@ -40,16 +40,8 @@ class PosixRandomAccessFile final : public RandomAccessFile {
   Status Read(uint64_t offset, size_t n, std::string* scratch, Slice* result) const override {
     if (!RangeFits(offset, n, size_)) return PastEnd(name_, offset, n, size_);
     scratch->resize(n);
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t r = ::pread(fd_, scratch->data() + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        return Status::IOError(name_ + ": pread at offset " + std::to_string(offset + done) + " failed: " +
-                               (r == 0 ? std::string("unexpected end of file") : std::strerror(errno)));
-      }
-      done += static_cast<size_t>(r);
-    }
+    Status s = PreadAtLeast(fd_, scratch->data(), n, n, offset, name_);
+    if (!s.ok()) return s;
     *result = Slice(scratch->data(), n);
     return Status::OK();
   }
@@ -116,6 +108,21 @@ class PosixWritableFile final : public WritableFile {
 };
 
 }  // namespace
+
+Status PreadAtLeast(int fd, char* buf, size_t capacity, size_t min_bytes, uint64_t offset, const std::string& name,
+                    const char* kind) {
+  size_t done = 0;
+  while (done < min_bytes) {
+    const ssize_t r = ::pread(fd, buf + done, capacity - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      return Status::IOError(name + ": " + kind + "pread at offset " + std::to_string(offset + done) + " failed: " +
+                             (r == 0 ? std::string("unexpected end of file") : std::strerror(errno)));
+    }
+    done += static_cast<size_t>(r);
+  }
+  return Status::OK();
+}
 
 std::unique_ptr<RandomAccessFile> NewStringFile(std::string contents, std::string name) {
   return std::make_unique<StringFile>(std::move(contents), std::move(name));

@@ -40,6 +40,15 @@ class WritableFile {
 };
 
 // A read-only file over a copy of `contents`.
+// pread into buf[0, capacity) at `offset` until at least min_bytes are in,
+// retrying EINTR; a read that ends before min_bytes (end of file, an error)
+// is an IOError naming `name`, the offset and why. `kind` prefixes "pread"
+// in the message (e.g. "O_DIRECT "). Buffered reads ask capacity =
+// min_bytes; O_DIRECT reads whole aligned pages and need only the bytes
+// asked for, so the last page may come back short.
+Status PreadAtLeast(int fd, char* buf, size_t capacity, size_t min_bytes, uint64_t offset, const std::string& name,
+                    const char* kind = "");
+
 std::unique_ptr<RandomAccessFile> NewStringFile(std::string contents, std::string name);
 // Opens `path` for positional reads (pread).
 Status NewPosixRandomAccessFile(const std::string& path, std::unique_ptr<RandomAccessFile>* out);
