@@ -106,8 +106,9 @@ class PowerLoss {
         }
       });
     }
-    std::thread reader([&] {
-      Random r(rnd_.Next());
+    const uint32_t reader_seed = rnd_.Next();  // drawn here: rnd_ is the main thread's
+    std::thread reader([&, reader_seed] {
+      Random r(reader_seed);
       std::string v;
       while (!stop.load(std::memory_order_relaxed)) {
         const Status g = db->Get(ReadOptions(), WriterKey(static_cast<int>(r.Uniform(writers)), r.Uniform(kKeysPerWriter)), &v);
