@@ -9,7 +9,9 @@ that runs them, deleted afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import json
 import os
 import re
@@ -45,12 +47,40 @@ ROCKSDB_HINT = ("hint: this lsmbench was built without RocksDB: install librocks
                 "(./filterlab build); the engine=filterlab runs are unaffected")
 
 
-def execute_argv(argv: list[str], timeout: float | None = None, scratch_flag: str | None = None) -> dict:
+@contextlib.contextmanager
+def machine_lock(exclusive: bool):
+    """For a run that must have the machine to itself: an exclusive flock(2) on the file
+    FILTERLAB_MACHINE_LOCK names (if set) while it runs, so that runners and hand-run
+    benchmarks sharing one machine (`flock FILE COMMAND`, the same lock) take turns.
+    The wait is not timed: `seconds` counts from when the lock is held."""
+    path = os.environ.get("FILTERLAB_MACHINE_LOCK")
+    if not exclusive or not path:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as e:
+        raise SystemExit(f"FILTERLAB_MACHINE_LOCK={path}: cannot open the lock file: {e.strerror}") from e
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def execute_argv(argv: list[str], timeout: float | None = None, scratch_flag: str | None = None,
+                 exclusive: bool = False) -> dict:
     """Runs one worker command line; returns its JSON records, stderr and status.
     A plain function of plain data, so Dask can ship it to any worker. Every
     non-empty stdout line must be one JSON object.
     scratch_flag: pass --FLAG=DIR/db, DIR a fresh directory under FILTERLAB_SCRATCH
-    (else TMPDIR) on this machine, removed when the run ends however it ends."""
+    (else TMPDIR) on this machine, removed when the run ends however it ends.
+    exclusive: the run must have the machine to itself (see machine_lock)."""
+    with machine_lock(exclusive):
+        return _execute_argv(argv, timeout, scratch_flag)
+
+
+def _execute_argv(argv: list[str], timeout: float | None, scratch_flag: str | None) -> dict:
     start = time.monotonic()
     scratch = None
     if scratch_flag:
@@ -147,7 +177,7 @@ class Executor:
 
     def call(self, run: Run, exclusive: bool) -> tuple:
         """execute_argv's arguments for `run`."""
-        return (self.argv(run, exclusive), self.timeout, run.worker.scratch_flag)
+        return (self.argv(run, exclusive), self.timeout, run.worker.scratch_flag, exclusive)
 
     def skipped(self, run: Run) -> dict | None:
         """An outcome for a run not worth starting, or None."""

@@ -5,6 +5,7 @@ RocksDB missing from the build (a wrapper injects that failure), speed-like
 runs never overlapping, and the engine configs' dry runs."""
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -191,6 +192,27 @@ def test_unexecutable_worker_is_a_failed_run(tmp_path):
     script.write_text("#!/bin/sh\necho '{}'\n")  # not executable (a binary being relinked looks alike)
     out = execute_argv([str(script)])
     assert not out["ok"] and out["returncode"] == 126 and "cannot execute" in out["stderr"]
+
+
+def test_exclusive_run_waits_for_the_machine_lock(tmp_path, monkeypatch):
+    import fcntl
+    import threading
+    lock = tmp_path / "machine.lock"
+    monkeypatch.setenv("FILTERLAB_MACHINE_LOCK", str(lock))
+    script = tmp_path / "w"
+    script.write_text("#!/bin/sh\necho '{\"ok\": 1}'\n")
+    script.chmod(0o755)
+    held = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)  # another benchmark has the machine
+    outcomes = []
+    runner = threading.Thread(target=lambda: outcomes.append(execute_argv([str(script)], exclusive=True)))
+    runner.start()
+    runner.join(timeout=1.0)
+    assert runner.is_alive() and not outcomes, "the exclusive run started while the lock was held"
+    assert execute_argv([str(script)])["ok"]  # a shared run does not wait
+    os.close(held)
+    runner.join(timeout=30)
+    assert outcomes and outcomes[0]["ok"] and outcomes[0]["records"] == [{"ok": 1}]
 
 
 def test_unknown_parameter_lists_the_allowed_ones(write_config, lsm_build):
