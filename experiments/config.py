@@ -145,6 +145,8 @@ def _apply_quick(quick, sweeps_raw, bad):
     """The sweeps with the [quick] table applied: `repeats = N` replaces every sweep's
     repeats; any other key replaces that parameter, fixed or grid, in every sweep that
     sets it (a key no sweep sets is an error, so a typo cannot leave a size unreduced).
+    A sub-table named after a sweep ([quick.NAME]) applies to that sweep only, after the
+    common keys, for sweeps that must shrink differently (e.g. two ranges of key counts).
     A quick run measures the same things at sizes that finish in minutes."""
     if quick is None:
         bad("quick", "--quick needs a [quick] table in the config (reduced sizes: parameter = value)")
@@ -153,22 +155,31 @@ def _apply_quick(quick, sweeps_raw, bad):
         if not isinstance(quick, dict):
             bad("quick", f"got {quick!r}; allowed: a table of parameter = value")
         return sweeps_raw
+    names = {s.get("name") for s in sweeps_raw if isinstance(s, dict)}
+    common = {k: v for k, v in quick.items() if k not in names}
+    per_sweep = {k: v for k, v in quick.items() if k in names}
+    for name, table in per_sweep.items():
+        if not isinstance(table, dict):
+            bad(f"quick.{name}", f"got {table!r}; allowed: a table of parameter = value for sweep {name!r}")
+            per_sweep[name] = {}
     out, used = [], set()
     for s in sweeps_raw:
         if not isinstance(s, dict):
             out.append(s)
             continue
         s = {**s, "fixed": dict(s.get("fixed", {})), "grid": dict(s.get("grid", {}))}
-        for key, value in quick.items():
-            if key == "repeats":
-                if "repeats" in s:
-                    s["repeats"], _ = value, used.add(key)
-            elif key in s["fixed"]:
-                s["fixed"][key], _ = value, used.add(key)
-            elif key in s["grid"]:
-                s["grid"][key], _ = value, used.add(key)
+        for prefix, table in (("", common), (f"{s.get('name')}.", per_sweep.get(s.get("name"), {}))):
+            for key, value in table.items():
+                if key == "repeats":
+                    if "repeats" in s:
+                        s["repeats"], _ = value, used.add(prefix + key)
+                elif key in s["fixed"]:
+                    s["fixed"][key], _ = value, used.add(prefix + key)
+                elif key in s["grid"]:
+                    s["grid"][key], _ = value, used.add(prefix + key)
         out.append(s)
-    for key in quick:
+    wanted = list(common) + [f"{n}.{k}" for n, t in per_sweep.items() for k in t]
+    for key in wanted:
         if key not in used:
             bad(f"quick.{key}", "no sweep sets this parameter (or repeats), so it reduces nothing")
     return out

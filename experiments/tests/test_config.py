@@ -206,6 +206,23 @@ def test_quick_table_reduces_fixed_grid_and_repeats(write_config, checked_build)
     assert len(plan(quick, checked_build).runs) == len(plan(full, checked_build).runs)
 
 
+def test_quick_subtable_applies_to_its_sweep_only(write_config):
+    second = SMALL_FP[SMALL_FP.index("[[sweep]]"):].replace('name = "fp"', 'name = "big"').replace(
+        "keys = 2000", "keys = 90000")
+    text = SMALL_FP + "\n" + second + "\n[quick]\nqueries = 1000\n[quick.big]\nkeys = 3000\nbpk = [10]\n"
+    quick = load_config(write_config(text), quick=True)
+    fp, big = quick.sweeps
+    assert fp.fixed == {"keys": 2000, "queries": 1000} and big.fixed == {"keys": 3000, "queries": 1000}
+    assert fp.grid["bpk"] == [6, 10, 14] and big.grid["bpk"] == [10]
+
+
+def test_quick_subtable_key_that_reduces_nothing_is_an_error(write_config):
+    text = SMALL_FP + "\n[quick]\n[quick.fp]\nnum = 5\n"
+    with pytest.raises(ConfigError) as e:
+        load_config(write_config(text), quick=True)
+    assert "exp.toml: quick.fp.num: no sweep sets this parameter" in only(e.value.problems)
+
+
 def test_quick_key_that_reduces_nothing_is_an_error(write_config):
     text = SMALL_FP + '\n[quick]\nnum = 500\n'
     with pytest.raises(ConfigError) as e:
