@@ -1,4 +1,4 @@
-"""`python -m experiments run CONFIG [--jobs N] [--cluster ADDRESS] [--resume | --no-resume] [--dry-run]`
+"""`python -m experiments run CONFIG [--jobs N] [--cluster ADDRESS] [--resume | --no-resume] [--dry-run] [--sweep NAME]`
 (what `./filterlab run` calls). Exit status: 0 all runs done, 1 some runs
 failed (the others are stored and in the table), 2 the config is invalid."""
 
@@ -54,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
                    help="results root; the experiment writes DIR/<name>/ (default: results/)")
     r.add_argument("--no-plot", action="store_true", help="do not draw the plots at the end")
     r.add_argument("--timeout", type=float, default=None, help="seconds before a run is killed (default: none)")
+    r.add_argument("--sweep", action="append", metavar="NAME",
+                   help="run only this sweep's runs (repeatable); the results file still holds every stored "
+                        "run of the config, so later runs of the other sweeps complete it")
     return p
 
 
@@ -72,8 +75,16 @@ def main(argv=None) -> int:
         return 2
     out_dir = Path(args.results) / config.name
     store = RunStore(out_dir)
+    if args.sweep:
+        names = [s.name for s in config.sweeps]
+        unknown = [n for n in args.sweep if n not in names]
+        if unknown:
+            console.print(f"--sweep: no sweep named {', '.join(map(repr, unknown))} in {args.config}; "
+                          f"allowed: {', '.join(names)}", markup=False)
+            return 2
     stored = {r.key for r in plan.runs if store.has(r.key)} if args.resume else set()
-    pending = [r for r in plan.runs if r.key not in stored]
+    selected = [r for r in plan.runs if not args.sweep or r.sweep in args.sweep]
+    pending = [r for r in selected if r.key not in stored]
     for note in plan.notes:
         console.print(f"note: {note}", markup=False)
     console.print(f"{config.name}: {len(plan.runs)} runs, {len(stored)} already stored, "
@@ -83,7 +94,8 @@ def main(argv=None) -> int:
         mem = mem_available()
         for r in plan.runs:
             alone = must_run_alone(r, 1 if args.cluster else args.jobs, mem)
-            state = "stored " if r.key in stored else ("alone  " if alone else "pending")
+            state = "stored " if r.key in stored else ("other  " if r not in selected else
+                                                        "alone  " if alone else "pending")
             print(f"{state} {r.key} {r.describe()}")
         return 0
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

@@ -123,6 +123,23 @@ def test_dry_run_lists_runs_and_runs_nothing(write_config, tmp_path, checked_bui
     assert not (tmp_path / "exp").exists()
 
 
+def test_sweep_option_runs_one_sweep_and_later_runs_complete_the_table(write_config, tmp_path, checked_build):
+    second = SMALL_FP[SMALL_FP.index("[[sweep]]"):].replace('name = "fp"', 'name = "more"').replace(
+        "bpk = [6, 10, 14]", "bpk = [8]")
+    cfg = write_config(SMALL_FP + "\n" + second)
+    dry = run_cli("run", cfg, "--sweep", "more", "--dry-run", "--results", tmp_path)
+    assert [line.split()[0] for line in dry.stdout.splitlines()] == ["other"] * 6 + ["pending"] * 2
+    out = run_cli("run", cfg, "--sweep", "more", "--no-plot", "--results", tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert set(pd.read_parquet(tmp_path / "exp" / "results.parquet")["sweep"]) == {"more"}
+    out = run_cli("run", cfg, "--no-plot", "--results", tmp_path)
+    assert "8 runs, 2 already stored, 6 to run" in out.stderr
+    table = pd.read_parquet(tmp_path / "exp" / "results.parquet")
+    assert len(table) == 8 and set(table["sweep"]) == {"fp", "more"}
+    bad = run_cli("run", cfg, "--sweep", "typo", "--results", tmp_path)
+    assert bad.returncode == 2 and "no sweep named 'typo'" in bad.stderr and "allowed: fp, more" in bad.stderr
+
+
 def test_invalid_config_exits_2_with_messages(write_config, tmp_path):
     out = run_cli("run", write_config(SMALL_FP.replace("bpk = [6, 10, 14]", "bpk = []")), "--results", tmp_path)
     assert out.returncode == 2
