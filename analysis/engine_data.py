@@ -132,8 +132,10 @@ def feature_on(values: pd.Series) -> pd.Series:
 
 
 def space_summary(df: pd.DataFrame, toggle: str) -> pd.DataFrame | None:
-    """SST bytes per key with the feature off and on: each run's last record with a size
-    (sst_bytes, else the sum of its per-level bytes), median over repeats."""
+    """SST bytes per stored key with the feature off and on: each run's last record with a size
+    (sst_bytes, else the sum of its per-level bytes) over the entries its tables hold (the sum of
+    its per-level entries; --num where the records have none: fillrandom draws --num keys with
+    repeats, so after compaction the tables hold about 63% of --num), median over repeats."""
     rows = benchmark_rows(df)
     if rows.empty or toggle not in rows or "num" not in rows:
         return None
@@ -149,12 +151,19 @@ def space_summary(df: pd.DataFrame, toggle: str) -> pd.DataFrame | None:
             per_record = per_record.rename("sst_bytes").reset_index()
     if per_record is None or per_record.empty:
         return None
-    last = per_record.groupby("run_key", sort=False).tail(1)[["run_key", "sst_bytes"]]
-    runs = rows.drop_duplicates("run_key").drop(columns=["sst_bytes"], errors="ignore").merge(last, on="run_key")
+    key = "record_index" if "record_index" in per_record else "benchmark"
+    if "levels_entries" in df and key in df:
+        entries = df[df["levels_entries"].notna()].groupby(["run_key", key], sort=False)["levels_entries"].sum()
+        per_record = per_record.merge(entries.rename("entries").reset_index(), on=["run_key", key], how="left")
+    else:
+        per_record = per_record.assign(entries=float("nan"))
+    last = per_record.groupby("run_key", sort=False).tail(1)[["run_key", "sst_bytes", "entries"]]
+    runs = rows.drop_duplicates("run_key").drop(columns=["sst_bytes", "entries"], errors="ignore").merge(last, on="run_key")
     runs = _toggled(runs, toggle)
     if runs is None:
         return None
-    runs["bytes_per_key"] = runs["sst_bytes"] / runs["num"]
+    stored = runs["entries"].where(runs["entries"] > 0, runs["num"])
+    runs["bytes_per_key"] = runs["sst_bytes"] / stored
     ctx = ["engine", *varying(runs, exclude=(toggle, "engine"))]
     out = _off_on(medians(runs, [*ctx, "on"], "bytes_per_key"), ctx)
     if out.empty:

@@ -25,7 +25,7 @@ from ..load import load, pooled_fp
 from ..speed_data import speed_cells
 
 SIGMA_LIMIT = 4.0
-UNITS = ("percent", "ratio", "ns", "us", "entries", "share")
+UNITS = ("percent", "ratio", "ns", "us", "entries", "share", "bytes", "bits")
 
 
 class ClaimsError(Exception):
@@ -86,6 +86,28 @@ class Claim:
         if ok:
             return "reproduced"
         return "diverges, explained" if self.explained else "diverges, unexplained"
+
+
+def _bits_per_key(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """The bits per key of the built filter (the fp records' bits_per_key: data bytes x 8 / keys),
+    mean over the key sets, with their lowest and highest."""
+    rows = _select(df[df["command"] == "fp"], ours)
+    if rows.empty or "bits_per_key" not in rows:
+        return None
+    b = rows["bits_per_key"].astype(float)
+    return Measured(float(b.mean()), float(b.min()), float(b.max()), None,
+                    f"{int(rows['keys'].iloc[0])} keys, {rows['seed'].nunique()} key sets")
+
+
+def _bits_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """One filter's bits per key over another's (e.g. Ribbon over FastLocalBloom at the same
+    Bloom-equivalent setting), means over the key sets."""
+    a = _bits_per_key(df, ours, published, published_queries)
+    b = _bits_per_key(df, {**ours, "filter": ours["over"]}, published, published_queries)
+    if a is None or b is None:
+        return None
+    return Measured(a.value / b.value, a.low / b.high, a.high / b.low, None,
+                    f"{a.value:.3g} over {b.value:.3g} bits per key")
 
 
 def read_published(path: str | Path) -> list[Claim]:
@@ -285,13 +307,55 @@ def _multiget_ratio(df: pd.DataFrame, ours: dict, published: float, published_qu
                     f"{r['multiget_us']:.3g} / {r['get_us']:.3g} us per key ({r['baseline']})")
 
 
+def _toggle_bytes(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """The SST bytes per key an engine feature adds (on minus off, medians over the repeats;
+    engine_data.space_summary), in the context ours names."""
+    from ..engine_data import space_summary
+
+    t = space_summary(df, ours["toggle"])
+    if t is None:
+        return None
+    t = t[t["engine"] == ours.get("engine", "filterlab")]
+    for key, value in ours.get("where", {}).items():
+        if key in t:
+            t = t[t[key] == value]
+    if len(t) != 1:
+        return None
+    r = t.iloc[0]
+    return Measured(float(r["median_on"] - r["median_off"]), float(r["min_on"] - r["max_off"]),
+                    float(r["max_on"] - r["min_off"]), None,
+                    f"{r['median_off']:.4g} -> {r['median_on']:.4g} bytes per key, {int(r['repeats_on'])} repeats")
+
+
+def _hash_fallback(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """The share of data-block hash-index lookups that fell back to binary search (a collision
+    bucket): collisions / lookups of lsmbench's filter_stats.hash_index in one benchmark's records,
+    pooled over the repeats, with the lowest and highest repeat as the range."""
+    need = ("filter_stats_hash_index_lookups", "filter_stats_hash_index_collisions", "benchmark")
+    if any(c not in df for c in need):
+        return None
+    rows = _select(df, ours)
+    rows = rows[(rows["benchmark"] == ours["benchmark"]) & (rows["filter_stats_hash_index_lookups"] > 0)]
+    for key, value in ours.get("where", {}).items():
+        if key in rows:
+            rows = rows[rows[key] == value]
+    if rows.empty:
+        return None
+    lookups, collisions = rows["filter_stats_hash_index_lookups"], rows["filter_stats_hash_index_collisions"]
+    per_run = collisions / lookups
+    return Measured(float(collisions.sum() / lookups.sum()), float(per_run.min()), float(per_run.max()), None,
+                    f"{int(collisions.sum())} of {int(lookups.sum())} lookups over {len(rows)} runs")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
 
 
 MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
-            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "pending": _pending}
+            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes, "hash_fallback": _hash_fallback,
+            "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
+            "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

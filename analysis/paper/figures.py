@@ -130,6 +130,147 @@ def model_accuracy(df: pd.DataFrame, claims) -> plt.Figure | None:
     return fig
 
 
+def hash_width_ratio(df: pd.DataFrame) -> pd.DataFrame:
+    """Per filter with both hash widths in fp_vs_keys: FP(32-bit) / FP(64-bit) at each key count,
+    with a 95% interval from the two pooled counts (log-ratio, binomial variances added)."""
+    fp = df[df["command"] == "fp"]
+    agg = pooled_fp(fp, ["base_filter", "hash_bits", "keys"])
+    wide = agg.pivot_table(index=["base_filter", "keys"], columns="hash_bits",
+                           values=["fp", "positives", "queries"]).dropna()
+    if wide.empty or 32 not in wide["fp"] or 64 not in wide["fp"]:
+        return pd.DataFrame(columns=["base_filter", "keys", "ratio", "lo", "hi"])
+    p32, p64 = wide["fp"][32], wide["fp"][64]
+    x32, x64 = wide["positives"][32], wide["positives"][64]
+    ratio = p32 / p64
+    half = 1.96 * np.sqrt((1 - p32) / x32.clip(lower=1) + (1 - p64) / x64.clip(lower=1))
+    out = pd.DataFrame({"ratio": ratio, "lo": ratio * np.exp(-half), "hi": ratio * np.exp(half)})
+    return out.reset_index()
+
+
+def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """FP (%) against keys in one filter to 10^9, 64-bit hashes solid and 32-bit dashed, models
+    dotted; below, FP(32-bit) / FP(64-bit) per filter with its 95% interval and the published
+    point (about 1.1x at 5M keys) as a cross."""
+    fp = df[df["command"] == "fp"]
+    if fp.empty or fp["keys"].nunique() < 2:
+        return None
+    agg = pooled_fp(fp, ["base_filter", "hash_bits", "keys"])
+    fig, (ax, res) = plt.subplots(2, 1, figsize=(COLUMN, 3.9), sharex=True,
+                                  gridspec_kw={"height_ratios": [2.2, 1]})
+    for (base, bits), g in agg.groupby(["base_filter", "hash_bits"], sort=True):
+        g = g.sort_values("keys")
+        ls = "-" if bits == 64 else "--"
+        ax.plot(g["keys"], 100 * g["fp"], ls=ls, marker=marker(base), ms=2.5, color=color(base))
+        ax.plot(g["keys"], 100 * g["model_fp"], ls=":", lw=0.8, color=color(base))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylabel("FP rate (%)")
+    handles = [plt.Line2D([], [], color=color(b), marker=marker(b), ms=3, label=b)
+               for b in agg["base_filter"].unique()]
+    handles += [plt.Line2D([], [], color="black", ls="-", label="64-bit hash"),
+                plt.Line2D([], [], color="black", ls="--", label="32-bit hash"),
+                plt.Line2D([], [], color="black", ls=":", lw=0.8, label="model")]
+    ax.legend(handles=handles, loc="upper left", fontsize=6, ncol=2)
+    ratios = hash_width_ratio(df)
+    for base, g in ratios.groupby("base_filter", sort=True):
+        g = g.sort_values("keys")
+        res.plot(g["keys"], g["ratio"], marker=marker(base), ms=2.5, color=color(base))
+        res.fill_between(g["keys"], g["lo"], g["hi"], color=color(base), alpha=0.2, lw=0)
+    for c in claims:
+        if c.ours.get("kind") == "fp_ratio" and c.id == "hashThirtytwoAtFiveM":
+            res.plot([5e6], [c.published], marker="x", color="black", ls="none", label="published")
+            res.legend(loc="upper left", fontsize=6)
+    res.axhline(1, color="0.5", lw=0.6)
+    res.set_yscale("log")
+    res.set_ylabel("32-bit / 64-bit")
+    res.set_xlabel("keys in one filter (10 bits/key)")
+    fig.tight_layout()
+    return fig
+
+
+def probe_gain(df: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and bits/key of the probes experiment: RocksDB's table count, the simulated
+    best, and the verdict of the paired comparison (the probes worker's grid records)."""
+    from ..load import probe_grid_rows
+
+    pr = probe_grid_rows(df)
+    if pr is None:
+        return pd.DataFrame(columns=["variant", "bits_per_key", "table_probes", "best_probes", "verdict"])
+    return pr[["variant", "bits_per_key", "table_probes", "best_probes", "verdict"]].reset_index(drop=True)
+
+
+def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Best probe count by simulation against bits/key, one panel row per variant, with
+    RocksDB's table (FastLocalBloom's ChooseNumProbes, the same table for every cache-local
+    variant) as a dashed step; a filled marker where the paired comparison says the best beats
+    the table's count (95%), hollow where the two are indistinguishable."""
+    t = probe_gain(df)
+    if t.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(COLUMN, 2.8))
+    variants = list(t["variant"].unique())
+    for i, v in enumerate(variants):
+        g = t[t["variant"] == v].groupby("bits_per_key").agg(
+            best=("best_probes", "median"), table=("table_probes", "first"),
+            verdict=("verdict", "first")).reset_index()
+        off = (i - (len(variants) - 1) / 2) * 0.08
+        beats = g["verdict"].astype(str).str.contains("better|disagree", case=False)
+        ax.plot(g["bits_per_key"], g["best"] + off, ls="none", marker=marker(v), ms=2.5, color=color(v),
+                mfc="none", label=v)
+        ax.plot(g.loc[beats, "bits_per_key"], g.loc[beats, "best"] + off, ls="none", marker=marker(v), ms=2.5,
+                color=color(v))
+        if g["table"].notna().any() and i == 0:
+            ax.step(g["bits_per_key"], g["table"], where="mid", ls="--", color="black", lw=0.8,
+                    label="RocksDB's table")
+    ax.set_xlabel("bits per key")
+    ax.set_ylabel("probes")
+    ax.legend(fontsize=6, ncol=2, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Bits per key over the information-theoretic bound log2(1/FP) against the measured FP
+    rate (%), every filter family of filters_pareto, one colour each, the sizes of one layout
+    joined in FP order; horizontal whiskers: the 95% interval of the FP rate. Dashed: Bloom's
+    ideal +44%. Published points (binary fuse, XOR: bits/key at their published FP) as crosses."""
+    import re
+
+    from ..pareto_data import pareto_rows
+
+    rows = pareto_rows(df)
+    if rows is None or rows.empty:
+        return None
+    rows = rows[rows["fp"] > 0]
+    fig, ax = plt.subplots(figsize=(COLUMN, 2.9))
+    seen = set()
+    for fam, g in rows.groupby("family", sort=False):
+        curves = g.groupby(g["filter"].map(lambda f: re.sub(r"(bpk|probes)=[^,]*,?", "", str(f)).rstrip(",:")),
+                           sort=False)
+        for _, c in curves:
+            c = c.sort_values("fp")
+            err = [100 * (c["fp"] - c["ci_low"]).clip(lower=0), 100 * (c["ci_high"] - c["fp"]).clip(lower=0)]
+            ax.errorbar(100 * c["fp"], 100 * c["overhead"], xerr=err, fmt="-", marker=marker(fam), ms=3, lw=0.8,
+                        capsize=1.5, color=color(fam), label=None if fam in seen else fam)
+            seen.add(fam)
+    pub = {c.id: c.published for c in claims}
+    for bits, fp in (("fuseThreeBits", "fuseThreeFp"), ("fuseFourBits", "fuseThreeFp"), ("xorEightBits", "xorEightFp")):
+        if bits in pub and fp in pub:
+            b, f = pub[bits], pub[fp] / 100
+            ax.plot([100 * f], [100 * (b / np.log2(1 / f) - 1)], "x", color="black", ms=4,
+                    label="published" if bits == "fuseThreeBits" else None)
+    ax.axhline(44, color="0.5", lw=0.6, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("FP rate (%)")
+    ax.set_ylabel("bits/key over log2(1/FP) (%)")
+    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
-           "model_accuracy": ("model_accuracy", model_accuracy)}
+           "model_accuracy": ("model_accuracy", model_accuracy),
+           "fp_vs_keys": ("fp_vs_keys", fp_vs_keys),
+           "probes": ("probes", probes),
+           "space_overhead": ("filters_pareto", space_overhead)}

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 
 from ..load import load
 from .claims import SIGMA_LIMIT, Claim, claims_frame, measure_all, read_published
@@ -110,7 +111,8 @@ def claims_table_tex(claims: list[Claim]) -> str:
 
 SECTION_TITLES = {"fastlocal": "FastLocalBloom (PR 6007)", "dynamic": "DynamicBloom rewrite (PR 5762)",
                   "worm": "wormhashing samples", "hash_index": "data-block hash index",
-                  "range": "memtable range estimates (PR 13047)", "multiget": "MultiGet batching (PR 5011)"}
+                  "range": "memtable range estimates (PR 13047)", "multiget": "MultiGet batching (PR 5011)",
+                  "modern": "modern filters (XOR, binary fuse, Ribbon, split block)"}
 
 
 def open_claims_tex(claims: list[Claim]) -> str:
@@ -218,6 +220,143 @@ def machine_values(results_root: Path) -> dict[str, str]:
             "floorMiB": f"{df['working_set_bytes'].max() / 2**20:.0f}"}
 
 
+def _nearest(df, col: str, target: float):
+    """The rows of df at the value of col nearest to target (on a log scale)."""
+    vals = df[col].unique()
+    best = min(vals, key=lambda v: abs(math.log(v / target)))
+    return df[df[col] == best]
+
+
+# The 32/64-bit FP ratio the text asks about: where the interval lies wholly above it.
+RATIO_THRESHOLD = 1.1
+
+
+def keys_values(results_root: Path) -> dict[str, str]:
+    """Section beyond: FP against key count (fp_vs_keys) for 32- and 64-bit hashes. The 32/64 ratio
+    for fastlocal near 10^7 and at the largest count, its 95% interval, the first key count whose
+    interval lies wholly above 1.1, and the FP at the largest count for fastlocal (both widths)
+    and the legacy filter."""
+    from .figures import hash_width_ratio
+    from ..load import pooled_fp
+
+    names = ("keysRatioTenM", "keysRatioTenMLow", "keysRatioTenMHigh", "keysRatioMax", "keysMax",
+             "keysRatioMaxLow", "keysRatioMaxHigh", "keysFirstTenPercent", "keysFastSixtyfourMax",
+             "keysFastThirtytwoMax", "keysLegacyMax", "keysModelMaxRatio")
+    try:
+        df = load(results_root / "fp_vs_keys")
+    except FileNotFoundError:
+        return {k: "--" for k in names}
+    vals = {k: "--" for k in names}
+    vals["keysThreshold"] = f"{RATIO_THRESHOLD:g}"
+    r = hash_width_ratio(df)
+    fast = r[r["base_filter"] == "fastlocal"].sort_values("keys")
+    if not fast.empty:
+        ten = _nearest(fast, "keys", 1e7).iloc[0]
+        top = fast.iloc[-1]
+        vals.update(keysRatioTenM=f"{ten['ratio']:.3f}", keysRatioTenMLow=f"{ten['lo']:.3f}",
+                    keysRatioTenMHigh=f"{ten['hi']:.3f}", keysRatioMax=f"{top['ratio']:.2f}",
+                    keysRatioMaxLow=f"{top['lo']:.2f}", keysRatioMaxHigh=f"{top['hi']:.2f}",
+                    keysMax=_power_of_ten(top["keys"]))
+        above = fast[fast["lo"] > RATIO_THRESHOLD]
+        vals["keysFirstTenPercent"] = _power_of_ten(above["keys"].iloc[0]) if len(above) else "none"
+    agg = pooled_fp(df[df["command"] == "fp"], ["base_filter", "hash_bits", "keys"])
+    top_keys = agg["keys"].max()
+    at = agg[agg["keys"] == top_keys].set_index(["base_filter", "hash_bits"])
+    for key, (base, bits) in (("keysFastSixtyfourMax", ("fastlocal", 64)), ("keysFastThirtytwoMax", ("fastlocal", 32)),
+                              ("keysLegacyMax", ("legacy", 32))):
+        if (base, bits) in at.index:
+            vals[key] = fmt(100 * float(at.loc[(base, bits), "fp"]), "percent")
+    m = agg[agg["model_fp"] > 0]
+    if len(m):
+        vals["keysModelMaxRatio"] = f"{float((m['fp'] / m['model_fp']).max()):.3f}"
+    return vals
+
+
+def _power_of_ten(v: float) -> str:
+    """A key count as the text shows it: 10^9, 3.16 x 10^6."""
+    e = int(math.floor(math.log10(v) + 1e-9))
+    mant = v / 10 ** e
+    return f"\\ensuremath{{10^{{{e}}}}}" if abs(mant - 1) < 1e-6 else f"\\ensuremath{{{mant:.2f}\\times 10^{{{e}}}}}"
+
+
+def probes_values(results_root: Path) -> dict[str, str]:
+    """Section beyond: the probes experiment. For fastlocal, how many bits/key points agree with
+    RocksDB's table, are indistinguishable from it, or disagree (the table's count loses at 95%),
+    where it disagrees, and the largest relative FP the table gives away there; the boundary
+    records' verdicts; and the disagreements over all variants."""
+    names = ("probesPoints", "probesAgree", "probesIndistinguishable", "probesDisagree", "probesDisagreeAt",
+             "probesMaxLoss", "probesBoundaries", "probesBoundaryAgree", "probesBoundaryConsistent",
+             "probesBoundaryContradict", "probesVariants", "probesOtherDisagree")
+    try:
+        df = load(results_root / "probes")
+    except FileNotFoundError:
+        return {k: "--" for k in names}
+    from ..load import probe_grid_rows
+
+    vals = {k: "--" for k in names}
+    grid = probe_grid_rows(df)
+    if grid is None:
+        return vals
+    fast = grid[grid["variant"] == "fastlocal"]
+    counts = fast["verdict"].value_counts()
+    vals.update(probesPoints=str(len(fast)), probesAgree=str(int(counts.get("agree", 0))),
+                probesIndistinguishable=str(int(counts.get("indistinguishable", 0))),
+                probesDisagree=str(int(counts.get("disagree", 0))), probesVariants=str(grid["variant"].nunique()))
+    dis = fast[fast["verdict"] == "disagree"]
+    vals["probesDisagreeAt"] = ", ".join(f"{b:g}" for b in sorted(dis["bits_per_key"])) or "none"
+    if len(dis) and "table_vs_best_diff" in dis:
+        best_fp = [next(c["fp"] for c in cands if c["probes"] == b) for cands, b in
+                   zip(dis["candidates"], dis["best_probes"])] if "candidates" in dis else None
+        if best_fp:
+            loss = 100 * (dis["table_vs_best_diff"].to_numpy() / np.array(best_fp))
+            vals["probesMaxLoss"] = f"{loss.max():.1f}"
+    other = grid[(grid["variant"] != "fastlocal") & (grid["verdict"] == "disagree")]
+    vals["probesOtherDisagree"] = str(len(other))
+    if "record" in df:
+        b = df[(df["command"] == "probes") & (df["record"] == "boundary")].drop_duplicates(
+            ["variant", "boundary_millibits", "seed"])
+        bc = b["verdict"].value_counts()
+        vals.update(probesBoundaries=str(len(b)), probesBoundaryAgree=str(int(bc.get("agree", 0))),
+                    probesBoundaryConsistent=str(int(bc.get("consistent", 0))),
+                    probesBoundaryContradict=str(int(len(b) - bc.get("agree", 0) - bc.get("consistent", 0))))
+    return vals
+
+
+# The rows of the modern-filters table: each family at about 1% FP (10 bits/key or its
+# fingerprint size), and the 16-bit fingerprints; canonical specs as the sim records them.
+PARETO_TABLE_FAMILIES = ("fastlocal", "standard", "sbbf", "ribbon", "xor", "binary_fuse")
+
+
+def pareto_table_tex(results_root: Path) -> str:
+    """Per filter of filters_pareto at 10 bits/key (Bloom layouts, Ribbon's Bloom-equivalent 10)
+    and every XOR / binary fuse variant: bits/key, FP with its 95% interval, bits over the bound,
+    Build's temporary bytes per key, and the speed medians where the speed sweeps have run."""
+    from ..pareto_data import pareto_rows
+
+    try:
+        rows = pareto_rows(load(results_root / "filters_pareto"))
+    except FileNotFoundError:
+        rows = None
+    if rows is None or rows.empty:
+        return "\\textit{not measured: no committed results for experiment filters\\_pareto.}\n"
+    keep = rows[rows["family"].isin(PARETO_TABLE_FAMILIES)
+                & ((rows["family"].isin(("xor", "binary_fuse"))) | rows["filter"].str.contains(r"bpk=10(?:[,]|$)"))]
+
+    def num(v, f):
+        return "--" if v is None or (isinstance(v, float) and math.isnan(v)) else f.format(v)
+
+    out = [r"\begin{tabular}{@{}lrrrrrrr@{}}", r"\toprule",
+           r"filter & bits/key & FP (\%) & over bound & temp B/key & hot ns & random ns & pipelined ns \\",
+           r"\midrule"]
+    for _, r in keep.iterrows():
+        out.append(f"{tex_escape(r['filter'])} & ${r['bits_per_key']:.2f}$ & ${fmt(100 * r['fp'], 'percent')}$ & "
+                   f"${100 * r['overhead']:+.1f}\\%$ & {num(r['temp_bytes_per_key'], '${:.3g}$')} & "
+                   f"{num(r['hot_ns'], '${:.3g}$')} & {num(r['random_ns'], '${:.3g}$')} & "
+                   f"{num(r['pipelined_ns'], '${:.3g}$')} \\\\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -225,6 +364,9 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     experiments = sorted({c.ours["experiment"] for c in claims} | {e for e, _ in FIGURES.values()})
     extra = {**verdict_counts(claims), **setup_values(results_root, experiments)}
     extra.update(machine_values(results_root))
+    extra.update(keys_values(results_root))
+    extra["bloomIdeal"] = f"{100 * (1 / math.log(2) - 1):.0f}"
+    extra.update(probes_values(results_root))
     try:
         sp = load(results_root / "speed_published")
         extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
@@ -242,7 +384,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
         models_text = "\\textit{not measured: no committed results for experiment model\\_accuracy.}\n"
     written = []
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_table_tex(claims)),
-                       ("open.tex", open_claims_tex(claims)), ("models.tex", models_text)):
+                       ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
+                       ("pareto.tex", pareto_table_tex(results_root))):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)

@@ -178,3 +178,23 @@ def test_engine_io_panels_from_cold_and_cached_runs(df):
     assert ticks(space) == ["none", "lz4"]
     assert [p.get_height() for p in space.patches[:2]] == pytest.approx([240, 150])
     plt.close(fig)
+
+
+def test_space_per_stored_entry_not_per_num():
+    # fillrandom draws --num keys with repeats: the compacted tables hold fewer entries than
+    # --num, and bytes per key must count what they hold (two levels of entries per record).
+    import pandas as pd
+
+    from analysis.engine_data import space_summary
+
+    rows = []
+    for run, on, sst in (("a", False, 2_000_000), ("b", True, 2_063_000)):
+        for level, entries in ((1, 20_000), (2, 43_000)):
+            rows.append({"run_key": run, "record_index": 0, "benchmark": "compact", "engine": "filterlab",
+                         "hash_index": on, "num": 100_000, "sst_bytes": sst, "levels_entries": entries,
+                         "seed": 0})
+    t = space_summary(pd.DataFrame(rows), "hash_index")
+    assert t is not None and len(t) == 1
+    r = t.iloc[0]
+    assert r["median_off"] == pytest.approx(2_000_000 / 63_000)
+    assert r["median_on"] - r["median_off"] == pytest.approx(63_000 / 63_000)
