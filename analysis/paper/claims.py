@@ -165,9 +165,9 @@ def _select(df: pd.DataFrame, ours: dict) -> pd.DataFrame:
 def _fp(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """Our pooled rate, and one sigma of (ours - published). A rate depends on the keys as
     well as on the queries: where the experiment ran several seeds (key sets), their spread
-    is the sd of one run's rate, which stands in for the published run's own spread when its
-    query count is not given; our pooled mean's part is the larger of its binomial sd and
-    the seeds' standard error."""
+    is the sd of one run's rate: the published run, one key set, carries it on top of the
+    binomial sd of its own query count (where that is given); our pooled mean's part is the
+    larger of its binomial sd and the seeds' standard error."""
     rows = _select(df[df["command"] == "fp"], ours)
     if rows.empty:
         return None
@@ -181,8 +181,7 @@ def _fp(df: pd.DataFrame, ours: dict, published: float, published_queries: int |
     if len(per_seed) > 1:
         seed_var = float(per_seed.var(ddof=1))
         ours_var = max(ours_var, seed_var / len(per_seed))
-        if not published_queries:
-            theirs_var = seed_var
+        theirs_var += seed_var
         detail += f", {len(per_seed)} key sets (sd {100 * per_seed.std(ddof=1):.2g} points)"
     return Measured(100 * p, 100 * float(agg["ci_low"]), 100 * float(agg["ci_high"]),
                     100 * math.sqrt(ours_var + theirs_var), detail)

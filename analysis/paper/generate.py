@@ -366,6 +366,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(machine_values(results_root))
     extra.update(keys_values(results_root))
     extra["bloomIdeal"] = f"{100 * (1 / math.log(2) - 1):.0f}"
+    fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
+    extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
     extra.update(probes_values(results_root))
     try:
         sp = load(results_root / "speed_published")
