@@ -264,6 +264,16 @@ def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_querie
     return Measured(value, None, None, sigma, detail)
 
 
+def _one_context(t: pd.DataFrame, ours: dict) -> pd.Series | None:
+    """The one row of an off/on summary for ours' engine (default filterlab) and its `where`
+    context (e.g. value_size), or None where that is not exactly one row."""
+    t = t[t["engine"] == ours.get("engine", "filterlab")]
+    for key, value in ours.get("where", {}).items():
+        if key in t:
+            t = t[t[key] == value]
+    return t.iloc[0] if len(t) == 1 else None
+
+
 def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """The relative change of a benchmark's throughput (or of SST bytes per key, with
     benchmark = "space") when an engine feature is switched on: engine_data's toggle and
@@ -274,15 +284,11 @@ def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_que
     t = space_summary(df, toggle) if bench == "space" else toggle_summary(df, toggle, [bench])
     if t is None:
         return None
-    t = t[t["engine"] == ours.get("engine", "filterlab")]
     if bench != "space":
         t = t[t["benchmark"] == bench]
-    for key, value in ours.get("where", {}).items():
-        if key in t:
-            t = t[t[key] == value]
-    if len(t) != 1:
+    r = _one_context(t, ours)
+    if r is None:
         return None
-    r = t.iloc[0]
     lo = r["min_on"] / r["max_off"] - 1
     hi = r["max_on"] / r["min_off"] - 1
     return Measured(float(r["change"]), float(lo), float(hi), None,
@@ -312,15 +318,9 @@ def _toggle_bytes(df: pd.DataFrame, ours: dict, published: float, published_quer
     from ..engine_data import space_summary
 
     t = space_summary(df, ours["toggle"])
-    if t is None:
+    r = None if t is None else _one_context(t, ours)
+    if r is None:
         return None
-    t = t[t["engine"] == ours.get("engine", "filterlab")]
-    for key, value in ours.get("where", {}).items():
-        if key in t:
-            t = t[t[key] == value]
-    if len(t) != 1:
-        return None
-    r = t.iloc[0]
     return Measured(float(r["median_on"] - r["median_off"]), float(r["min_on"] - r["max_off"]),
                     float(r["max_on"] - r["min_off"]), None,
                     f"{r['median_off']:.4g} -> {r['median_on']:.4g} bytes per key, {int(r['repeats_on'])} repeats")
