@@ -242,7 +242,7 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     if rows is None or rows.empty:
         return None
     rows = rows[rows["fp"] > 0]
-    fig, ax = plt.subplots(figsize=(COLUMN, 2.9))
+    fig, ax = plt.subplots(figsize=(COLUMN, 3.3))
     seen = set()
     for fam, g in rows.groupby("family", sort=False):
         curves = g.groupby(g["filter"].map(lambda f: re.sub(r"(bpk|probes)=[^,]*,?", "", str(f)).rstrip(",:")),
@@ -259,11 +259,12 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
             b, f = pub[bits], pub[fp] / 100
             ax.plot([100 * f], [100 * (b / np.log2(1 / f) - 1)], "x", color="black", ms=4,
                     label="published" if bits == "fuseThreeBits" else None)
-    ax.axhline(44, color="0.5", lw=0.6, ls="--")
+    ax.axhline(100 * (1 / np.log(2) - 1), color="0.5", lw=0.6, ls="--")
     ax.set_xscale("log")
     ax.set_xlabel("FP rate (%)")
     ax.set_ylabel("bits/key over log2(1/FP) (%)")
-    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    # Below the axes: inside, the legend hid the Bloom layouts' curves.
+    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     fig.tight_layout()
     return fig
 
