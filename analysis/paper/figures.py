@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..style import COLUMN, color, marker  # first: selects the Agg backend before pyplot loads
 
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -165,6 +166,7 @@ def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylabel("FP rate (%)")
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
     handles = [plt.Line2D([], [], color=color(b), marker=marker(b), ms=3, label=b)
                for b in agg["base_filter"].unique()]
     handles += [plt.Line2D([], [], color="black", ls="-", label="64-bit hash"),
@@ -184,6 +186,11 @@ def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
     res.set_yscale("log")
     res.set_ylabel("32-bit / 64-bit")
     res.set_xlabel("keys in one filter (10 bits/key)")
+    # Log axes spanning less than a decade: label ticks as plain numbers, not as 9 x 10^-1.
+    for a in (ax, res):
+        a.yaxis.set_major_formatter(plain)
+        a.yaxis.set_minor_formatter(plain)
+        a.tick_params(axis="y", which="minor", labelsize=6)
     fig.tight_layout()
     return fig
 
@@ -207,7 +214,7 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
     t = probe_gain(df)
     if t.empty:
         return None
-    fig, ax = plt.subplots(figsize=(COLUMN, 2.8))
+    fig, ax = plt.subplots(figsize=(COLUMN, 3.2))
     variants = list(t["variant"].unique())
     for i, v in enumerate(variants):
         g = t[t["variant"] == v].groupby("bits_per_key").agg(
@@ -224,7 +231,7 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
                     label="RocksDB's table")
     ax.set_xlabel("bits per key")
     ax.set_ylabel("probes")
-    ax.legend(fontsize=6, ncol=2, loc="lower right")
+    ax.legend(fontsize=6, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     fig.tight_layout()
     return fig
 
