@@ -148,6 +148,15 @@ def hash_width_ratio(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+def _plain_125(v: float, _pos=None) -> str:
+    """A log-axis tick as a plain number (0.9, not 9 x 10^-1), only at 1, 2 and 5 times a
+    power of ten, so minor ticks label short axes without crowding long ones."""
+    if v <= 0:
+        return ""
+    lead = round(v / 10 ** np.floor(np.log10(v)), 6)
+    return f"{v:g}" if lead in (1.0, 2.0, 5.0) else ""
+
+
 def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
     """FP (%) against keys in one filter to 10^9, 64-bit hashes solid and 32-bit dashed, models
     dotted; below, FP(32-bit) / FP(64-bit) per filter with its 95% interval and the published
@@ -166,7 +175,7 @@ def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylabel("FP rate (%)")
-    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    plain = matplotlib.ticker.FuncFormatter(_plain_125)
     handles = [plt.Line2D([], [], color=color(b), marker=marker(b), ms=3, label=b)
                for b in agg["base_filter"].unique()]
     handles += [plt.Line2D([], [], color="black", ls="-", label="64-bit hash"),
