@@ -260,8 +260,11 @@ def _spec_param_combos(sweep: Sweep, skip: tuple = ()) -> list[dict]:
     return [dict(zip(keys, c)) for c in itertools.product(*lists)]
 
 
-# Seconds one `--check` may take; a worker that measures instead of checking is caught by its output.
-CHECK_TIMEOUT = 10
+# Wall seconds one `--check` may take. A check needs milliseconds of CPU, but on a loaded machine
+# (a runner at low priority beside builds: load 19 on 2 cores was seen) its process can wait many
+# seconds for a core; 10 s failed a valid config there. A worker that measures instead of checking is
+# caught by its output, so the limit only has to catch a hang.
+CHECK_TIMEOUT = 120
 
 
 def check_argv(run: Run, build: Path) -> list[str]:

@@ -285,9 +285,32 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     return fig
 
 
+def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Our engine's per-key speedup of batched MultiGet over a Get loop on the same keys,
+    batch size x stride (0 = independent random keys), medians of the repeats, each cell
+    annotated; green faster, red slower."""
+    from ..engine_data import multiget_summary
+    from ..engine_plots import _heatmap
+
+    s = multiget_summary(df)
+    if s is None:
+        return None
+    s = s[s["engine"] == "filterlab"]
+    if s.empty:
+        return None
+    grid = s.pivot(index="stride", columns="batch_size", values="speedup").sort_index()
+    fig, ax = plt.subplots(figsize=(COLUMN, 1.9))
+    _heatmap(ax, grid, "x", 0, 0)
+    ax.set_xlabel("batch size")
+    ax.set_ylabel("stride")
+    fig.tight_layout()
+    return fig
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
            "fp_vs_keys": ("fp_vs_keys", fp_vs_keys),
            "probes": ("probes", probes),
-           "space_overhead": ("filters_pareto", space_overhead)}
+           "space_overhead": ("filters_pareto", space_overhead),
+           "multiget_speedup": ("engine_multiget", multiget_speedup)}

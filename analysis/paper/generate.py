@@ -366,6 +366,11 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(machine_values(results_root))
     extra.update(keys_values(results_root))
     extra["bloomIdeal"] = f"{100 * (1 / math.log(2) - 1):.0f}"
+    try:
+        strides = sorted(load(results_root / "engine_multiget")["stride"].dropna().unique())
+        extra["multigetStrides"] = ", ".join(f"{int(x)}" for x in strides[:-1]) + f" and {int(strides[-1])}"
+    except (FileNotFoundError, KeyError, IndexError):
+        extra["multigetStrides"] = "--"
     fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
     extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
     extra.update(probes_values(results_root))
