@@ -84,15 +84,36 @@ def numbers_tex(claims: list[Claim], extra: dict[str, str]) -> str:
     return "".join(out)
 
 
-def claims_table_tex(claims: list[Claim]) -> str:
-    rows = [r"\begin{tabular}{@{}p{0.52\linewidth}rrrrl@{}}", r"\toprule",
-            r"claim & published & ours & ratio & $z$ & verdict \\", r"\midrule"]
+def claims_table_tex(claims: list[Claim], parts: int = 2) -> list[str]:
+    """The summary table, split into `parts` tabulars at section boundaries of about equal
+    length (one page of a two-column paper holds about fifty rows at scriptsize): the first
+    goes in the table, the others in its continuations."""
     # Grouped by section in the order sections first appear, claims in file order within each.
     first = {}
     for i, c in enumerate(claims):
         first.setdefault(c.section, i)
+    ordered = sorted(claims, key=lambda c: first[c.section])
+    sections = list(dict.fromkeys(c.section for c in ordered))
+    rows_of = {sec: [c for c in ordered if c.section == sec] for sec in sections}
+    total = sum(len(r) + 1 for r in rows_of.values())
+    groups: list[list[str]] = [[]]
+    used = 0
+    for sec in sections:
+        size = len(rows_of[sec]) + 1
+        if groups[-1] and len(groups) < parts and used + size / 2 > total * len(groups) / parts:
+            groups.append([])
+        groups[-1].append(sec)
+        used += size
+    while len(groups) < parts:
+        groups.append([])
+    return [_claims_tabular([c for sec in g for c in rows_of[sec]]) for g in groups]
+
+
+def _claims_tabular(claims: list[Claim]) -> str:
+    rows = [r"\begin{tabular}{@{}p{0.52\linewidth}rrrrl@{}}", r"\toprule",
+            r"claim & published & ours & ratio & $z$ & verdict \\", r"\midrule"]
     section = None
-    for c in sorted(claims, key=lambda c: first[c.section]):
+    for c in claims:
         if c.section != section:
             section = c.section
             rows.append(rf"\multicolumn{{6}}{{@{{}}l}}{{\textit{{{tex_escape(SECTION_TITLES.get(section, section))}}}}} \\")
@@ -390,7 +411,9 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
         extra["modelsWithin"] = extra["modelsTotal"] = extra["modelsAllowed"] = extra["modelsOutside"] = "--"
         models_text = "\\textit{not measured: no committed results for experiment model\\_accuracy.}\n"
     written = []
-    for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_table_tex(claims)),
+    claims_parts = claims_table_tex(claims)
+    for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
+                       ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
                        ("pareto.tex", pareto_table_tex(results_root))):
         (out_dir / name).write_text(text)
