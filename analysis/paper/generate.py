@@ -12,6 +12,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from ..load import load
 from .claims import SIGMA_LIMIT, Claim, claims_frame, measure_all, read_published
@@ -378,6 +379,51 @@ def pareto_table_tex(results_root: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+def speed_floor_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
+    """Section beyond: per filter of speed_floor, medians over the repeats of the hot query, the
+    random-filter query one at a time and pipelined (net ns, hashing included), the floor
+    (ns per independent line read in the same arena) and the pipelined query over the floor;
+    with the values the text names: the working set and FastLocalBloom's pipelined x_floor."""
+    from ..speed_data import speed_cells
+
+    vals = {"floorWorkingSetMiB": "--", "floorFastPipelinedX": "--", "floorFastRandomX": "--",
+            "floorBestPipelined": "--"}
+    try:
+        cells = speed_cells(load(results_root / "speed_floor"))
+    except FileNotFoundError:
+        cells = None
+    if cells is None or cells.empty:
+        return "\\textit{not measured: no committed results for experiment speed\\_floor.}\n", vals
+    cells = cells[cells["mix"] == "mixed"]
+
+    def cell(label, mode, column="median"):
+        g = cells[(cells["label"] == label) & (cells["mode"] == mode)]
+        return float(g[column].iloc[0]) if len(g) and pd.notna(g[column].iloc[0]) else float("nan")
+
+    def num(v, f="{:.3g}"):
+        return "--" if math.isnan(v) else "$" + f.format(v) + "$"
+
+    out = [r"\begin{tabular}{@{}lrrrrr@{}}", r"\toprule",
+           r"filter & hot ns & random ns & pipelined ns & floor ns/line & pipelined / floor \\", r"\midrule"]
+    labels = list(dict.fromkeys(cells["label"]))
+    for label in labels:
+        out.append(f"{tex_escape(label)} & {num(cell(label, 'single'))} & {num(cell(label, 'random'))} & "
+                   f"{num(cell(label, 'random_pipelined'))} & {num(cell(label, 'random_pipelined', 'floor_ns'))} & "
+                   f"{num(cell(label, 'random_pipelined', 'x_floor'), '{:.2f}')} \\\\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    ws = cells["working_set_mib"].dropna()
+    if len(ws):
+        vals["floorWorkingSetMiB"] = f"{ws.median():.0f}"
+    fast = next((l for l in labels if l.startswith("fastlocal")), None)
+    if fast:
+        vals["floorFastPipelinedX"] = f"{cell(fast, 'random_pipelined', 'x_floor'):.2f}"
+        vals["floorFastRandomX"] = f"{cell(fast, 'random', 'x_floor'):.1f}"
+    piped = cells[cells["mode"] == "random_pipelined"].sort_values("median")
+    if len(piped):
+        vals["floorBestPipelined"] = tex_escape(piped["label"].iloc[0])
+    return "\n".join(out) + "\n", vals
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -412,10 +458,12 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
         models_text = "\\textit{not measured: no committed results for experiment model\\_accuracy.}\n"
     written = []
     claims_parts = claims_table_tex(claims)
+    floor_text, floor_vals = speed_floor_table_tex(results_root)
+    extra.update(floor_vals)
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
                        ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
-                       ("pareto.tex", pareto_table_tex(results_root))):
+                       ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text)):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)
