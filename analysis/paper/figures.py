@@ -223,7 +223,7 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
     t = probe_gain(df)
     if t.empty:
         return None
-    fig, ax = plt.subplots(figsize=(COLUMN, 3.2))
+    fig, ax = plt.subplots(figsize=(COLUMN, 3.5))
     variants = list(t["variant"].unique())
     for i, v in enumerate(variants):
         g = t[t["variant"] == v].groupby("bits_per_key").agg(
@@ -240,7 +240,7 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
                     label="RocksDB's table")
     ax.set_xlabel("bits per key")
     ax.set_ylabel("probes")
-    ax.legend(fontsize=6, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
+    ax.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     fig.tight_layout()
     return fig
 

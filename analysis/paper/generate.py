@@ -326,12 +326,18 @@ def probes_values(results_root: Path) -> dict[str, str]:
                 probesDisagree=str(int(counts.get("disagree", 0))), probesVariants=str(grid["variant"].nunique()))
     dis = fast[fast["verdict"] == "disagree"]
     vals["probesDisagreeAt"] = ", ".join(f"{b:g}" for b in sorted(dis["bits_per_key"])) or "none"
-    if len(dis) and "table_vs_best_diff" in dis:
-        best_fp = [next(c["fp"] for c in cands if c["probes"] == b) for cands, b in
-                   zip(dis["candidates"], dis["best_probes"])] if "candidates" in dis else None
-        if best_fp:
-            loss = 100 * (dis["table_vs_best_diff"].to_numpy() / np.array(best_fp))
-            vals["probesMaxLoss"] = f"{loss.max():.1f}"
+    if len(dis) and {"table_vs_best_diff", "candidates_probes", "candidates_fp"} <= set(df.columns):
+        # The grid records are flattened one row per candidate: the best count's own row has its FP.
+        rows = df[(df["command"] == "probes") & (df["record"] == "grid") & (df["variant"] == "fastlocal")
+                  & (df["candidates_probes"] == df["best_probes"])]
+        best = rows.drop_duplicates(["bits_per_key", "seed"]).set_index(["bits_per_key", "seed"])["candidates_fp"]
+        loss = {b: 100 * d / best[(b, sd)] for d, b, sd in zip(dis["table_vs_best_diff"], dis["bits_per_key"], dis["seed"])
+                if (b, sd) in best.index and best[(b, sd)] > 0}
+        if loss:
+            vals["probesMaxLoss"] = f"{max(loss.values()):.0f}"
+            # Each point with the share of false positives the table's count adds over the best count's.
+            vals["probesDisagreeAt"] = ", ".join(f"{b:g} (+{loss[b]:.0f}\\%)" if b in loss else f"{b:g}"
+                                                 for b in sorted(dis["bits_per_key"]))
     other = grid[(grid["variant"] != "fastlocal") & (grid["verdict"] == "disagree")]
     vals["probesOtherDisagree"] = str(len(other))
     if "record" in df:
