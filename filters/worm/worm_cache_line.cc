@@ -268,8 +268,12 @@ struct CacheRocksDbDynamicScheme : RocksDbLineScheme<true> {
 // bits are asked: an upper bound. (RocksDB's own estimate, the two-point
 // line model plus an empirical penalty 0.1/(0.75b + 22), is 11% high at 10
 // bits/key: 0.01315 against 0.01163 measured for 10^6 keys.)
+// Default probes: round(b ln 2), the original harness's rule (RocksDB's legacy
+// filter takes floor(0.69 b)), not the model-optimal search: the exact model
+// costs 0.02..0.5 s per probe count, and its optimum is flat (the 2-adic floor).
 struct CacheRocksDbFullScheme : RocksDbLineScheme<false> {
   static constexpr bool kOddUnits = true;
+  static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kStandard;
   static bool ModelExact(int probes) { return probes <= fpmodel::kLegacyLineMaxExactProbes; }
   static FpModelKind ModelKind(int probes, HashWidth) {
     return probes > fpmodel::kLegacyLineMaxExactProbes ? FpModelKind::kUpperBound : FpModelKind::kExact;
