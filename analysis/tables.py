@@ -187,8 +187,30 @@ def floor_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return t
 
 
+DYNAMIC_MODES = ("add", "hit", "miss", "parallel_add", "parallel_hit", "parallel_miss")
+
+
+def dynamic_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """`sim dynamic` records (a memtable filter's own timings): one row per filter, one column per
+    mode, ns per key as median (min–max, n) over the repeats, each repeat itself a median of rounds."""
+    if "command" not in df or not (df["command"] == "dynamic").any():
+        return None
+    d = df[df["command"] == "dynamic"]
+    g = d.groupby(["filter_arg", "mode"])["ns_per_key"].agg(median="median", lo="min", hi="max", n="count")
+    g = g.reset_index().assign(flagged=False)
+    g["cell"] = [_cell(r) for _, r in g.iterrows()]
+    t = g.pivot(index="filter_arg", columns="mode", values="cell")
+    t = t[[m for m in DYNAMIC_MODES if m in t.columns]].reset_index().rename(columns={"filter_arg": "filter"})
+    t.columns.name = None
+    threads = sorted({int(v) for v in d.loc[d["mode"].str.startswith("parallel"), "threads"]})
+    keys = sorted({int(v) for v in d["keys"]})
+    t.attrs["notes"] = [f"ns per key: wall time / keys, hashing included; {', '.join(map(str, keys))} keys"
+                        + (f"; parallel modes from {', '.join(map(str, threads))} threads" if threads else "") + "."]
+    return t
+
+
 KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "floor": floor_table, "pareto": pareto_table,
-         **engine_tables.KINDS}
+         "dynamic": dynamic_table, **engine_tables.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:

@@ -215,6 +215,7 @@ WORKERS = {
     "sim probes": Worker("sim probes", "sim/filterlab-sim", "probes", collapse=frozenset({"bpk"}), threaded=True),
     "sim floor": Worker("sim floor", "sim/filterlab-sim", "floor", exclusive=True, filter_optional=True),
     "sim lsm": Worker("sim lsm", "sim/filterlab-sim", "lsm"),
+    "sim dynamic": Worker("sim dynamic", "sim/filterlab-sim", "dynamic", exclusive=True),
     "lsmbench": Worker("lsmbench", "engine/lsmbench", None, exclusive=True,
                        collapse=frozenset({"multiread_stride", "multiread_batched"}), scratch_flag="db",
                        withheld=("use_existing_db", "keep_db"), filter_optional=True, alternatives=("lsmbench",)),

@@ -320,7 +320,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
     if (n == 0) return 0.0;
     const double bits = 8.0 * DataBytesForKeys(n, millibits_per_key_);
     return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(width_), [&](double distinct) {
-      return fpmodel::CacheLocalPoissonFpRate(bits / distinct, num_probes_, 8 * kLineBytes);
+      return fpmodel::CacheLocalIdealFpRate(bits / distinct, num_probes_, 8 * kLineBytes);
     });
   }
 

@@ -20,27 +20,31 @@
 // FP model (ModelFpRate). n keys leave D = DistinctHashes(n, hash_bits)
 // distinct hashes (D = n at 64 bits). The line a query hits holds a
 // Poisson(512/b) number of them (b = m/D, m the bits after rounding up to
-// whole lines); a line of j has each of its bits set with probability
-// 1 - (1 - 1/512)^{kj}; and a query whose hash equals a stored one (F = D/2^f)
-// always matches, so
-//   FP = F + (1 - F) sum_j Pois(j; 512/b) (1-(1-1/512)^{kj})^k
-// (fpmodel::NarrowHashFpRate over fpmodel::CacheLocalPoissonFpRate). RocksDB's
-// own estimate, fpmodel::FastLocalEstimatedFpRate, is the two-point shortcut
-// at b = m/n combined with FingerprintFpRate(n, f) as an independent event,
-// which at 32 bits and 10^9 keys counts the 11% colliding keys twice: 21.53%
-// there against 21.24% here, measured 21.121% +- 0.008% (10 bits/key, 10^8
-// queries). The 0.12% left is hash=32's own structure: a line receives only
-// the ~220 consecutive h1 values its FastRange32 interval holds, and their
-// first probes h1 * phi32 are spread like a golden-ratio sequence, so a stored
-// and an outside hash of one line rarely share them; a simulation of just
-// that (lines of 220 values, each stored with probability F) gives 21.12%,
-// ideal probes 21.21%. At 10 bits/key, k = 6 and 64-bit hashes the model
-// is 0.957% (measured 0.959% over 4*10^6 queries of a 10^6-key filter),
-// against 0.84% for a non-local Bloom filter with the same k: the price of
-// one cache miss per query. Probe positions of one key may repeat (the
-// multiply sequence is not a permutation of bit positions); the model
-// assumes independent positions, i.e. allows repeats, and agrees with
-// measurement to ~1% from 5 to 20 bits/key.
+// whole lines), each setting k independent uniform bits of it (repeats
+// allowed: the multiply sequence is not a permutation of bit positions), and
+// a query whose hash equals a stored one (F = D/2^f) always matches, so
+//   FP = F + (1 - F) * CacheLocalIdealFpRate(b, k, 512)
+// (fpmodel::NarrowHashFpRate over fpmodel::CacheLocalIdealFpRate, the exact
+// line mixture for ideal probes). The textbook mixture
+// sum_j Pois(j; 512/b) (1-(1-1/512)^{kj})^k (CacheLocalPoissonFpRate) takes
+// each query bit as set independently given the line's load, which is 0.4%,
+// 0.9%, 2.2% and 4.1% low at 6, 10, 16 and 24 bits/key (k = 4, 6, 9, 12):
+// exactly the excess measured over it. Measured / model (4 filters of 10^6
+// keys, 4*10^7 queries, hash=64) at 6, 8, 10, 12, 16, 24 bits/key: 1.001,
+// 0.999, 0.999, 1.002, 1.005, 1.016 (95% interval 0.974..1.059 at 24).
+// RocksDB's own estimate, fpmodel::FastLocalEstimatedFpRate, is the two-point
+// shortcut at b = m/n combined with FingerprintFpRate(n, f) as an independent
+// event, which at 32 bits and 10^9 keys counts the 11% colliding keys twice
+// (21.53% against 21.24% for NarrowHashFpRate with the textbook mixture,
+// measured 21.121% +- 0.008% at 10 bits/key, 10^8 queries). The rest there
+// is hash=32's own structure: a line receives only the ~220 consecutive h1
+// values its FastRange32 interval holds, and their first probes h1 * phi32
+// are spread like a golden-ratio sequence, so a stored and an outside hash of
+// one line rarely share them (a simulation of just that gives 21.12%).
+// At 10 bits/key, k = 6 and 64-bit hashes the model is 0.9663% (measured
+// 0.9652% over 4*10^7 queries of four 10^6-key filters), against 0.84% for a
+// non-local Bloom filter with the same k: the price of one cache miss per
+// query.
 //
 // Sizing (BloomFilterPolicy with optimize_filters_for_memory off):
 // len_bytes = roundup64(ceil(n * millibits_per_key / 8000)), k =

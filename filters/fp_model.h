@@ -48,6 +48,15 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
 // ~1 s at 12 words.
 double TwoPerWordPoissonFpRate(double bits_per_key, int words_touched, int group_words);
 
+// The same layout with a third bit in each key's last word (word a XOR (D-1):
+// odd probe counts, k = 2D + 1), and, with distinct_pair, the two bits of a
+// word always different (worm's CACHE_WORM64_BLOCK); otherwise every bit is
+// independent and uniform in its word. Exact for ideal hashing; equals
+// TwoPerWordPoissonFpRate at third_bit = distinct_pair = false. Derivation in
+// fp_model_two_per_word.cc. Arguments as there.
+double WordBitsPoissonFpRate(double bits_per_key, int words_touched, int group_words, bool third_bit,
+                             bool distinct_pair);
+
 // Poisson mixture for a 256-bit split block of eight 32-bit lanes (Parquet's
 // and Impala's split-block Bloom filter at probes = 8, worm's cache_simd
 // variants): a key's block holds Poisson(256/b) keys, and a key sets one
@@ -125,6 +134,24 @@ double LegacyLocalityEstimatedFpRate(double keys, double data_bytes, int probes)
 // such values, this caps them). Like the estimate, any bits_per_key > 0 is
 // evaluated, even beyond one key per 512-bit line.
 double LegacyLocalityFpRate(double bits_per_key, int probes);
+
+// The layout FP rate of RocksDB's legacy full filter (filters/legacy_bloom.h):
+// `hashes` distinct 32-bit hashes h in `lines` 512-bit lines, line = h mod
+// lines, and in it the k bits (h + i rotr32(h, 17)) mod 512, an arithmetic
+// progression whose step may be even (then the bits repeat). Sums exactly over
+// the 2^18 in-line patterns and the ten classes of the query's step, for a
+// Poisson line load, with the one correction the 32-bit hash's lattice needs:
+// no other key of the line repeats the query's own pattern more often than
+// the lattice allows (derivation in fp_model_pattern_cover.cc). Queries with
+// more than kLegacyLineMaxExactProbes distinct bits are asked for their first
+// 20 only: above 20 probes the value is an upper bound. Measured over model
+// (4 filters of 10^6 keys, 4*10^7 queries, with NarrowHashFpRate's matches of
+// equal hashes): 0.999, 1.010, 1.002, 0.999, 0.993, 0.997 at 6, 8, 10, 12,
+// 16, 24 bits/key. ~0.02 s at k = 6,
+// ~0.3 s at k = 20 (cached per argument triple). lines: 1..2^32-1; hashes:
+// 0..2^32; probes: 1..30.
+inline constexpr int kLegacyLineMaxExactProbes = 20;
+double LegacyLineFpRate(double lines, double hashes, int probes);
 
 // RocksDB's FastLocalBloomImpl::EstimatedFpRate.
 double FastLocalEstimatedFpRate(double keys, double data_bytes, int probes, int hash_bits);

@@ -5,10 +5,12 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace filterlab::fpmodel::internal {
 
@@ -103,5 +105,19 @@ double AccurateAlternatingSum(const SumIn& sum_in, const std::string& what) {
   throw std::domain_error("fpmodel: cannot evaluate " + what + " accurately (estimated rounding error " +
                           error_text + " relative; fewer bits/key or probes are fine)");
 }
+
+// Probe patterns inside a line (fp_model_pattern_cover.cc, derivation there).
+// count[T] becomes sum_{S ⊆ T} count[S] over `bits`-bit masks (the zeta
+// transform: within[T] from the histogram of the patterns' cover masks).
+void SubsetSums(std::vector<uint32_t>* count, int bits);
+
+// P(the stored patterns cover all `bits` query bits) when each of the `total`
+// patterns with a nonempty cover is stored as Poisson(mu) keys and
+// within[T] = #{patterns with nonempty cover ⊆ T}:
+//   sum_T (-1)^{bits-|T|} exp(-mu (total - within[T])),
+// except that the query's own pattern (counted in within/total at mu, its
+// cover the full mask) carries own_mu keys (own_mu = mu: no exception).
+// Alternating: summed by AccurateAlternatingSum; clamped to [0, 1].
+double PatternCoverFp(const std::vector<uint32_t>& within, uint32_t total, double mu, int bits, double own_mu);
 
 }  // namespace filterlab::fpmodel::internal

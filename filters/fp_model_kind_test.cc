@@ -1,8 +1,7 @@
 // Pins the FP-model kind every registered example reports (from its
-// variant's registration) to the kind the tolerance code gave it when it
-// still classified by variant name, so moving the metadata onto the
-// registrations changed no test's allowance. (A variant added later states
-// its kind on its own registration; it need not be listed here.)
+// variant's registration), so a change of allowance is a deliberate edit
+// here. (A variant added later states its kind on its own registration; it
+// need not be listed here.)
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -31,7 +30,7 @@ const std::map<std::string, FpModelKind>& ExampleKinds() {
       {"dynamic:bpk=10,hash=64", K::kExact},
       {"fastlocal:bpk=10", K::kExact},
       {"fastlocal:bpk=10,hash=32", K::kExact},
-      {"legacy:bpk=10", K::kEmpirical},
+      {"legacy:bpk=10", K::kExact},
       {"legacy_block:bpk=10", K::kLowerBound},
       {"standard:bpk=10", K::kExact},
       {"standard:bpk=10,hash=32", K::kExact},
@@ -43,7 +42,7 @@ const std::map<std::string, FpModelKind>& ExampleKinds() {
       {"worm:variant=cache_worm64_alt,bpk=10", K::kExact},
       {"worm:variant=cache_dbl,bpk=10", K::kExact},
       {"worm:variant=cache_rocksdb_dynamic,bpk=10", K::kExact},
-      {"worm:variant=cache_rocksdb_full,bpk=10", K::kEmpirical},
+      {"worm:variant=cache_rocksdb_full,bpk=10", K::kExact},
       {"worm:variant=cache_mul64_block,bpk=10", K::kExact},
       {"worm:variant=cache_mul64_block_from32,bpk=10", K::kExact},
       {"worm:variant=cache_worm64_block,bpk=10", K::kExact},
@@ -66,7 +65,8 @@ TEST(FpModelKind, EveryPinnedExampleKeepsItsKind) {
   }
 }
 
-// The kinds that depend on parameters (cache_dbl) and the alias spellings,
+// The kinds that depend on parameters (cache_dbl, legacy, cache_rocksdb_full,
+// dynamic_old) and the alias spellings,
 // which reach the worm registration through their policies.
 TEST(FpModelKind, ParameterDependentKinds) {
   const std::pair<const char*, FpModelKind> cases[] = {
@@ -77,8 +77,13 @@ TEST(FpModelKind, ParameterDependentKinds) {
       {"cache_dbl:bpk=10,probes=21,hash=32", FpModelKind::kUpperBound},
       {"worm:variant=cache_dbl,bpk=24,probes=11,hash=32", FpModelKind::kLowerBound},
       {"rocksdb_dynamic:bpk=10", FpModelKind::kLowerBound},
-      {"cache_rocksdb_full:bpk=16", FpModelKind::kEmpirical},
-      {"legacy:bpk=20,probes=3", FpModelKind::kEmpirical},
+      {"cache_rocksdb_full:bpk=16", FpModelKind::kExact},
+      {"cache_rocksdb_full:bpk=40,probes=21", FpModelKind::kUpperBound},
+      {"legacy:bpk=20,probes=3", FpModelKind::kExact},
+      {"legacy:bpk=29", FpModelKind::kExact},        // 20 probes
+      {"legacy:bpk=31", FpModelKind::kUpperBound},   // 21 probes: the query's first 20 bits
+      {"dynamic_old:bpk=10", FpModelKind::kLowerBound},
+      {"dynamic_old:bpk=10,locality=1", FpModelKind::kExact},
       {"legacy_block:bpk=5", FpModelKind::kLowerBound},
       {"cache_worm64:bpk=10,probes=25,hash=32", FpModelKind::kExact},
   };

@@ -87,10 +87,14 @@ BlockMean SimulateCacheLocal(double bits_per_key, int probes, int block_bits, in
 }
 
 // Groups of `group_words` words with Poisson(64 W / b) keys each; a key takes
-// a uniform offset a and sets two independent uniform bits in each of the
-// words a XOR i, i < words_touched. Per group: the mean over the query's
-// offsets of prod_i c(a XOR i)^2 / 4096.
-BlockMean SimulateTwoPerWord(double bits_per_key, int words_touched, int group_words, int groups, uint64_t seed) {
+// a uniform offset a and sets two uniform bits in each of the words a XOR i,
+// i < words_touched, independent (possibly equal) or, with distinct_pair,
+// always different, and a third in its last word with third_bit; per group
+// the mean over the query's offsets of its exact FP given the words (s set
+// bits): a pair of independent bits (s/64)^2, a distinct pair
+// s(s-1)/(64*63), a third bit s/64 more.
+BlockMean SimulateWordBits(double bits_per_key, int words_touched, int group_words, bool third_bit,
+                           bool distinct_pair, int groups, uint64_t seed) {
   std::vector<uint64_t> words(group_words);
   std::vector<double> per_group(groups);
   SplitMix64 rng(seed);
@@ -101,21 +105,33 @@ BlockMean SimulateTwoPerWord(double bits_per_key, int words_touched, int group_w
       const uint64_t a = FastRange64(rng.Next(), group_words);
       for (int t = 0; t < words_touched; ++t) {
         const uint64_t bits = rng.Next();
-        words[a ^ t] |= (uint64_t{1} << (bits & 63)) | (uint64_t{1} << ((bits >> 6) & 63));
+        const uint64_t first = bits & 63;
+        uint64_t second = (bits >> 6) & 63;
+        if (distinct_pair) second = (first + 1 + FastRange64(rng.Next(), 63)) & 63;
+        uint64_t mask = (uint64_t{1} << first) | (uint64_t{1} << second);
+        if (third_bit && t == words_touched - 1) mask |= uint64_t{1} << ((bits >> 40) & 63);
+        words[a ^ t] |= mask;
       }
     }
     double sum = 0;
     for (int offset = 0; offset < group_words; ++offset) {
       double product = 1;
       for (int t = 0; t < words_touched; ++t) {
-        const int set = std::popcount(words[offset ^ t]);
-        product *= set * set / 4096.0;
+        const double set = std::popcount(words[offset ^ t]);
+        product *= distinct_pair ? set * (set - 1) / (64.0 * 63) : set * set / 4096.0;
+        if (third_bit && t == words_touched - 1) product *= set / 64.0;
       }
       sum += product;
     }
     per_group[g] = sum / group_words;
   }
   return Summarize(per_group);
+}
+
+// The two-per-word layout alone (independent pairs, no third bit): the
+// query's FP at offset a is prod_i c(a XOR i)^2 / 4096.
+BlockMean SimulateTwoPerWord(double bits_per_key, int words_touched, int group_words, int groups, uint64_t seed) {
+  return SimulateWordBits(bits_per_key, words_touched, group_words, false, false, groups, seed);
 }
 
 // The mixture summed the slow, obvious way, for comparison.
@@ -345,6 +361,65 @@ TEST(FpModel, TwoPerWordThreeOfFourWordsAgainstSimulatedFilter) {
   EXPECT_NEAR(sim.mean, model, 4 * sim.standard_error) << "SE " << sim.standard_error;
   EXPECT_GT(independent, model);
   EXPECT_GT(std::fabs(sim.mean - independent), 4 * sim.standard_error) << "SE " << sim.standard_error;
+}
+
+TEST(FpModel, WordBitsWithoutThirdBitOrDistinctPairsIsTwoPerWord) {
+  for (double b : {4.0, 10.0, 24.0}) {
+    for (int d : {1, 2, 3, 5, 6}) {
+      const int w = static_cast<int>(std::bit_ceil(static_cast<unsigned>(d)));
+      const double two = TwoPerWordPoissonFpRate(b, d, w);
+      EXPECT_NEAR(WordBitsPoissonFpRate(b, d, w, false, false), two, 1e-12 * two) << b << " " << d;
+    }
+  }
+}
+
+// Odd probe counts (a third bit in the last word) and distinct pairs against a
+// simulated filter (per-group means, 4 standard errors), and against the
+// approximation the worm block variants used for odd k before, the one-probe
+// model over the W-word group (CacheLocalPoissonFpRate(b, k, 64 W)), which is
+// 4% low at 16 bits/key, k = 11, and rejected here.
+TEST(FpModel, WordBitsAgreesWithSimulatedFilter) {
+  struct Case {
+    double b;
+    int d, w;
+    bool third, distinct;
+    int groups;
+  };
+  for (const Case& c : {Case{16, 5, 8, true, false, 200'000}, Case{10, 3, 4, false, true, 100'000},
+                        Case{8, 6, 8, true, true, 50'000}, Case{6, 1, 1, true, false, 200'000}}) {
+    const BlockMean sim = SimulateWordBits(c.b, c.d, c.w, c.third, c.distinct, c.groups, 200 + c.d);
+    const double model = WordBitsPoissonFpRate(c.b, c.d, c.w, c.third, c.distinct);
+    EXPECT_NEAR(sim.mean, model, 4 * sim.standard_error)
+        << "D=" << c.d << " W=" << c.w << " b=" << c.b << " third=" << c.third << " distinct=" << c.distinct
+        << " SE " << sim.standard_error;
+  }
+  const BlockMean sim = SimulateWordBits(16, 5, 8, true, false, 200'000, 205);
+  EXPECT_GT(sim.mean - CacheLocalPoissonFpRate(16, 11, 512), 4 * sim.standard_error) << "SE " << sim.standard_error;
+}
+
+// One probe: a key sets bit s of its line whatever its step, so the query's
+// bit is covered by the 512 patterns with its start, one of them its own:
+// FP = 1 - exp(-mu 511 - own_mu), mu = lambda / 2^18, own_mu = mu times the
+// lattice's members per pattern besides the query, over x = 2^32 / (L 2^18).
+TEST(FpModel, LegacyLineWithOneProbeIsTheFillOfOneBit) {
+  for (double lines : {195.0, 1953.0, 19533.0, 195313.0}) {
+    const double hashes = 51.2 * lines;  // 10 bits per key
+    const double mu = hashes / lines / 262144;
+    const double x = 4294967296.0 / lines / 262144;
+    const double a = std::floor(x), f = x - a;
+    const double own_mu = mu * (a * (a - 1 + 2 * f) / x) / x;
+    const double expected = -std::expm1(-mu * 511 - own_mu);
+    EXPECT_NEAR(LegacyLineFpRate(lines, hashes, 1), expected, 1e-12 * expected) << lines;
+  }
+}
+
+// Above 20 probes the query is asked for its first 20 distinct bits only,
+// while the keys set all theirs: the bound at 21 probes cannot fall below the
+// exact value at 20 (the keys set more bits, the query asks no more).
+TEST(FpModel, LegacyLineAbove20ProbesBoundsFromAbove) {
+  for (double hashes : {1e6, 2e6}) {
+    EXPECT_GE(LegacyLineFpRate(19533, hashes, 21), LegacyLineFpRate(19533, hashes, 20)) << hashes;
+  }
 }
 
 TEST(FpModel, TwoPerWordPrecisionAtSparseFill) {

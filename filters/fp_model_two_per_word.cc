@@ -3,6 +3,7 @@
 // fp_model.h. Derivation first, then the evaluation.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "filters/fp_model.h"
 #include "filters/fp_model_internal.h"
@@ -151,6 +152,121 @@ double TwoPerWordPoissonFpRate(double bits_per_key, int words_touched, int group
     return TwoPerWordExpansion<decltype(zero)>(bits_per_key, words_touched, group_words).Run();
   };
   return internal::AccurateAlternatingSum(sum_in, "TwoPerWordPoissonFpRate(" + std::to_string(bits_per_key) + ", " +
+                                                      std::to_string(words_touched) + ", " +
+                                                      std::to_string(group_words) + ")");
+}
+
+// WordBitsPoissonFpRate: the same layout with a third bit in each key's last
+// word (odd probe counts: word a XOR (D-1) gets three bits), and optionally
+// with the two bits of a word always distinct (worm's CACHE_WORM64_BLOCK).
+// Steps 1, 2 and 4 as above; step 3 per word and key type. A key puts into
+// a word either nothing, a pair, or (its last word) a pair and a third bit.
+// It avoids i given positions of the word with probability
+//   h_pair(i)  = (1 - i/64)^2,  or (64-i)(63-i)/(64*63) for a distinct pair,
+//   h_three(i) = h_pair(i) (1 - i/64).
+// The query's bits in a word take j distinct positions (pair: j = 2, or 1
+// with probability 1/64 if the pair may coincide; third bit: one more unless
+// it hits one of them), and by inclusion-exclusion all j are set with
+// probability sum_i (-1)^i C(j, i) P(i given positions unset). With
+// c_w(i) = sum_j P(j) (-1)^i C(j, i) for query word w and E[z^c] =
+// e^{mu (z - 1)} over the Poisson counts c_a of the offsets a < W:
+//   FP = sum_{i_0..i_{D-1}} prod_w c_w(i_w) prod_a exp(mu (z_a - 1)),
+//   z_a = prod_{w < D, w in words(a)} h_{type(a, w)}(i_w).
+// Exact for ideal hashing like TwoPerWordPoissonFpRate, which it equals
+// without the third bit and with coinciding pairs allowed (the tests check).
+// 3^D or 4 3^(D-1) leaves of W D factors each: < 1 ms up to D = 8.
+namespace {
+
+template <typename Real>
+internal::AlternatingSum WordBitsSum(double bits_per_key, int d, int group_words, bool third_bit,
+                                     bool distinct_pair) {
+  const Real mu = Real(64) / Real(bits_per_key);
+  auto h_pair = [&](int i) -> Real {
+    const Real x = Real(64 - i);
+    return distinct_pair ? x * Real(63 - i) / Real(64 * 63) : x * x / Real(64 * 64);
+  };
+  // avoid[type][i]: type 1 = pair, 2 = pair + third bit.
+  Real avoid[3][4];
+  for (int i = 0; i <= 3; ++i) {
+    avoid[0][i] = 1;
+    avoid[1][i] = h_pair(i);
+    avoid[2][i] = h_pair(i) * Real(64 - i) / Real(64);
+  }
+  // P(j distinct query positions) for a pair, and for a pair + third bit.
+  Real pair_distinct[4] = {0, distinct_pair ? Real(0) : Real(1) / 64, distinct_pair ? Real(1) : Real(63) / 64, 0};
+  Real three_distinct[4] = {0, 0, 0, 0};
+  for (int j = 1; j <= 2; ++j) {
+    three_distinct[j] += pair_distinct[j] * Real(j) / 64;           // the third bit repeats one of them
+    three_distinct[j + 1] += pair_distinct[j] * Real(64 - j) / 64;  // or adds one
+  }
+  // coef[w][i] = sum_j P(j) (-1)^i C(j, i).
+  const int last = d - 1;
+  auto coefficients = [](const Real* p_distinct, Real* coef) {
+    for (int i = 0; i <= 3; ++i) {
+      coef[i] = 0;
+      for (int j = i; j <= 3; ++j) {
+        Real binomial = 1;
+        for (int t = 0; t < i; ++t) binomial = binomial * Real(j - t) / Real(t + 1);
+        coef[i] += p_distinct[j] * binomial * Real(i % 2 == 0 ? 1 : -1);
+      }
+    }
+  };
+  Real coef_pair[4], coef_three[4];
+  coefficients(pair_distinct, coef_pair);
+  coefficients(three_distinct, coef_three);
+  // The offsets whose words meet the query's (a XOR t < D for some t < D).
+  int offsets = 1;
+  while (offsets < d) offsets <<= 1;
+  offsets = std::min(offsets, group_words);
+  // type[a][w]: what a key at offset a puts into query word w.
+  int type[64][12] = {};
+  for (int a = 0; a < offsets; ++a) {
+    for (int t = 0; t < d; ++t) {
+      const int w = a ^ t;
+      if (w < d) type[a][w] = third_bit && t == last ? 2 : 1;
+    }
+  }
+  std::vector<int> choice(static_cast<size_t>(d), 0);
+  Real sum = 0, abs_sum = 0;
+  for (;;) {
+    Real term = 1;
+    for (int w = 0; w < d; ++w) term *= (third_bit && w == last ? coef_three : coef_pair)[choice[w]];
+    if (term != 0) {
+      for (int a = 0; a < offsets; ++a) {
+        Real z = 1;
+        for (int w = 0; w < d; ++w) z *= avoid[type[a][w]][choice[w]];
+        if (z != 1) term *= internal::Exp(mu * (z - 1));
+      }
+      sum += term;
+      abs_sum += term < 0 ? -term : term;
+    }
+    int w = 0;  // next choice vector (odometer; word w ranges over 0..max i)
+    for (; w < d; ++w) {
+      const int max_i = third_bit && w == last ? 3 : 2;
+      if (++choice[w] <= max_i) break;
+      choice[w] = 0;
+    }
+    if (w == d) break;
+  }
+  // Each term: up to `offsets` exponentials of ~(2 + 2 mu) ulps each, D coefficients.
+  return internal::MakeAlternatingSum(sum, abs_sum, d + offsets * (2 + 2 * (64 / bits_per_key)));
+}
+
+}  // namespace
+
+double WordBitsPoissonFpRate(double bits_per_key, int words_touched, int group_words, bool third_bit,
+                             bool distinct_pair) {
+  internal::RequirePositive("WordBitsPoissonFpRate", "bits_per_key", bits_per_key);
+  if (group_words < 1 || group_words > 64 || (group_words & (group_words - 1)) != 0) {
+    internal::OutOfDomain("WordBitsPoissonFpRate", "group_words", group_words, "a power of two in 1..64");
+  }
+  if (words_touched < 1 || words_touched > group_words || words_touched > 12) {
+    internal::OutOfDomain("WordBitsPoissonFpRate", "words_touched", words_touched, "1..min(group_words, 12)");
+  }
+  auto sum_in = [&](auto zero) {
+    return WordBitsSum<decltype(zero)>(bits_per_key, words_touched, group_words, third_bit, distinct_pair);
+  };
+  return internal::AccurateAlternatingSum(sum_in, "WordBitsPoissonFpRate(" + std::to_string(bits_per_key) + ", " +
                                                       std::to_string(words_touched) + ", " +
                                                       std::to_string(group_words) + ")");
 }

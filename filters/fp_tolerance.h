@@ -26,14 +26,17 @@
 //     are caught. (Up to 10^7 keys, where these tests run, counting the
 //     colliding keys as extra load, RocksDB's way, moves a 32-bit model by
 //     < 0.6%: well inside the 5%, so the allowance does not depend on it.)
-//   empirical: RocksDB's EstimatedFpRate for its legacy full filter (legacy,
-//     and worm's cache_rocksdb_full, the same scheme). Its penalty term
-//     0.1/(0.75b + 22) for the flawed probe deltas (spec §2.3) is a fitted
-//     average, not a derivation: accept 4 sigma + 15% p_model.
+//   empirical: a fitted estimate, such as RocksDB's EstimatedFpRate for its
+//     legacy full filter, whose penalty term 0.1/(0.75b + 22) for the flawed
+//     probe deltas (spec §2.3) is a fitted average, not a derivation: accept
+//     4 sigma + 15% p_model. (No registered variant states it at present:
+//     legacy and worm's cache_rocksdb_full have the derived in-line pattern
+//     model, fpmodel::LegacyLineFpRate.)
 //   lower bound: the variant's model is the ideal one for its layout, and its
 //     probe sequence is known to do worse (double hashing of a 32-bit hash,
 //     h += rotr(h, 17), in the old block-based filter and the old non-local
-//     DynamicBloom: legacy_block, worm rocksdb_dynamic). No probe sequence beats independent probes, so
+//     DynamicBloom: legacy_block, worm rocksdb_dynamic, dynamic_old at
+//     locality=0). No probe sequence beats independent probes, so
 //     accept p_model - 4 sigma <= p_hat <= 2 p_model. The upper cap is a
 //     sanity limit, not a model: the degradation known for these schemes at
 //     10 b/k is 1.1x to 1.7x (spec §2.3, wormhashing.md §2), and twice the
@@ -43,9 +46,9 @@
 //     lines on, and smaller filters get the 64-bit form, which leaves out
 //     the excess of the 32-bit values' lattice (measured 1.67x the form at
 //     10^6 keys, 24 b/k; worm_cache_line.cc).
-//   upper bound: worm cache_dbl above 20 probes, where the exact
-//     inclusion-exclusion (2^k terms) stops and the model asks only the
-//     query's first 20 probes to be set. Accept p_hat <= p_model + 4 sigma,
+//   upper bound: worm cache_dbl, legacy and worm cache_rocksdb_full above 20
+//     probes, where the exact inclusion-exclusion (2^k terms) stops and the
+//     model asks only the query's first 20 probes (distinct bits) to be set. Accept p_hat <= p_model + 4 sigma,
 //     nothing below: each further probe can divide the rate by up to ~2.
 //     (At hash=32 and more than 20 probes neither bound is derived; no test
 //     runs that shape.)

@@ -146,16 +146,23 @@ class LegacyBloomPolicy final : public LegacyPolicyBase {
     return Status::OK();
   }
 
-  // RocksDB's estimate (legacy_bloom.h) with its fingerprint term replaced:
-  // the layout part for the distinct 32-bit hashes, with their matches.
+  // The exact in-line pattern model (legacy_bloom.h, fpmodel::LegacyLineFpRate)
+  // for the distinct 32-bit hashes, with their matches.
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
-    const double bits = 8.0 * static_cast<double>(size_t{NumLinesForKeys(n, whole_bits_per_key())} << kLog2LineBytes);
+    const double lines = NumLinesForKeys(n, whole_bits_per_key());
     return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
-      return fpmodel::LegacyLocalityFpRate(bits / distinct, probes());
+      return fpmodel::LegacyLineFpRate(lines, distinct, probes());
     });
   }
 };
+
+// Exact up to 20 probes; above, the model asks only the first 20 of the
+// query's distinct bits to be set: an upper bound.
+FpModelKind LegacyModelKind(const FilterPolicy& policy) {
+  const std::optional<int> k = policy.num_probes();
+  return k && *k > fpmodel::kLegacyLineMaxExactProbes ? FpModelKind::kUpperBound : FpModelKind::kExact;
+}
 
 Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   int millibits = 0, probes = 0;
@@ -211,6 +218,6 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1 as RocksDB does) "
     "probes=1..30 (default floor(0.69*bits) clamped to 1..30) hash=32",
     &Create, nullptr, &OpenNative, {"legacy:bpk=10"},
-    FpModelKind::kEmpirical, nullptr, /*has_probes=*/true});
+    FpModelKind::kExact, &LegacyModelKind, /*has_probes=*/true});
 
 }  // namespace filterlab::legacy

@@ -13,20 +13,25 @@
 // low 9 bits of an arithmetic progression, so when delta mod 512 has 2-adic
 // valuation j only 512/2^j distinct bits are reachable (with probability 1/512
 // all probes hit one bit), and the line choice and the probes come from the
-// same 32 bits. RocksDB's empirical model for it
-// (fpmodel::LegacyLocalityEstimatedFpRate) is
-//   FP = IndependentProbabilitySum(CacheLocalFpRate(b, k, 512) + 0.1/(0.75 b + 22),
-//                                  FingerprintFpRate(n, 32))
-// with b the actual bits/key after rounding. ModelFpRate keeps its layout
-// part (fpmodel::LegacyLocalityFpRate) but evaluates it for the D =
-// DistinctHashes(n, 32) distinct hashes (b = bits / D) and combines it with
-// their matches by fpmodel::NarrowHashFpRate: F + (1 - F) * layout, F =
-// D / 2^32 (0.04% below RocksDB's estimate at 10^6 keys, 0.3% at 10^7, 11%
-// at 10^9, where it gives 31.6% against RocksDB's 35.6% and a measured
-// 33.3%). Measured ~1.14% at 10 bits/key (vs ~0.96% for FastLocalBloom),
-// flooring near 0.1% however many bits are spent. The fitted model runs ~10%
-// high here (10 bits/key, 10^6 keys: model 1.314%, measured 1.166%; 16
-// bits/key: 0.399% vs 0.365%).
+// same 32 bits. RocksDB's own estimate for it
+// (fpmodel::LegacyLocalityEstimatedFpRate) is the two-point line model plus an
+// empirical penalty 0.1/(0.75 b + 22) for the probe deltas, a fitted average
+// that sits 1-11% above the measured rate (1.314% vs 1.166% at 10 bits/key).
+// ModelFpRate instead derives the layout: fpmodel::LegacyLineFpRate sums
+// exactly over the 2^18 in-line patterns (start, step) and the query's step
+// class (its 2-adic valuation decides how many distinct bits it has), for a
+// Poisson line load, corrected for the lattice the members h = r + jL of a
+// line form: no stored key repeats the query's own pattern more often than
+// that lattice allows (fp_model_pattern_cover.cc). It is evaluated for the D
+// = DistinctHashes(n, 32) distinct hashes and combined with their matches by
+// fpmodel::NarrowHashFpRate: F + (1 - F) * layout, F = D / 2^32. Exact kind
+// up to 20 probes (above, an upper bound: only the query's first 20 bits are
+// asked). Measured / model (4 filters of 10^6 keys, 4*10^7 queries; sim
+// fp): 0.999, 1.010, 1.002, 0.999, 0.993, 0.997 at 6, 8, 10, 12, 16, 24
+// bits/key (RocksDB's estimate, 10^8 queries: 0.958 at 6, 0.890 at 10,
+// 0.922 at 16, 0.989 at 24). Measured ~1.17% at 10 bits/key (vs ~0.96% for
+// FastLocalBloom), flooring near 0.2% however many bits are spent: the
+// 1/512 of queries with step 0 probe one bit, and even steps fewer bits.
 // Serialized as data + [probes][LE32 lines] (5 bytes). The reader adapts to
 // lines of any power-of-two size (filters built where the cache line is 128
 // or 256 bytes); filterlab itself always builds 64-byte lines (x86-64's).
@@ -107,49 +112,59 @@ inline void PrefetchLine(const uint8_t* line, int log2_line_bytes) {
   __builtin_prefetch(line + ((size_t{1} << log2_line_bytes) - 1), 0, 3);
 }
 
-template <bool kExtraRotates>
-inline void AddToLine(uint32_t h, int num_probes, int log2_line_bytes, uint8_t* line) {
+// Calls bit_fn(bit) for each probe's bit offset inside h's line, in probe
+// order, until it returns false; returns whether every call returned true.
+// The one copy of the in-line probe sequence (adds, queries, and the atomic
+// accesses of "dynamic_old", the old DynamicBloom).
+template <bool kExtraRotates, class BitFn>
+inline bool ForEachLineProbe(uint32_t h, int num_probes, int log2_line_bytes, BitFn&& bit_fn) {
   const uint32_t bit_mask = static_cast<uint32_t>((uint64_t{8} << log2_line_bytes) - 1);
   const uint32_t delta = RotateRight32(h, 17);
   for (int i = 0; i < num_probes; ++i) {
-    const uint32_t bit = h & bit_mask;
-    line[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+    if (!bit_fn(h & bit_mask)) return false;
     if (kExtraRotates) h = RotateRight32(h, log2_line_bytes + 3);
     h += delta;
   }
+  return true;
+}
+
+template <bool kExtraRotates>
+inline void AddToLine(uint32_t h, int num_probes, int log2_line_bytes, uint8_t* line) {
+  ForEachLineProbe<kExtraRotates>(h, num_probes, log2_line_bytes, [line](uint32_t bit) {
+    line[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+    return true;
+  });
 }
 
 template <bool kExtraRotates>
 inline bool MayMatchLine(uint32_t h, int num_probes, int log2_line_bytes, const uint8_t* line) {
-  const uint32_t bit_mask = static_cast<uint32_t>((uint64_t{8} << log2_line_bytes) - 1);
+  return ForEachLineProbe<kExtraRotates>(h, num_probes, log2_line_bytes,
+                                         [line](uint32_t bit) { return ((line[bit >> 3] >> (bit & 7)) & 1) != 0; });
+}
+
+// The non-local form (legacy_block, and the old DynamicBloom without
+// locality): bit_fn(bit) for each probe's bit of the whole array, as above.
+// total_bits >= 1.
+template <class BitFn>
+inline bool ForEachNoLocalityProbe(uint32_t h, uint32_t total_bits, int num_probes, BitFn&& bit_fn) {
   const uint32_t delta = RotateRight32(h, 17);
   for (int i = 0; i < num_probes; ++i) {
-    const uint32_t bit = h & bit_mask;
-    if (((line[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-    if (kExtraRotates) h = RotateRight32(h, log2_line_bytes + 3);
+    if (!bit_fn(h % total_bits)) return false;
     h += delta;
   }
   return true;
 }
 
-// The non-local form (legacy_block): total_bits >= 1.
 inline void NoLocalityAdd(uint32_t h, uint32_t total_bits, int num_probes, uint8_t* data) {
-  const uint32_t delta = RotateRight32(h, 17);
-  for (int i = 0; i < num_probes; ++i) {
-    const uint32_t bit = h % total_bits;
+  ForEachNoLocalityProbe(h, total_bits, num_probes, [data](uint32_t bit) {
     data[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-    h += delta;
-  }
+    return true;
+  });
 }
 
 inline bool NoLocalityMayMatch(uint32_t h, uint32_t total_bits, int num_probes, const uint8_t* data) {
-  const uint32_t delta = RotateRight32(h, 17);
-  for (int i = 0; i < num_probes; ++i) {
-    const uint32_t bit = h % total_bits;
-    if (((data[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-    h += delta;
-  }
-  return true;
+  return ForEachNoLocalityProbe(h, total_bits, num_probes,
+                                [data](uint32_t bit) { return ((data[bit >> 3] >> (bit & 7)) & 1) != 0; });
 }
 
 // Adds the low 32 bits of each hash to a legacy full filter of num_lines

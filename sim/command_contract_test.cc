@@ -42,6 +42,8 @@ std::vector<Case> TinyRuns() {
                                  "--queries", "4000", "--threads", "1"}},
       {"lsm", LsmCommand, {"--filter", "fastlocal", "--size_ratio", "4,10", "--levels", "3", "--keys", "1e6",
                            "--l0_runs", "2", "--budget", "5"}},
+      {"dynamic", DynamicCommand, {"--filter", "dynamic:bpk=10", "--filter", "dynamic_old:bpk=10,locality=1",
+                                   "--keys", "2000", "--threads", "2", "--rounds", "2"}},
   };
 }
 
@@ -115,6 +117,8 @@ TEST(CommandContract, CheckRejectsWhatARunWouldReject) {
       {LsmCommand, {"--check"}},  // neither --levels nor --buffer_keys
       {LsmCommand, {"--check", "--levels", "3", "--buffer_keys", "1000"}},
       {LsmCommand, {"--check", "--levels", "2.5"}},
+      {DynamicCommand, {"--check", "--filter", "fastlocal:bpk=10"}},  // not dynamic
+      {DynamicCommand, {"--check", "--filter", "dynamic_old:bpk=10,locality=2"}},
   };
   for (const auto& [command, args] : bad) {
     std::string joined;

@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"floor", FloorCommand, "the machine's memory floors: dependent-load latency, random line throughput"},
     {"probes", ProbesCommand, "simulated best probe count per bits/key vs RocksDB's ChooseNumProbes"},
     {"lsm", LsmCommand, "filter memory per LSM level: bits, FP and reads per lookup by allocation policy"},
+    {"dynamic", DynamicCommand, "a memtable filter's add / hit / miss times, serial and parallel (dynamic_bloom_test)"},
 };
 
 constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";

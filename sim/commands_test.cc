@@ -131,7 +131,7 @@ TEST(ModelCommand, RecordsArePolicyModelsOverTheSweep) {
     EXPECT_EQ(d, fpmodel::DistinctHashes(keys, bits));
     EXPECT_EQ(f, std::ldexp(d, -bits));
     EXPECT_DOUBLE_EQ(r["model_fp"].get<double>(), f + (1 - f) * r["layout_fp"].get<double>());
-    EXPECT_EQ(r["fp_model_kind"], r["variant"] == "legacy" ? "empirical" : "exact");
+    EXPECT_EQ(r["fp_model_kind"], "exact");
   }
   // Without --filter: every registered example, at its own bpk and probes.
   const CommandRun all = RunCommand(ModelCommand, {"--keys", "1000"});

@@ -43,47 +43,14 @@ namespace {
 //
 // Tolerance: the shared rule of filters/fp_tolerance.h (exact 4 sigma + 5%,
 // empirical 4 sigma + 15%, lower bound [model - 4 sigma, 2 model]), set for
-// 10 bits/key. Measured with this harness (seed 1), two variants leave it
-// away from 10 bits/key, for reasons their models state or imply; for them
-// the rule is widened where the evidence says, and only there:
-//   worm cache_block64: its code calls its model a Jensen lower bound (band
-//     -1%..+10% at 10 b/k; the registry summary calls it exact); the gap
-//     grows with k: measured/model 1.026, 1.047, 1.067, 1.109 at 6, 10, 16,
-//     24. Above 10 b/k accept [model - 4 sigma - 1%, model + 4 sigma + 15%].
-//   worm cache_rocksdb_full: RocksDB's fitted penalty 0.1/(0.75b + 22) was
-//     fitted for the legacy filter's own k = 0.69b; this variant's default k
-//     is smaller above 10 b/k (9 at 16 and 24), where the penalty overstates:
-//     measured/model 0.78 at 16, 0.50 at 24 (legacy itself: 0.95, 1.01).
-//     Above 10 b/k the model is only an upper bound: accept
-//     measured <= model + 4 sigma + 15%.
-// (worm cache_dbl's model was a lower bound here, 1.14x..16x off; its exact
-// pattern-overlap model now takes the shared rule at every point.)
+// 10 bits/key and held at every point: no variant gets a widening.
 constexpr uint64_t kSweepKeys = SanitizerScaled(100000);
 constexpr double kTargetPositives = 2000;
 constexpr uint64_t kMinQueries = SanitizerScaled(200000);
 constexpr uint64_t kMaxQueries = SanitizerScaled(8000000);
 
-std::string WormSubVariant(const FilterPolicy& policy) {
-  if (policy.variant() != "worm") return "";
-  FilterSpec spec;
-  std::string sub;
-  if (FilterSpec::Parse(policy.spec(), &spec).ok()) spec.GetRaw("variant", &sub);
-  return sub;
-}
-
-FpAllowedRange SweepRange(const FilterPolicy& policy, double bpk, double model, uint64_t queries) {
-  FpAllowedRange r = AllowedFpRange(model, queries, FpModelKindOf(policy));
-  if (bpk <= 10) return r;
-  const double sigma = BinomialSigma(model, queries);
-  const std::string sub = WormSubVariant(policy);
-  if (sub == "cache_block64") {
-    return {model - 4 * sigma - 0.01 * model, model + 4 * sigma + 0.15 * model,
-            "cache_block64 above 10 b/k (Jensen lower-bound model): -1% - 4 sigma .. +15% + 4 sigma"};
-  }
-  if (sub == "cache_rocksdb_full") {
-    return {0.0, r.high, "cache_rocksdb_full above 10 b/k (fitted penalty overstates for k < 0.69b): upper bound only"};
-  }
-  return r;
+FpAllowedRange SweepRange(const FilterPolicy& policy, double model, uint64_t queries) {
+  return AllowedFpRange(model, queries, FpModelKindOf(policy));
 }
 
 std::vector<std::string> SweepSpecs() {
@@ -125,7 +92,7 @@ TEST_P(FpSweep, SampledFpWithinModelToleranceAt6To24BitsPerKey) {
     const Status s = RunFp(c, &r);
     ASSERT_TRUE(s.ok()) << spec << ": " << s.ToString();
     ASSERT_DOUBLE_EQ(r.model_fp, model);
-    const FpAllowedRange allowed = SweepRange(*policy, bpk, model, c.queries);
+    const FpAllowedRange allowed = SweepRange(*policy, model, c.queries);
     EXPECT_TRUE(r.fp >= allowed.low && r.fp <= allowed.high)
         << r.filter << " with " << c.keys << " keys: measured FP " << r.fp << " (" << r.positives << " of "
         << c.queries << "), model " << model << " (measured/model = " << r.fp / model << "), allowed ["

@@ -346,15 +346,33 @@ def _hash_fallback(df: pd.DataFrame, ours: dict, published: float, published_que
                     f"{int(collisions.sum())} of {int(lookups.sum())} lookups over {len(rows)} runs")
 
 
+def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """`sim dynamic` (experiment dynamic_bloom_latency): the median over repeats of ns per key
+    of `filter` over that of `over`, in one mode; the interval from the repeats' extremes."""
+    if "command" not in df or "mode" not in df:
+        return None
+    rows = df[(df["command"] == "dynamic") & (df["mode"] == ours["mode"])]
+
+    def times(name):
+        return rows[rows["filter_arg"] == name]["ns_per_key"].astype(float)
+
+    a, b = times(ours["filter"]), times(ours["over"])
+    if a.empty or b.empty:
+        return None
+    r = float(a.median()) / float(b.median())
+    return Measured(r, float(a.min()) / float(b.max()), float(a.max()) / float(b.min()), None,
+                    f"medians {float(a.median()):.3g} / {float(b.median()):.3g} ns per key, {len(a)} repeats")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
 
 
 MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
-            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes, "hash_fallback": _hash_fallback,
-            "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
-            "pending": _pending}
+            "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes,
+            "hash_fallback": _hash_fallback, "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
+            "dynamic_ratio": _dynamic_ratio, "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

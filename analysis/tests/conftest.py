@@ -217,6 +217,15 @@ def engine_frame() -> pd.DataFrame:
                          "run_key": f"model{policy}", "base_filter": "fastlocal", "seed": 0, "record_index": 0,
                          "command": "lsm", "policy": policy, "size_ratio": 10.0, "levels": 4,
                          "bits_per_key": bpk, "expected_reads": reads * 5 / bpk})
+    # sim dynamic: the memtable filter's own timings, new and old, two repeats.
+    for spec, scale in (("dynamic:bpk=10", 1.0), ("dynamic_old:bpk=10", 1.6)):
+        for seed in (0, 1):
+            for i, mode in enumerate(("add", "hit", "miss", "parallel_add", "parallel_hit", "parallel_miss")):
+                rows.append({"experiment": "fixture", "sweep": "dynamic", "worker": "sim dynamic",
+                             "run_key": f"dyn{spec}{seed}", "base_filter": spec, "seed": seed, "record_index": i,
+                             "command": "dynamic", "filter_arg": spec, "mode": mode, "keys": 1000,
+                             "threads": 2 if mode.startswith("parallel") else 1,
+                             "ns_per_key": scale * (20.0 + i + seed)})
     return pd.DataFrame(rows)
 
 

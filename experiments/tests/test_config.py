@@ -139,10 +139,11 @@ def test_registry_parses_specs_for_the_runner(build):
     assert a["legacy:bpk=10,hash=64"]["error"].startswith("hash=64 is not allowed; hash must be 32")
     assert a["legacy:bpk=10,hash=64"]["params"] == {"bpk": "10", "hash": "64"}
     assert a["bogus"]["variant"] == "bogus" and a["bogus"]["error"].startswith("unknown filter variant 'bogus'")
-    # What each variant's FP model promises, from its registration: fastlocal's is exact, legacy's
-    # RocksDB's fitted estimate; none for a spec the registry refuses.
+    # What each variant's FP model promises, from its registration (per spec where the kind depends on
+    # it): legacy's is exact up to 20 probes and an upper bound above; none for a spec the registry refuses.
     assert (a["fastlocal:bpk=10"]["fp_model"], a["legacy:bpk=10,hash=64"]["fp_model"]) == ("exact", None)
-    assert check_specs(build, ["legacy:bpk=10"])["legacy:bpk=10"]["fp_model"] == "empirical"
+    kinds = check_specs(build, ["legacy:bpk=10", "legacy:bpk=40"])
+    assert (kinds["legacy:bpk=10"]["fp_model"], kinds["legacy:bpk=40"]["fp_model"]) == ("exact", "upper_bound")
     worm = a["worm:variant=cache_worm64, bpk = 8"]
     assert (worm["variant"], worm["params"]) == ("worm", {"variant": "cache_worm64", "bpk": "8"})
     assert label(worm) == "cache_worm64:bpk=8" and label(a["fastlocal:bpk=10"]) == "fastlocal:bpk=10"

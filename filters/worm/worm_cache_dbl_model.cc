@@ -83,57 +83,11 @@ struct QueryBits {
   }
 };
 
-// count[T] becomes sum_{S ⊆ T} count[S] (the zeta transform over k-bit masks).
-void SubsetSums(std::vector<uint32_t>* count, int k) {
-  uint32_t* c = count->data();
-  const size_t n = count->size();
-  for (int i = 0; i < k; ++i) {
-    const size_t bit = size_t{1} << i;
-    for (size_t t = 0; t < n; ++t) {
-      if ((t & bit) != 0) c[t] += c[t ^ bit];
-    }
-  }
-}
-
-// Given within[T] = #{covering hashes with S ⊆ T} over the `total` hashes
-// with nonempty S (each present independently; exp(-mu) = P(one absent)),
-//   P(cover) = sum_T (-1)^{k-|T|} exp(-mu (total - within[T])).
-// Terms alternate: evaluated in long double with the rounding estimate and
-// quad fallback of the other exact models (fpmodel::internal::AccurateAlternatingSum).
-double CoverProbability(const std::vector<uint32_t>& within, uint32_t total, double mu, int k) {
-  const double max_exponent = mu * total;
-  auto sum_in = [&](auto zero) {
-    using Real = decltype(zero);
-    // e^{-mu c}, c = hashes outside T. In long double each from its own
-    // exponent; in quad (the fallback) as powers of e^{-mu}, whose c
-    // roundings (c <= 131072, ~1e-29 relative) the error estimate counts.
-    constexpr bool kLong = std::is_same_v<Real, long double>;
-    std::vector<Real> absent(total + 1);
-    const Real one_absent = fpmodel::internal::Exp(Real(-mu));
-    absent[0] = 1;
-    for (uint32_t c = 1; c <= total; ++c) {
-      absent[c] = kLong ? fpmodel::internal::Exp(Real(-mu) * Real(c)) : absent[c - 1] * one_absent;
-    }
-    Real plus = 0, minus = 0;
-    const uint32_t full = static_cast<uint32_t>(within.size()) - 1;
-    for (uint32_t t = 0; t <= full; ++t) {
-      const Real term = absent[total - within[t]];
-      if ((std::popcount(full ^ t) & 1) == 0) {
-        plus += term;
-      } else {
-        minus += term;
-      }
-    }
-    // Each term's exponent is rounded to ~|mu c| ulps of itself.
-    return fpmodel::internal::MakeAlternatingSum(plus - minus, plus + minus,
-                                                 8 + 4 * max_exponent + (kLong ? 0.0 : 2.0 * total));
-  };
-  return fpmodel::internal::AccurateAlternatingSum(sum_in, "cache_dbl cover probability (k = " + std::to_string(k) + ")");
-}
-
+// The cover probability of a query given the histogram of its patterns'
+// covers (fpmodel::internal::PatternCoverFp, fp_model_pattern_cover.cc):
+//   sum_T (-1)^{k-|T|} exp(-mu (total - within[T])).
 double CoverFp(const std::vector<uint32_t>& within, uint32_t total, double mu, int k) {
-  if (total == 0 || mu == 0) return 0;  // nothing can cover the query (the sum is exactly 0)
-  return std::clamp(CoverProbability(within, total, mu, k), 0.0, 1.0);
+  return fpmodel::internal::PatternCoverFp(within, total, mu, k, mu);
 }
 
 void RequireProbes(const char* function, int probes) {
@@ -166,7 +120,7 @@ double CacheDblFpRate64(double keys_per_line, int probes) {
       }
     }
   }
-  SubsetSums(&within, kq);
+  fpmodel::internal::SubsetSums(&within, kq);
   // Present patterns: Poisson(lambda / 131072) keys each, independent.
   return CoverFp(within, total, keys_per_line / kPatterns, kq);
 }
@@ -296,7 +250,7 @@ CacheDbl32Estimate CacheDblFpRate32(uint64_t lines, double hashes, int probes, i
           ++total;
         }
       }
-      SubsetSums(&within, k);
+      fpmodel::internal::SubsetSums(&within, k);
       line_sum += CoverFp(within, total, mu, k);
     }
     const double line_mean = line_sum / count;

@@ -302,10 +302,9 @@ TEST(WormSimd, Avx2MatchesScalar) {
 //   approximate models: model*(1 - below) - 4 sigma <= measured <=
 //                       model*(1 + above) + 4 sigma, with the band each
 //                       scheme states and argues beside its code (default
-//                       -5%..+20%; rocksdb_dynamic 0..+100%, the original
-//                       harness's "(!BAD!)" line; cache_rocksdb_full +-15%
-//                       for RocksDB's fitted estimate; cache_block64
-//                       -1%..+10% for the Jensen gap of 64-bit blocks).
+//                       -5%..+20%, cache_rocksdb_dynamic's underived line
+//                       model; rocksdb_dynamic 0..+100%, the original
+//                       harness's "(!BAD!)" line).
 //                       A wrong size or a broken probe sequence moves the
 //                       rate further (5% fewer bits: ~+20% FP at k = 6).
 constexpr size_t kFpKeys = 1000000;
