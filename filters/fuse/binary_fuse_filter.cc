@@ -22,8 +22,10 @@
 //
 // A key's slots: h0 = multiply-high(mixed hash, segment_count L) in the first
 // segment_count segments, then h0 + i L (i < arity) with its offset inside
-// that segment replaced by XOR with an independent offset (DerivedBits), so
-// slot i lies in the i-th segment after h0's.
+// that segment XORed with an independent offset, so slot i lies in the i-th
+// segment after h0's: offsets 1 and 2 from bits 46..63 and 28..45 of one
+// product (SlotBits1), offset 3 (4-wise) from the top of a second
+// (SlotBits2); L <= 2^18, so no offset reads below bit 28.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -76,10 +78,11 @@ struct FuseLayout {
     const uint64_t length = segment_length();
     const uint64_t mask = length - 1;
     const uint64_t h0 = FastRange64(h, segment_count * length);
+    const uint64_t d = SlotBits1(h);
     pos[0] = static_cast<uint32_t>(h0);
-    for (int i = 1; i < kArity; ++i) {
-      pos[i] = static_cast<uint32_t>((h0 + i * length) ^ ((DerivedBits(h, 16 * i) >> 46) & mask));
-    }
+    pos[1] = static_cast<uint32_t>((h0 + length) ^ ((d >> 46) & mask));
+    pos[2] = static_cast<uint32_t>((h0 + 2 * length) ^ ((d >> 28) & mask));
+    if constexpr (kArity == 4) pos[3] = static_cast<uint32_t>((h0 + 3 * length) ^ ((SlotBits2(h) >> 46) & mask));
   }
 
   std::string DescribePrefix() const { return "binary_fuse:arity=" + std::to_string(kArity) + ","; }

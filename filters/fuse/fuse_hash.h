@@ -3,7 +3,7 @@
 // next seed, which moves every key's slots), and the key's fingerprint.
 //
 // A key's first slot comes from the top bits of the mixed hash (multiply-high
-// range reduction); its other slots from the top bits of DerivedBits, which
+// range reduction); its other slots from the top bits of SlotBits1/2, which
 // depend on every bit of the mixed hash; its fingerprint is the mixed hash's
 // low 8 or 16 bits, which the multiply-high reduction hardly sees. The FP
 // model treats the fingerprint as uniform and independent of the slots
@@ -16,21 +16,26 @@
 
 namespace filterlab::fuse {
 
-// Bijective in `hash` for each seed, so distinct hashes stay distinct.
-inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return Mix64(hash + seed * kGoldenRatio64); }
+// Bijective in `hash` for each seed, so distinct hashes stay distinct; a
+// new seed (< 2^32) flips input bits of the full-avalanche mixer, so every
+// output bit changes (no multiply on the query's path).
+inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return Mix64(hash ^ (uint64_t{seed} << 32)); }
 
 template <class Fingerprint>
 inline Fingerprint FingerprintOf(uint64_t mixed) {
   return static_cast<Fingerprint>(mixed);
 }
 
-// Another independent-looking 64-bit value from the mixed hash, one per
-// rotation: the top bits of a product depend on every bit of its operand (the
-// low bits would depend on the low bits only, i.e. on the fingerprint), and
-// rotating first makes each rotation weigh the bits differently. Layouts take
-// only its top bits.
-inline uint64_t DerivedBits(uint64_t mixed, int rotation) {
-  return RotateLeft64(mixed, rotation) * 0xd6e8feb86659fd93ULL;
-}
+// Another independent-looking 64-bit value from the mixed hash, for the
+// slots after the first: the top bits of a product depend on every bit of
+// its operand (the low bits would depend on the low bits only, i.e. on the
+// fingerprint), so layouts take only bits 28..63 (the binary fuse offsets,
+// 18 bits each at most) or the top bits (XOR's multiply-high ranges). One
+// multiply per value, no other mixing: a query's cost is mostly
+// instructions, since the out-of-order core overlaps independent queries.
+inline constexpr uint64_t kSlotFactor1 = 0xd6e8feb86659fd93ULL;
+inline constexpr uint64_t kSlotFactor2 = 0x9fb21c651e98df25ULL;
+inline uint64_t SlotBits1(uint64_t mixed) { return mixed * kSlotFactor1; }
+inline uint64_t SlotBits2(uint64_t mixed) { return mixed * kSlotFactor2; }
 
 }  // namespace filterlab::fuse

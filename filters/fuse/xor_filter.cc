@@ -41,8 +41,8 @@ struct XorLayout {
 
   void Positions(uint64_t h, uint32_t* pos) const {
     pos[0] = static_cast<uint32_t>(FastRange64(h, block_length));
-    pos[1] = static_cast<uint32_t>(block_length + FastRange64(DerivedBits(h, 21), block_length));
-    pos[2] = static_cast<uint32_t>(2 * block_length + FastRange64(DerivedBits(h, 42), block_length));
+    pos[1] = static_cast<uint32_t>(block_length + FastRange64(SlotBits1(h), block_length));
+    pos[2] = static_cast<uint32_t>(2 * block_length + FastRange64(SlotBits2(h), block_length));
   }
 
   std::string DescribePrefix() const { return "xor:"; }

@@ -7,7 +7,8 @@
 // the remainder. A remainder of zero coefficients means the key depends on
 // earlier ones: harmless when its result bits also cancel, otherwise the
 // system has no solution for this seed and the whole banding is redone with
-// the next seed (seed search).
+// the next seed (seed search). The keys' walks may interleave in any order
+// without changing the solution (ribbon_banding.cc: three at a time).
 #pragma once
 
 #include <cstddef>

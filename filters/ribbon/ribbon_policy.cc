@@ -60,12 +60,15 @@
 // (model 63.12%), 5: 9.254% (9.267%), 10: 0.947% (0.952%), 16: 0.0825%
 // (0.0796%), 20: 0.0172% (0.0171%).
 //
-// Speed (`filterlab-sim speed --filter ribbon:bpk=10 --modes build,single,random
-// --mixes mixed --working_set_mb 200 --no_floor`, ~10k-key filters, CPU ns,
-// the shared 2-core EPYC): build ~45-58 ns/key (keys, hash and Build; the
-// banding's dependent row walk is ~70% of it), hot query ~12-13 ns, random
-// filter ~180-200 ns (the query's 2-5 lines prefetched together). RocksDB's
-// filter_bench on this machine kind (release build): 74 / 29 / 306
+// Speed (`filterlab-sim speed --filter ribbon:bpk=10 --filter fastlocal:bpk=10
+// --working_set_mb 200 --modes build,single,random --mixes mixed --queries 4000000
+// --no_floor`, ~10k-key filters, medians of 3 runs on the shared 2-vCPU Xeon
+// at load 12-13): build 54.6 ns/key [53.2-58.2] (keys, hash and Build; Build
+// alone 44; the banding interleaves three keys' row walks, ribbon_banding.cc,
+// where one walk at a time gave 74.1 [72.5-81.3] in the same runs), hot
+// query 14.0 ns, random filter 231 ns (the query's 4-5 lines prefetched
+// together); FastLocalBloom in the same runs 16.3 / 2.3 / 68. RocksDB's
+// filter_bench (release build) on the older EPYC machine kind: 74 / 29 / 306
 // (../shared/spec/peer-figures.md).
 #include <cmath>
 #include <cstring>

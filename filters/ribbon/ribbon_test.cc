@@ -2,6 +2,7 @@
 // of damaged bytes, the fp= form, and the specs it refuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -10,8 +11,12 @@
 #include "filters/filter.h"
 #include "filters/filter_test_util.h"
 #include "filters/registry.h"
+#include "filters/ribbon/ribbon_banding.h"
+#include "filters/ribbon/ribbon_sizing.h"
+#include "filters/ribbon/ribbon_solution.h"
 #include "filters/trailer.h"
 #include "filters/vectors/vector_check.h"
+#include "hashing/remix.h"
 
 namespace filterlab {
 namespace {
@@ -34,6 +39,47 @@ TEST(Ribbon, RocksDbVectorsEveryCase) {
   EXPECT_EQ(kind, "ribbon_filter");
   EXPECT_EQ(results.size(), 90u);
   for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}
+
+// The banding interleaves several keys' walks (ribbon_banding.cc), which is
+// only right if the order keys are banded in cannot change the solution or
+// whether a seed bands. Same keys in order, reversed and shuffled: the same
+// seed (or none) and the same solution bytes, at RocksDB's slot count and at an
+// overloaded one where seeds fail (the search must fail on the same seeds),
+// with duplicate hashes (dependent rows) mixed in.
+TEST(Ribbon, BandingOrderChangesNoSolution) {
+  SplitMix64 rng(23);
+  for (size_t n : {7, 100, 1000, 20000}) {
+    std::vector<uint64_t> hashes(n);
+    for (auto& h : hashes) h = rng.Next();
+    hashes[n / 2] = hashes[n / 3];
+    const uint32_t fitted = ribbon::NumSlotsForKeys(static_cast<uint32_t>(n));
+    // ~1% over n: most seeds fail, and below ~200 keys all 256 do.
+    const uint32_t overloaded = std::max<uint32_t>(256, static_cast<uint32_t>(n * 1.01 / 128 + 1) * 128);
+    for (uint32_t slots : {fitted, overloaded}) {
+      std::vector<std::vector<uint64_t>> orders{hashes, hashes, hashes};
+      std::reverse(orders[1].begin(), orders[1].end());
+      for (size_t i = n - 1; i > 0; --i) std::swap(orders[2][i], orders[2][rng.Next() % (i + 1)]);
+      const ribbon::InterleavedLayout layout =
+          ribbon::InterleavedLayout::For(slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, 100.0, 0));
+      std::vector<std::vector<uint8_t>> solutions;
+      std::vector<int> seeds;
+      for (const auto& order : orders) {
+        ribbon::Banding banding;
+        const bool ok = banding.FindSeedAndBand(slots, order.data(), n, 0);
+        seeds.push_back(ok ? static_cast<int>(banding.ordinal_seed()) : -1);
+        solutions.emplace_back(layout.data_bytes());
+        if (ok) ribbon::BackSubstitute(banding, layout, solutions.back().data());
+      }
+      if (slots == fitted) {
+        EXPECT_NE(seeds[0], -1) << n << " keys, " << slots << " slots";
+      }
+      for (size_t k = 1; k < orders.size(); ++k) {
+        EXPECT_EQ(seeds[k], seeds[0]) << n << " keys, " << slots << " slots, order " << k;
+        EXPECT_EQ(solutions[k], solutions[0]) << n << " keys, " << slots << " slots, order " << k;
+      }
+    }
+  }
 }
 
 TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
