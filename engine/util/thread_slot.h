@@ -4,12 +4,9 @@
 //
 // Why. A counter or lock that every lookup writes is one cache line that the
 // cores of concurrent readers pass back and forth: each write waits for the
-// line to come from the other core (~100 ns here). A cached point lookup of
-// ~1.5 us did about twenty such writes on lines both readers wrote (DB and
-// table counters, the table cache's mutex and LRU list, the block cache's
-// shard lock, clock byte and shared_ptr counts of the filter and index
-// blocks, the refcounts of the memtable and version), so two readers ran
-// slower per lookup than one.
+// line to come from the other core (~100 ns here), and a cached point lookup
+// (~2 us) would make about twenty such writes if its counters, locks and
+// reference counts were shared (engine/db/README.md, "Reads").
 //
 // ThisThreadSlot() gives the calling thread an index in [0, kThreadSlots).
 // Indices 0..kThreadSlots-2 are exclusive: a thread holds one from its first
