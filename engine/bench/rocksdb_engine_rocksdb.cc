@@ -12,7 +12,8 @@
 //                   (DynamicBloom, 6 probes; --memtable_filter, --memtable_bloom_ratio)
 //   blocks          block_size, LRU block cache of --cache_mb holding data,
 //                   index and filter blocks (cache_index_and_filter_blocks, as
-//                   our engine caches all three), no compression
+//                   our engine caches all three; index and filter pinned,
+//                   metadata_cache_options kAll, as our readers pin theirs)
 //   LSM shape       write_buffer_size, target_file_size_base,
 //                   max_bytes_for_level_base, disable_auto_compactions
 // Compiled only when CMake finds pkg-config 'rocksdb' (the file name's
@@ -337,6 +338,9 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
     const int shard_bits = config.cache_mb < 64 ? engine::BlockCache::AutoShardBits(bytes) : -1;
     table.block_cache = rocksdb::NewLRUCache(bytes, shard_bits);
     table.cache_index_and_filter_blocks = true;
+    // Pinned, as our table readers pin theirs (table_reader.h): charged to
+    // the cache, never evicted, used without a cache lookup.
+    table.metadata_cache_options.unpartitioned_pinning = rocksdb::PinningTier::kAll;
   } else {
     table.no_block_cache = true;
   }
@@ -378,7 +382,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
                                                                             static_cast<size_t>(config.cache_mb) << 20)) +
                                                          " shards (as ours)"
                                                    : std::string(" MiB")) +
-                             " (index and filter blocks cached); compression=" + config.compression + "; write_buffer_size=" +
+                             " (index and filter blocks cached, pinned); compression=" + config.compression + "; write_buffer_size=" +
                              FormatNumber(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
                              (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
                              " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +

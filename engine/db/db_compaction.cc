@@ -177,6 +177,7 @@ Status DBImpl::InstallVersion(const std::vector<const FileList*>& removed, int a
     current_ = v;
     live_versions_.push_back(current_);
     if (flushed_imm) imm_.pop_front();
+    InstallSuperVersion();
     log_number_ = state.log_number;
     if (new_manifest != 0) {
       old_manifest = manifest_number_;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -162,6 +163,88 @@ TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
   std::string stats;
   ASSERT_TRUE(db->GetProperty("filterlab.stats", &stats));
   EXPECT_EQ(stats.find("flushes=0 "), std::string::npos) << stats;
+}
+
+// Readers while the table cache, capped at 10 open tables, evicts readers
+// from under them and compactions install new versions and delete the old
+// tables: every Get and MultiGet finds each key with its one value (the
+// DB's ReadGate keeps an evicted reader, and a superseded memtable/version
+// set, alive until the lookups that found it have finished), and the read
+// counters, kept per thread slot, add up to exactly the calls made.
+TEST(ConcurrentDB, ReadersAcrossTableEvictionsAndCompactions) {
+  ScratchDir dir;
+  Options o = test::SmallOptions();
+  o.max_open_files = 10;
+  o.disable_auto_compactions = true;
+  o.level0_slowdown_writes_trigger = 1000;
+  o.level0_stop_writes_trigger = 1000;
+  std::unique_ptr<DB> db;
+  ASSERT_TRUE(DB::Open(o, dir.db(), &db).ok());
+  const int tables = 30;
+  const int keys_per_table = 100;
+  const int keys = tables * keys_per_table;
+  for (int t = 0; t < tables; ++t) {
+    // Table t holds keys t, t + 30, t + 60, ...: every lookup range spans
+    // all the level-0 tables, so readers keep opening (and evicting) them.
+    for (int j = 0; j < keys_per_table; ++j) {
+      const int k = t + j * tables;
+      ASSERT_TRUE(db->Put(WriteOptions(), test::Key(k), test::Value(k, 1)).ok());
+    }
+    ASSERT_TRUE(db->Flush(true).ok());
+  }
+  const int readers = 3;
+  const int rounds = 3000 / test::kScale;
+  std::atomic<int> errors{0};
+  std::atomic<uint64_t> gets{0}, multigets{0}, multiget_keys{0};
+  std::atomic<int> running{readers};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < readers; ++r) {
+    threads.emplace_back([&, r] {
+      std::mt19937 rng(300 + r);
+      for (int i = 0; i < rounds; ++i) {
+        if (i % 4 != 3) {
+          const int k = static_cast<int>(rng() % keys);
+          std::string v;
+          Status s = db->Get(ReadOptions(), test::Key(k), &v);
+          if (!s.ok() || v != test::Value(k, 1)) errors++;
+          gets++;
+        } else {
+          std::vector<std::string> owned;
+          for (int j = 0; j < 16; ++j) owned.push_back(test::Key(rng() % keys));
+          std::vector<Slice> batch(owned.begin(), owned.end());
+          std::vector<std::string> values;
+          std::vector<Status> statuses;
+          db->MultiGet(ReadOptions(), batch, &values, &statuses);
+          for (size_t j = 0; j < owned.size(); ++j) {
+            const int k = std::stoi(owned[j].substr(3));
+            if (!statuses[j].ok() || values[j] != test::Value(k, 1)) errors++;
+          }
+          multigets++;
+          multiget_keys += owned.size();
+        }
+      }
+      running--;
+    });
+  }
+  threads.emplace_back([&] {
+    // Compactions while the readers run: each installs a version and
+    // deletes (evicting from the table cache) the tables it replaced.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!db->CompactRange(nullptr, nullptr).ok()) errors++;
+    for (int t = 0; t < 5 && running.load() > 0; ++t) {
+      const int k = t * 7;
+      if (!db->Put(WriteOptions(), test::Key(k), test::Value(k, 1)).ok() || !db->Flush(true).ok() ||
+          !db->CompactRange(nullptr, nullptr).ok()) {
+        errors++;
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  const DbCounters c = db->GetStats().counters;
+  EXPECT_EQ(c.gets, gets.load());
+  EXPECT_EQ(c.multigets, multigets.load());
+  EXPECT_EQ(c.multiget_keys, multiget_keys.load());
 }
 
 // Eight threads of synced writes over a disk whose sync takes 2 ms: a

@@ -73,7 +73,7 @@ DBImpl::DBImpl(const Options& options, const std::string& path)
     : options_(options), env_(options.env != nullptr ? options.env : Env::Default()), dir_(path) {
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
   table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
-                                             options_.use_direct_reads);
+                                             options_.use_direct_reads, &read_gate_);
   for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
   compact_pointer_.resize(options_.num_levels);
 }
@@ -326,8 +326,10 @@ Status DBImpl::StartFromRecoveredState(const std::shared_ptr<Version>& version, 
   s = ManifestWriter::Create(env_, dir_, manifest_number_, out, !options_.disable_data_sync, &manifest_);
   if (!s.ok()) return s;
   log_dir_synced_ = !options_.disable_data_sync;
+  std::lock_guard<std::mutex> l(mu_);
   current_ = version;
   live_versions_.push_back(current_);
+  InstallSuperVersion();
   return Status::OK();
 }
 
@@ -618,6 +620,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
     }
     imm_.push_back({mem_, mem_log_number_});
     mem_ = std::move(mem);
+    InstallSuperVersion();
     log_ = std::move(log);
     log_dir_synced_ = false;
     mem_log_number_ = number;
@@ -632,34 +635,49 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
 DBImpl::ReadView DBImpl::GetReadView(const ReadOptions& options) {
   ReadView v;
   std::lock_guard<std::mutex> l(mu_);
-  v.mem = mem_;
-  for (auto it = imm_.rbegin(); it != imm_.rend(); ++it) v.imm.push_back(it->mem);
-  v.version = current_;
-  v.sequence = options.snapshot != nullptr ? options.snapshot->sequence()
-                                           : last_sequence_.load(std::memory_order_acquire);
+  v.mem = super_->mem;
+  v.imm = super_->imm;
+  v.version = super_->version;
+  v.sequence = ReadSequence(options);
   return v;
+}
+
+SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
+  return options.snapshot != nullptr ? options.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+}
+
+void DBImpl::InstallSuperVersion() {
+  auto sv = std::make_shared<SuperVersion>();
+  sv->mem = mem_;
+  for (auto it = imm_.rbegin(); it != imm_.rend(); ++it) sv->imm.push_back(it->mem);
+  sv->version = current_;
+  std::shared_ptr<const SuperVersion> old = std::exchange(super_, std::move(sv));
+  super_ptr_.store(super_.get(), std::memory_order_release);
+  // Guards that loaded the old pointer close before it can be freed. They
+  // never take mu_, so waiting for them under it cannot deadlock.
+  if (old) read_gate_.Synchronize();
 }
 
 void DBImpl::CountFilter(int level, const LookupResult& result) {
   LevelFilterStats& st = *filter_stats_[level];
-  st.lookups.fetch_add(1, std::memory_order_relaxed);
-  if (result.found) st.found.fetch_add(1, std::memory_order_relaxed);
+  st.Add(kLookups);
+  if (result.found) st.Add(kFound);
   if (result.filter == LookupResult::Filter::kNotChecked) return;
-  st.checked.fetch_add(1, std::memory_order_relaxed);
+  st.Add(kChecked);
   if (result.filter == LookupResult::Filter::kNegative) {
-    st.negative.fetch_add(1, std::memory_order_relaxed);
+    st.Add(kNegative);
   } else {
-    st.positive.fetch_add(1, std::memory_order_relaxed);
-    if (result.found) st.true_positive.fetch_add(1, std::memory_order_relaxed);
+    st.Add(kPositive);
+    if (result.found) st.Add(kTruePositive);
   }
 }
 
 Status DBImpl::LookupInTable(int level, const FileMetaData& file, const Slice& internal_key,
                              LookupResult* result) {
-  std::shared_ptr<const TableReader> table;
-  Status s = table_cache_->Get(file.number, file.file_size, &table);
+  const TableReader* table = nullptr;
+  Status s = table_cache_->GetInGuard(file.number, file.file_size, &table);
   if (!s.ok()) return s;
-  counters_.table_lookups.fetch_add(1, std::memory_order_relaxed);
+  read_counters_.Add(kTableLookups);
   table->Get(internal_key, result);
   CountFilter(level, *result);
   return result->status;
@@ -701,19 +719,24 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
 
 Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (value == nullptr) return Status::InvalidArgument("Get: value is null");
-  counters_.gets.fetch_add(1, std::memory_order_relaxed);
-  return GetImpl(options, key, value);
+  read_counters_.Add(kGets);
+  Status s;
+  {
+    ReadGate::Guard guard(&read_gate_);
+    s = GetImpl(CurrentSuperVersion(), ReadSequence(options), key, value);
+  }
+  table_cache_->ReclaimRetired();
+  return s;
 }
 
-Status DBImpl::GetImpl(const ReadOptions& options, const Slice& key, std::string* value) {
-  const ReadView v = GetReadView(options);
-  const LookupKey lkey(key, v.sequence);
+Status DBImpl::GetImpl(const SuperVersion& sv, SequenceNumber sequence, const Slice& key, std::string* value) {
+  const LookupKey lkey(key, sequence);
   Status s;
-  if (MemTableGet(*v.mem, lkey, value, &s)) return s;
-  for (const auto& imm : v.imm) {
+  if (MemTableGet(*sv.mem, lkey, value, &s)) return s;
+  for (const auto& imm : sv.imm) {
     if (MemTableGet(*imm, lkey, value, &s)) return s;
   }
-  const Version& version = *v.version;
+  const Version& version = *sv.version;
   for (int level = 0; level < version.num_levels(); ++level) {
     const FileList& files = version.files(level);
     if (files.empty()) continue;
@@ -724,7 +747,8 @@ Status DBImpl::GetImpl(const ReadOptions& options, const Slice& key, std::string
     }
     for (size_t i = begin; i < end; ++i) {
       if (!files[i]->ContainsUserKey(key)) continue;
-      LookupResult r;
+      // Reused by the thread's lookups: its strings keep their capacity.
+      thread_local LookupResult r;
       s = LookupInTable(level, *files[i], lkey.internal_key(), &r);
       if (!s.ok()) return s;
       if (r.found) return ResolveTableEntry(r, value);
@@ -777,17 +801,26 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
     statuses->clear();
     return;
   }
-  counters_.multigets.fetch_add(1, std::memory_order_relaxed);
-  counters_.multiget_keys.fetch_add(n, std::memory_order_relaxed);
+  read_counters_.Add(kMultiGets);
+  read_counters_.Add(kMultiGetKeys, n);
+  {
+    ReadGate::Guard guard(&read_gate_);
+    MultiGetInGuard(CurrentSuperVersion(), ReadSequence(options), keys, values, statuses);
+  }
+  table_cache_->ReclaimRetired();
+}
+
+void DBImpl::MultiGetInGuard(const SuperVersion& sv, SequenceNumber sequence, const std::vector<Slice>& keys,
+                             std::vector<std::string>* values, std::vector<Status>* statuses) {
+  const size_t n = keys.size();
   if (n == 1) {
     // Nothing to batch: a lone key takes Get's path (no sort, no batch
     // state), so MultiGet of one key costs what Get does.
     statuses->resize(1);
-    (*statuses)[0] = GetImpl(options, keys[0], &(*values)[0]);
+    (*statuses)[0] = GetImpl(sv, sequence, keys[0], &(*values)[0]);
     return;
   }
   statuses->assign(n, Status::NotFound(""));
-  const ReadView v = GetReadView(options);
   // The batch state is the calling thread's, reused across calls so a
   // MultiGet allocates nothing once its vectors have grown.
   thread_local MultiGetBatch batch;
@@ -799,14 +832,14 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
   batch.order = &order;
   batch.values = values;
   batch.statuses = statuses;
-  const Version& version = *v.version;
+  const Version& version = *sv.version;
   for (size_t start = 0; start < n; start += kMultiGetBatch) {
     const size_t size = std::min(kMultiGetBatch, n - start);
     batch.start = start;
     batch.lkeys.clear();
-    for (size_t j = 0; j < size; ++j) batch.lkeys.emplace_back(keys[order[start + j]], v.sequence);
+    for (size_t j = 0; j < size; ++j) batch.lkeys.emplace_back(keys[order[start + j]], sequence);
     batch.decided.assign(size, false);
-    MultiGetFromMemTables(v, &batch);
+    MultiGetFromMemTables(sv, &batch);
     for (int level = 0; level < version.num_levels() && !batch.pending.empty(); ++level) {
       if (version.files(level).empty()) continue;
       if (level == 0) {
@@ -819,7 +852,7 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
 }
 
 // Decides the keys the memtables answer; the rest become `pending`.
-void DBImpl::MultiGetFromMemTables(const ReadView& v, MultiGetBatch* batch) {
+void DBImpl::MultiGetFromMemTables(const SuperVersion& v, MultiGetBatch* batch) {
   batch->pending.clear();
   for (size_t j = 0; j < batch->lkeys.size(); ++j) {
     const size_t i = batch->index(j);
@@ -873,16 +906,17 @@ void DBImpl::MultiGetFromSortedLevel(const Version& version, int level, MultiGet
 
 void DBImpl::MultiGetGroup(int level, const FileMetaData& file, MultiGetBatch* batch) {
   if (batch->group.empty()) return;
-  std::shared_ptr<const TableReader> table;
-  Status s = table_cache_->Get(file.number, file.file_size, &table);
+  const TableReader* table = nullptr;
+  Status s = table_cache_->GetInGuard(file.number, file.file_size, &table);
   if (!s.ok()) {
     for (size_t j : batch->group) batch->Decide(j, s);
     return;
   }
   batch->targets.clear();
   for (size_t j : batch->group) batch->targets.push_back(batch->lkeys[j].internal_key());
-  batch->results.assign(batch->group.size(), LookupResult());
-  counters_.table_lookups.fetch_add(batch->group.size(), std::memory_order_relaxed);
+  // TableReader::MultiGet resets each result; resize keeps the strings' capacity.
+  if (batch->results.size() < batch->group.size()) batch->results.resize(batch->group.size());
+  read_counters_.Add(kTableLookups, batch->group.size());
   table->MultiGet(batch->targets.data(), batch->targets.size(), batch->results.data());
   for (size_t g = 0; g < batch->group.size(); ++g) {
     const size_t j = batch->group[g];
@@ -985,12 +1019,12 @@ DbStats DBImpl::GetStats() {
     level.bytes = version.LevelBytes(l);
     level.filter = LevelFilterLabel(version.files(l), FilterLabel(options_.FilterPolicyForLevel(l).get()));
     const LevelFilterStats& f = *filter_stats_[l];
-    level.filter_counters.checked = Load(f.checked);
-    level.filter_counters.useful = Load(f.negative);
-    level.filter_counters.positive = Load(f.positive);
-    level.filter_counters.true_positive = Load(f.true_positive);
-    level.filter_counters.lookups = Load(f.lookups);
-    level.filter_counters.found = Load(f.found);
+    level.filter_counters.checked = f.Sum(kChecked);
+    level.filter_counters.useful = f.Sum(kNegative);
+    level.filter_counters.positive = f.Sum(kPositive);
+    level.filter_counters.true_positive = f.Sum(kTruePositive);
+    level.filter_counters.lookups = f.Sum(kLookups);
+    level.filter_counters.found = f.Sum(kFound);
     const LevelFilterSummary summary = SummarizeLevelFilters(l, version.files(l));
     level.entries = summary.entries;
     level.filter_bytes = summary.filter_bytes;
@@ -1033,23 +1067,16 @@ DbStats DBImpl::GetStats() {
   out.compaction_bytes_read = Load(c.compaction_bytes_read);
   out.compaction_bytes_written = Load(c.compaction_bytes_written);
   out.entries_dropped = Load(c.entries_dropped);
-  out.gets = Load(c.gets);
-  out.multigets = Load(c.multigets);
-  out.multiget_keys = Load(c.multiget_keys);
-  out.table_lookups = Load(c.table_lookups);
+  out.gets = read_counters_.Sum(kGets);
+  out.multigets = read_counters_.Sum(kMultiGets);
+  out.multiget_keys = read_counters_.Sum(kMultiGetKeys);
+  out.table_lookups = read_counters_.Sum(kTableLookups);
   stats.recovery = recovery_;
   return stats;
 }
 
 void DBImpl::ResetFilterStats() {
-  for (auto& st : filter_stats_) {
-    st->checked.store(0, std::memory_order_relaxed);
-    st->negative.store(0, std::memory_order_relaxed);
-    st->positive.store(0, std::memory_order_relaxed);
-    st->true_positive.store(0, std::memory_order_relaxed);
-    st->lookups.store(0, std::memory_order_relaxed);
-    st->found.store(0, std::memory_order_relaxed);
-  }
+  for (auto& st : filter_stats_) st->Reset();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,9 +9,10 @@
 //                   CompactRange).
 //   manifest_mu_    one version change at a time (flush or compaction
 //                   install): base version → new version → manifest → install.
-//   mu_             the shared state below; held only briefly (readers take
-//                   references to the memtables and the current version under
-//                   it and search without it).
+//   mu_             the shared state below; held only briefly. Get and
+//                   MultiGet do not take it: they read the published
+//                   SuperVersion inside a ReadGate guard (below); iterators
+//                   take references under it.
 // Lock order: write_mu_ → mu_; compaction_mu_ → manifest_mu_ → mu_;
 // write_mu_ → queue_mu_ (queue_mu_ is innermost: nothing is taken under it).
 //
@@ -30,6 +31,16 @@
 // memtable to a level-0 table; the compaction thread runs leveled
 // compaction while a level is over its target (L0: file count ≥ trigger;
 // L1+: bytes ≥ max_bytes_for_level_base × multiplier^(L−1)).
+//
+// Reads without shared writes: every change of mem_, imm_ or current_
+// publishes a new SuperVersion (the three together) through an atomic pointer
+// (InstallSuperVersion, under mu_). Get and MultiGet enter read_gate_ (a lock
+// on their own thread slot, engine/util/read_gate.h), load the pointer and
+// search without taking a reference; the installer waits out the guards open
+// at the swap (ReadGate::Synchronize) before the old SuperVersion can go, so
+// nothing a reader uses is freed under it. Guards never take mu_. The read
+// path's statistics are per-thread-slot counters (StripedCounters), so two
+// readers write no cache line in common.
 //
 // Visibility: a writer inserts its batch into the memtable and only then
 // publishes the batch's last sequence number (release store); readers read
@@ -57,6 +68,8 @@
 #include "engine/db/version.h"
 #include "engine/memtable/memtable.h"
 #include "engine/table/block_cache.h"
+#include "engine/util/read_gate.h"
+#include "engine/util/thread_slot.h"
 
 namespace filterlab::engine {
 
@@ -105,17 +118,24 @@ class DBImpl final : public DB {
     bool trivial_move = false;  // one file, nothing to merge with: just relink it one level down
     std::shared_ptr<const Version> input_version;  // the version the inputs were picked from
   };
-  struct LevelFilterStats {
-    std::atomic<uint64_t> checked{0}, negative{0}, positive{0}, true_positive{0};
-    std::atomic<uint64_t> lookups{0}, found{0};  // every table lookup, with a filter or without
+  // The memtables and version a read searches, replaced as a whole.
+  struct SuperVersion {
+    std::shared_ptr<const MemTable> mem;
+    std::vector<std::shared_ptr<const MemTable>> imm;  // newest first
+    std::shared_ptr<const Version> version;
   };
+  // Per level, bumped by every table lookup (with a filter or without):
+  // lookups, found; and by lookups in tables with a filter: checked,
+  // negative, positive, true_positive. Per thread slot (thread_slot.h).
+  enum LevelFilterCounter : size_t { kChecked, kNegative, kPositive, kTruePositive, kLookups, kFound, kNumLevelCounters };
+  using LevelFilterStats = StripedCounters<kNumLevelCounters>;
+  enum ReadCounter : size_t { kGets, kMultiGets, kMultiGetKeys, kTableLookups, kNumReadCounters };
   struct Counters {
     std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0}, write_groups{0};
     std::atomic<uint64_t> stalls{0}, stall_micros{0}, slowdowns{0};
     std::atomic<uint64_t> flushes{0}, flush_bytes{0};
     std::atomic<uint64_t> compactions{0}, trivial_moves{0}, compaction_bytes_read{0}, compaction_bytes_written{0};
     std::atomic<uint64_t> entries_dropped{0};
-    std::atomic<uint64_t> gets{0}, multigets{0}, multiget_keys{0}, table_lookups{0};
   };
 
   void Log(const std::string& message, bool warning);
@@ -156,13 +176,23 @@ class DBImpl final : public DB {
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force);
 
   ReadView GetReadView(const ReadOptions& options);
-  // Get without counting the call (MultiGet of one key uses it too).
-  Status GetImpl(const ReadOptions& options, const Slice& key, std::string* value);
+  // Requires mu_: publishes mem_, imm_ and current_ as the SuperVersion
+  // reads use, waits until no reader can still use the previous one, and
+  // drops it.
+  void InstallSuperVersion();
+  // Inside a read_gate_ guard: the published SuperVersion (valid until the
+  // guard closes) and the snapshot sequence of `options`.
+  const SuperVersion& CurrentSuperVersion() const { return *super_ptr_.load(std::memory_order_acquire); }
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
+  // Get inside a guard, without counting the call (MultiGet of one key uses it too).
+  Status GetImpl(const SuperVersion& sv, SequenceNumber sequence, const Slice& key, std::string* value);
   // MultiGet's phases for one sorted batch (MultiGetBatch in db_impl.cc):
   // memtables, then level 0 file by file, then each sorted level, each
   // table handed the group of pending keys inside its range at once.
   struct MultiGetBatch;
-  void MultiGetFromMemTables(const ReadView& view, MultiGetBatch* batch);
+  void MultiGetInGuard(const SuperVersion& sv, SequenceNumber sequence, const std::vector<Slice>& keys,
+                       std::vector<std::string>* values, std::vector<Status>* statuses);
+  void MultiGetFromMemTables(const SuperVersion& sv, MultiGetBatch* batch);
   void MultiGetFromLevel0(const FileList& files, MultiGetBatch* batch);
   void MultiGetFromSortedLevel(const Version& version, int level, MultiGetBatch* batch);
   // Looks the batch's current group up in `file`; decided keys are marked.
@@ -230,6 +260,9 @@ class DBImpl final : public DB {
   std::deque<ImmMemTable> imm_;  // oldest first
   std::shared_ptr<const Version> current_;
   std::list<std::weak_ptr<const Version>> live_versions_;
+  std::shared_ptr<const SuperVersion> super_;  // of mem_, imm_, current_ (InstallSuperVersion)
+  std::atomic<const SuperVersion*> super_ptr_{nullptr};  // super_.get(), for readers
+  ReadGate read_gate_;
   uint64_t next_file_number_ = 2;
   uint64_t log_number_ = 0;  // oldest WAL still needed (persisted in the manifest)
   uint64_t manifest_number_ = 0;
@@ -250,6 +283,7 @@ class DBImpl final : public DB {
 
   std::vector<std::unique_ptr<LevelFilterStats>> filter_stats_;
   Counters counters_;
+  StripedCounters<kNumReadCounters> read_counters_;
   RecoveryStats recovery_;  // written by Open only
 };
 

@@ -1,6 +1,7 @@
 #include "engine/memtable/internal_key.h"
 
 #include <cassert>
+#include <cstring>
 
 #include "engine/util/coding.h"
 
@@ -57,11 +58,20 @@ int CompareInternalKeys(const Slice& a, const Slice& b) {
 }
 
 LookupKey::LookupKey(const Slice& user_key, SequenceNumber snapshot) {
+  assert(snapshot <= kMaxSequenceNumber);
   const size_t ikey_len = user_key.size() + kInternalKeyTrailerBytes;
-  buf_.reserve(kMaxVarint32Bytes + ikey_len);
-  PutVarint32(&buf_, static_cast<uint32_t>(ikey_len));
-  ikey_offset_ = buf_.size();
-  AppendInternalKey(&buf_, user_key, snapshot, kValueTypeForSeek);
+  const size_t max_size = kMaxVarint32Bytes + ikey_len;
+  char* dst = inline_;
+  if (max_size > kInlineBytes) {
+    heap_.resize(max_size);
+    dst = heap_.data();
+    on_heap_ = true;
+  }
+  char* p = EncodeVarint32(dst, static_cast<uint32_t>(ikey_len));
+  ikey_offset_ = static_cast<size_t>(p - dst);
+  std::memcpy(p, user_key.data(), user_key.size());
+  EncodeFixed64(p + user_key.size(), PackSequenceAndType(snapshot, kValueTypeForSeek));
+  size_ = ikey_offset_ + ikey_len;
 }
 
 }  // namespace filterlab::engine

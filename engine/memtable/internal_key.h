@@ -62,18 +62,23 @@ int CompareInternalKeys(const Slice& a, const Slice& b);
 // A memtable lookup key for (user_key, snapshot): the memtable entry prefix
 // varint32(len) ‖ user_key ‖ trailer(snapshot, kValueTypeForSeek), so it can
 // be compared directly against stored entries.
+// Keys up to kInlineBytes encoded (user keys up to 51 bytes) live inside the
+// object: a point lookup allocates nothing for its key.
 class LookupKey {
  public:
   LookupKey(const Slice& user_key, SequenceNumber snapshot);
   // varint32-prefixed internal key, the memtable's key format.
-  const char* memtable_key() const { return buf_.data(); }
-  Slice internal_key() const { return Slice(buf_.data() + ikey_offset_, buf_.size() - ikey_offset_); }
-  Slice user_key() const {
-    return Slice(buf_.data() + ikey_offset_, buf_.size() - ikey_offset_ - kInternalKeyTrailerBytes);
-  }
+  const char* memtable_key() const { return data(); }
+  Slice internal_key() const { return Slice(data() + ikey_offset_, size_ - ikey_offset_); }
+  Slice user_key() const { return Slice(data() + ikey_offset_, size_ - ikey_offset_ - kInternalKeyTrailerBytes); }
 
  private:
-  std::string buf_;
+  static constexpr size_t kInlineBytes = 64;
+  const char* data() const { return on_heap_ ? heap_.data() : inline_; }
+  char inline_[kInlineBytes];
+  std::string heap_;  // used only for longer keys
+  bool on_heap_ = false;
+  size_t size_ = 0;
   size_t ikey_offset_ = 0;
 };
 

@@ -100,10 +100,10 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
 MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
   if (bloom_) {
     if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
-      bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
+      bloom_counters_.Add(0);
       return GetResult::kNotFound;
     }
-    bloom_positives_.fetch_add(1, std::memory_order_relaxed);
+    bloom_counters_.Add(1);
   }
   MemTableList::Iterator it(&list_);
   it.Seek(key.memtable_key());

@@ -34,6 +34,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/memtable/skiplist.h"
 #include "engine/util/arena.h"
+#include "engine/util/thread_slot.h"
 #include "filters/filter.h"
 
 namespace filterlab::engine {
@@ -101,8 +102,8 @@ class MemTable {
   // The memtable filter, or null when disabled.
   const Filter* bloom() const { return bloom_.get(); }
   // Get calls answered by a Bloom negative / passed on to the skip list.
-  uint64_t bloom_negatives() const { return bloom_negatives_.load(std::memory_order_relaxed); }
-  uint64_t bloom_positives() const { return bloom_positives_.load(std::memory_order_relaxed); }
+  uint64_t bloom_negatives() const { return bloom_counters_.Sum(0); }
+  uint64_t bloom_positives() const { return bloom_counters_.Sum(1); }
 
   // Ordered iteration over entries (internal keys and values).
   class Iterator {
@@ -132,8 +133,9 @@ class MemTable {
   std::unique_ptr<Filter> bloom_;  // with options_.bloom_policy, which hashes its keys
   std::atomic<uint64_t> num_entries_{0};
   std::atomic<uint64_t> data_size_{0};
-  mutable std::atomic<uint64_t> bloom_negatives_{0};
-  mutable std::atomic<uint64_t> bloom_positives_{0};
+  // [0] negatives, [1] positives; per thread slot, so concurrent readers
+  // (and the writer's num_entries_ and data_size_) share no line.
+  mutable StripedCounters<2> bloom_counters_;
 };
 
 // Filter bits for a write buffer and ratio per spec §4 (ratio clamped to

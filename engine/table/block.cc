@@ -1,6 +1,7 @@
 #include "engine/table/block.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_builder.h"
@@ -171,9 +172,15 @@ void BlockIter::Seek(const Slice& target) {
     return;
   }
   // Last restart whose key is < target (or == target: exact hit).
+  const char* base = block_->contents_.data();
   uint32_t left = 0, right = block_->num_restarts_ - 1;
   while (left < right) {
     const uint32_t mid = left + (right - left + 1) / 2;
+    // Both places the next probe can be: their key lines load while this
+    // one is compared (a binary search over a large index block is
+    // otherwise one cache miss after another).
+    if (mid - left >= 2) __builtin_prefetch(base + block_->RestartOffset(left + (mid - left) / 2));
+    if (right - mid >= 1) __builtin_prefetch(base + block_->RestartOffset(mid + (right - mid + 1) / 2));
     Slice mid_key;
     if (!DecodeRestartKey(mid, &mid_key)) return;
     const int c = Compare(mid_key, target);
@@ -185,10 +192,52 @@ void BlockIter::Seek(const Slice& target) {
       left = right = mid;
     }
   }
-  SeekToRestartPoint(left);
+  SeekFromRestart(left, target);
+}
+
+void BlockIter::SeekFromRestart(uint32_t restart, const Slice& target) {
+  if (!status_.ok()) return;
+  SeekToRestartPoint(restart);
   while (ParseNextEntry()) {
     if (Compare(key(), target) >= 0) return;
   }
+}
+
+bool BlockIter::FindRestarts(const Slice* targets, size_t n, uint32_t* out) {
+  if (!status_.ok()) return false;
+  // out[i] is the search's left end, right[i] its right end (as in Seek).
+  thread_local std::vector<uint32_t> right;
+  right.assign(n, block_->num_restarts_ - 1);
+  for (size_t i = 0; i < n; ++i) {
+    if (block_->order_ == KeyOrder::kInternal && targets[i].size() < kInternalKeyTrailerBytes) {
+      SetCorruption("seek target of " + std::to_string(targets[i].size()) + " bytes is not an internal key");
+      return false;
+    }
+    out[i] = 0;
+  }
+  const char* base = block_->contents_.data();
+  for (bool active = n > 0; active;) {
+    for (size_t i = 0; i < n; ++i) {
+      if (out[i] < right[i]) __builtin_prefetch(base + block_->RestartOffset(out[i] + (right[i] - out[i] + 1) / 2));
+    }
+    active = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (out[i] >= right[i]) continue;
+      const uint32_t mid = out[i] + (right[i] - out[i] + 1) / 2;
+      Slice mid_key;
+      if (!DecodeRestartKey(mid, &mid_key)) return false;
+      const int c = Compare(mid_key, targets[i]);
+      if (c < 0) {
+        out[i] = mid;
+      } else if (c > 0) {
+        right[i] = mid - 1;
+      } else {
+        out[i] = right[i] = mid;
+      }
+      active = active || out[i] < right[i];
+    }
+  }
+  return true;
 }
 
 bool BlockIter::SeekForGet(const Slice& target) {

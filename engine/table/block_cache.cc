@@ -62,7 +62,9 @@ std::shared_ptr<const void> BlockCache::Lookup(const BlockCacheKey& key) {
     return nullptr;
   }
   shard.hits.store(shard.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  slot.clock = kMaxClock;  // the line is already in cache: a plain store
+  // Written only when it changes: a slot hit again and again (by readers on
+  // several cores) then stays a read-only line, shared by their caches.
+  if (slot.clock != kMaxClock) slot.clock = kMaxClock;
   return slot.value;
 }
 
@@ -71,6 +73,7 @@ void BlockCache::RemoveAt(Shard* shard, size_t i, Victims* victims) {
   const size_t mask = shard->mask;
   shard->usage -= slots[i].charge;
   --shard->count;
+  if (slots[i].pinned) --shard->pinned;
   victims->push_back(std::move(slots[i].value));
   // Backward-shift deletion: walk the run after the hole; an entry whose
   // home slot is not cyclically within (hole, its position] would be cut off
@@ -83,15 +86,20 @@ void BlockCache::RemoveAt(Shard* shard, size_t i, Victims* victims) {
     i = j;
   }
   slots[i].used = false;
+  slots[i].pinned = false;
   slots[i].value.reset();  // moved-from already; keep empty slots empty
 }
 
 void BlockCache::MakeRoom(Shard* shard, size_t charge, size_t budget, Victims* victims) {
   // Terminates: each step decrements a clock (bounded by kMaxClock per
-  // entry), evicts an entry, or passes an empty slot (fewer than one sweep
-  // of those in a row while any entry remains).
-  while (shard->usage + charge > budget && shard->count > 0) {
+  // entry), evicts an entry, or passes an empty or pinned slot (fewer than
+  // one sweep of those in a row while an unpinned entry remains).
+  while (shard->usage + charge > budget && shard->count > shard->pinned) {
     Slot& slot = shard->slots[shard->hand];
+    if (slot.pinned) {
+      shard->hand = (shard->hand + 1) & shard->mask;
+      continue;
+    }
     if (slot.used && slot.clock == 0) {
       // The hand stays: backward shift may have moved an entry into this slot.
       RemoveAt(shard, shard->hand, victims);
@@ -115,7 +123,7 @@ void BlockCache::Grow(Shard* shard) {
   }
 }
 
-void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge) {
+void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned) {
   const uint64_t hash = Hash(key);
   Shard& shard = ShardFor(hash);
   // Values leaving the cache are released after the lock: freeing a block
@@ -129,6 +137,11 @@ void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> va
     return;
   }
   MakeRoom(&shard, charge, shard_capacity_, &victims);
+  if (!pinned && shard.usage + charge > shard_capacity_) {
+    // Only pinned entries are left and they fill the budget.
+    victims.push_back(std::move(value));
+    return;
+  }
   if (OverLoad(shard.count + 1, shard.mask + 1)) Grow(&shard);
   // Eviction and growth move slots: probe again.
   i = Find(shard, key, hash);
@@ -138,7 +151,9 @@ void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> va
   slot.charge = charge;
   slot.clock = 1;
   slot.used = true;
+  slot.pinned = pinned;
   ++shard.count;
+  if (pinned) ++shard.pinned;
   shard.usage += charge;
 }
 

@@ -108,8 +108,12 @@ class BlockCache {
   std::shared_ptr<const void> Lookup(const BlockCacheKey& key);
   // Inserts or replaces. First evicts (CLOCK) until the shard has room for
   // `charge`; an entry larger than the shard's budget is not kept (and a
-  // previous entry under its key is dropped).
-  void Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge);
+  // previous entry under its key is dropped). A pinned entry (a table
+  // reader's index and filter, which it holds and uses without lookups) is
+  // charged like any other but never evicted: only Erase removes it. While
+  // pinned entries fill a shard's budget the shard keeps nothing else (a
+  // pinned insert is kept even then, over the budget).
+  void Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned = false);
   void Erase(const BlockCacheKey& key);
 
   template <typename T>
@@ -161,12 +165,14 @@ class BlockCache {
     size_t charge = 0;
     uint8_t clock = 0;  // CLOCK counter, meaningful while `used`
     bool used = false;
+    bool pinned = false;  // never evicted (Insert)
   };
   struct alignas(64) Shard {
     mutable SpinMutex mu;
     std::unique_ptr<Slot[]> slots;
     size_t mask = 0;   // slot count - 1 (a power of two minus one)
     size_t count = 0;  // used slots
+    size_t pinned = 0;  // ... of which pinned
     size_t usage = 0;  // sum of their charges
     size_t hand = 0;   // CLOCK hand: the next slot to inspect
     // Written only under `mu`, read lock-free by hits()/misses().

@@ -46,6 +46,35 @@ TEST(BlockCache, EvictsEntriesNotHitLatelyWithinTheByteBudget) {
   EXPECT_EQ(cache.num_entries(), 2u);
 }
 
+TEST(BlockCache, PinnedEntriesAreChargedButNeverEvicted) {
+  BlockCache cache(100, 0);
+  cache.Insert({1, 0}, Value("pinned"), 60, /*pinned=*/true);
+  // Unpinned entries come and go around it; the pinned one is never hit
+  // (its reader uses it directly), yet it stays, charged.
+  for (uint64_t i = 1; i <= 20; ++i) {
+    cache.Insert({2, i}, Value("x"), 30);
+    EXPECT_LE(cache.usage(), 100u);
+  }
+  EXPECT_NE(cache.Lookup({1, 0}), nullptr);
+  EXPECT_EQ(cache.usage(), 90u);  // the pinned 60 and the latest 30
+  // Pinned entries filling the budget leave no room for others, and the
+  // sweep that finds nothing to evict ends.
+  cache.Insert({1, 1}, Value("pinned too"), 40, /*pinned=*/true);
+  EXPECT_EQ(cache.usage(), 100u);
+  cache.Insert({2, 99}, Value("y"), 30);
+  EXPECT_EQ(cache.Lookup({2, 99}), nullptr);
+  EXPECT_NE(cache.Lookup({1, 0}), nullptr);
+  EXPECT_NE(cache.Lookup({1, 1}), nullptr);
+  EXPECT_EQ(cache.usage(), 100u);
+  // Erase is the only way out.
+  cache.Erase({1, 0});
+  cache.Erase({1, 1});
+  EXPECT_EQ(cache.Lookup({1, 0}), nullptr);
+  cache.Insert({2, 100}, Value("z"), 90);
+  EXPECT_NE(cache.Lookup({2, 100}), nullptr);
+  EXPECT_LE(cache.usage(), 100u);
+}
+
 TEST(BlockCache, ChargesAreAccountedOnInsertReplaceAndErase) {
   BlockCache cache(100, 0);
   cache.Insert({1, 0}, Value("a"), 40);

@@ -190,6 +190,49 @@ TEST(Block, RoundTripSeekAndSeekForGetMatchModel) {
   }
 }
 
+// The batched binary search (FindRestarts, then SeekFromRestart per target)
+// lands every target exactly where Seek does: same entry, or both past the
+// end, over blocks with 1..1000 restarts and targets present, absent, before
+// the first key and after the last, in random order with repeats.
+TEST(Block, BatchedSeekLandsWhereSeekDoes) {
+  for (int restart_interval : {1, 3, 16}) {
+    for (size_t n_keys : {1, 7, 300, 1000}) {
+      SCOPED_TRACE("restart_interval=" + std::to_string(restart_interval) + " keys=" + std::to_string(n_keys));
+      const auto entries = RandomEntries(n_keys, 12, 77 + n_keys);
+      auto block = OpenOrDie(Build(entries, restart_interval, false));
+      SplitMix64 rng(n_keys * 31 + restart_interval);
+      std::vector<std::string> owned;
+      for (int t = 0; t < 200; ++t) {
+        const Entry& e = entries[rng.Next() % entries.size()];
+        std::string target = e.ikey;
+        switch (rng.Next() % 4) {
+          case 0: break;  // a stored key
+          case 1: target.insert(target.size() - kInternalKeyTrailerBytes, 1, 'b'); break;  // absent user key
+          case 2: target = std::string(1, '\0') + std::string(8, '\xff'); break;  // before every key
+          default: target = std::string(20, '\xff') + std::string(8, '\0'); break;  // after every key
+        }
+        owned.push_back(target);
+      }
+      for (size_t n : {size_t{1}, size_t{5}, owned.size()}) {
+        std::vector<Slice> targets(owned.begin(), owned.begin() + n);
+        std::vector<uint32_t> restarts(n);
+        BlockIter batch(block.get());
+        ASSERT_TRUE(batch.FindRestarts(targets.data(), n, restarts.data()));
+        for (size_t i = 0; i < n; ++i) {
+          BlockIter one(block.get());
+          one.Seek(targets[i]);
+          batch.SeekFromRestart(restarts[i], targets[i]);
+          ASSERT_EQ(batch.Valid(), one.Valid()) << i;
+          if (one.Valid()) {
+            EXPECT_EQ(batch.key().ToString(), one.key().ToString()) << i;
+          }
+          EXPECT_TRUE(batch.status().ok());
+        }
+      }
+    }
+  }
+}
+
 TEST(Block, HashLookupOutcomesAreReported) {
   const auto entries = RandomEntries(100, 10, 77);
   auto block = OpenOrDie(Build(entries, 16, true, 1.0));

@@ -7,50 +7,57 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_cache.h"
 #include "engine/table/filter_block.h"
+#include "engine/util/thread_slot.h"
 #include "filters/filter.h"
 
 namespace filterlab::engine {
 
-struct TableReader::Counters {
-  std::atomic<uint64_t> filter_checks{0};
-  std::atomic<uint64_t> filter_negatives{0};
-  std::atomic<uint64_t> data_block_fetches{0};
-  std::atomic<uint64_t> data_block_reads{0};
-  std::atomic<uint64_t> data_bytes_read{0};
-  std::atomic<uint64_t> index_reads{0}, index_bytes_read{0};
-  std::atomic<uint64_t> filter_reads{0}, filter_bytes_read{0};
-  std::atomic<uint64_t> fp_data_block_fetches{0}, fp_data_block_reads{0};
-  std::atomic<uint64_t> hash_lookups{0};
-  std::atomic<uint64_t> hash_collisions{0};
+// Per thread slot (thread_slot.h): readers of one table in several threads
+// write no counter line in common.
+enum TableCounter : size_t {
+  kFilterChecks,
+  kFilterNegatives,
+  kDataBlockFetches,
+  kDataBlockReads,
+  kDataBytesRead,
+  kIndexReads,
+  kIndexBytesRead,
+  kFilterReads,
+  kFilterBytesRead,
+  kFpDataBlockFetches,
+  kFpDataBlockReads,
+  kHashLookups,
+  kHashCollisions,
+  kNumTableCounters
 };
-
-namespace {
-
-void Bump(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
-uint64_t Load(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
-
-}  // namespace
+struct TableReader::Counters : StripedCounters<kNumTableCounters> {};
 
 TableReader::TableReader(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file)
     : options_(options), file_(std::move(file)), counters_(std::make_unique<Counters>()) {}
 
-TableReader::~TableReader() = default;
+TableReader::~TableReader() {
+  // The pinned index and filter leave the cache with their reader.
+  if (options_.block_cache != nullptr) {
+    if (index_block_) options_.block_cache->Erase({file_id_, footer_.index_handle.offset});
+    if (filter_) options_.block_cache->Erase({file_id_, filter_handle_.offset});
+  }
+}
 
 TableReaderStats TableReader::stats() const {
   TableReaderStats s;
-  s.filter_checks = Load(counters_->filter_checks);
-  s.filter_negatives = Load(counters_->filter_negatives);
-  s.data_block_fetches = Load(counters_->data_block_fetches);
-  s.data_block_reads = Load(counters_->data_block_reads);
-  s.data_bytes_read = Load(counters_->data_bytes_read);
-  s.index_reads = Load(counters_->index_reads);
-  s.index_bytes_read = Load(counters_->index_bytes_read);
-  s.filter_reads = Load(counters_->filter_reads);
-  s.filter_bytes_read = Load(counters_->filter_bytes_read);
-  s.fp_data_block_fetches = Load(counters_->fp_data_block_fetches);
-  s.fp_data_block_reads = Load(counters_->fp_data_block_reads);
-  s.hash_lookups = Load(counters_->hash_lookups);
-  s.hash_collisions = Load(counters_->hash_collisions);
+  s.filter_checks = counters_->Sum(kFilterChecks);
+  s.filter_negatives = counters_->Sum(kFilterNegatives);
+  s.data_block_fetches = counters_->Sum(kDataBlockFetches);
+  s.data_block_reads = counters_->Sum(kDataBlockReads);
+  s.data_bytes_read = counters_->Sum(kDataBytesRead);
+  s.index_reads = counters_->Sum(kIndexReads);
+  s.index_bytes_read = counters_->Sum(kIndexBytesRead);
+  s.filter_reads = counters_->Sum(kFilterReads);
+  s.filter_bytes_read = counters_->Sum(kFilterBytesRead);
+  s.fp_data_block_fetches = counters_->Sum(kFpDataBlockFetches);
+  s.fp_data_block_reads = counters_->Sum(kFpDataBlockReads);
+  s.hash_lookups = counters_->Sum(kHashLookups);
+  s.hash_collisions = counters_->Sum(kHashCollisions);
   return s;
 }
 
@@ -85,11 +92,11 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
   Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, kind, handle, &contents);
   if (!s.ok()) return s;
   if (kind == BlockKind::kIndex) {
-    Bump(counters_->index_reads);
-    Bump(counters_->index_bytes_read, handle.size + kBlockTrailerSize);
+    counters_->Add(kIndexReads);
+    counters_->Add(kIndexBytesRead, handle.size + kBlockTrailerSize);
   } else if (kind == BlockKind::kData) {
-    Bump(counters_->data_block_reads);
-    Bump(counters_->data_bytes_read, handle.size + kBlockTrailerSize);
+    counters_->Add(kDataBlockReads);
+    counters_->Add(kDataBytesRead, handle.size + kBlockTrailerSize);
   }
   std::unique_ptr<Block> block;
   const KeyOrder order = (kind == BlockKind::kData || kind == BlockKind::kIndex) ? KeyOrder::kInternal
@@ -207,13 +214,16 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
     s = ReadFilterBlock(&filter);
     if (!s.ok()) return s;
   }
+  // Pinned: lookups use them without a cache lookup (no shard lock, no
+  // reference count: the lines every concurrent lookup of this table would
+  // write), and the cache holds them as pinned entries, charged to its
+  // budget and never evicted, until the reader closes.
   if (options_.block_cache != nullptr) {
-    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->size());
-    if (filter) options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size());
-  } else {
-    index_block_ = std::move(index);
-    filter_ = std::move(filter);
+    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->size(), /*pinned=*/true);
+    if (filter) options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
   }
+  index_block_ = std::move(index);
+  filter_ = std::move(filter);
   return Status::OK();
 }
 
@@ -221,8 +231,8 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   std::string contents;
   Status s = ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kFilter, filter_handle_, &contents);
   if (!s.ok()) return s;
-  Bump(counters_->filter_reads);
-  Bump(counters_->filter_bytes_read, filter_handle_.size + kBlockTrailerSize);
+  counters_->Add(kFilterReads);
+  counters_->Add(kFilterBytesRead, filter_handle_.size + kBlockTrailerSize);
   std::unique_ptr<FilterBlockReader> f;
   s = FilterBlockReader::Open(std::move(contents), filter_policy_,
                               DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
@@ -231,33 +241,9 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   return Status::OK();
 }
 
-Status TableReader::LoadIndex(std::shared_ptr<const Block>* out) const {
-  if (options_.block_cache == nullptr) {
-    *out = index_block_;
-    return Status::OK();
-  }
-  const BlockCacheKey key{file_id_, footer_.index_handle.offset};
-  if ((*out = options_.block_cache->LookupAs<Block>(key))) return Status::OK();
-  Status s = ReadAndOpenBlock(BlockKind::kIndex, footer_.index_handle, out);
-  if (s.ok()) options_.block_cache->Insert(key, *out, (*out)->size());
-  return s;
-}
-
-Status TableReader::LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const {
-  if (!has_filter()) return Status::OK();
-  if (options_.block_cache == nullptr) {
-    *out = filter_;
-    return Status::OK();
-  }
-  const BlockCacheKey key{file_id_, filter_handle_.offset};
-  if ((*out = options_.block_cache->LookupAs<FilterBlockReader>(key))) return Status::OK();
-  Status s = ReadFilterBlock(out);
-  if (s.ok()) options_.block_cache->Insert(key, *out, (*out)->size());
-  return s;
-}
 
 Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read) const {
-  Bump(counters_->data_block_fetches);
+  counters_->Add(kDataBlockFetches);
   if (read != nullptr) *read = false;
   const BlockCacheKey key{file_id_, handle.offset};
   if (options_.block_cache != nullptr && (*out = options_.block_cache->LookupAs<Block>(key))) {
@@ -310,16 +296,16 @@ Status TableReader::LookupFromIndex(BlockIter* index, const Slice& target, std::
     BlockIter it(block.get());
     const bool may_exist = it.SeekForGet(target);
     if (block->has_hash_index()) {
-      Bump(counters_->hash_lookups);
-      if (it.last_hash_outcome() == BlockIter::HashOutcome::kCollision) Bump(counters_->hash_collisions);
+      counters_->Add(kHashLookups);
+      if (it.last_hash_outcome() == BlockIter::HashOutcome::kCollision) counters_->Add(kHashCollisions);
     }
     if (!it.status().ok()) return it.status();
     if (!may_exist) return Status::OK();
     if (it.Valid()) {
       if (ExtractUserKey(it.key()) == user_key) {
         result->found = true;
-        result->internal_key = it.key().ToString();
-        result->value = it.value().ToString();
+        result->internal_key.assign(it.key().data(), it.key().size());
+        result->value.assign(it.value().data(), it.value().size());
       }
       return Status::OK();
     }
@@ -329,31 +315,26 @@ Status TableReader::LookupFromIndex(BlockIter* index, const Slice& target, std::
 }
 
 Status TableReader::Get(const Slice& target, LookupResult* result) const {
-  *result = LookupResult();
+  result->Reset();
   if (target.size() < kInternalKeyTrailerBytes) {
     return result->status = Status::InvalidArgument("Get target of " + std::to_string(target.size()) +
                                                     " bytes is not an internal key (at least 8 bytes)");
   }
-  std::shared_ptr<const FilterBlockReader> filter;
-  Status s = LoadFilter(&filter);
-  if (!s.ok()) return result->status = s;
+  const FilterBlockReader* filter = filter_.get();
   if (filter) {
-    Bump(counters_->filter_checks);
+    counters_->Add(kFilterChecks);
     if (!filter->KeyMayMatch(ExtractUserKey(target))) {
-      Bump(counters_->filter_negatives);
+      counters_->Add(kFilterNegatives);
       result->filter = LookupResult::Filter::kNegative;
       return result->status;
     }
   }
-  std::shared_ptr<const Block> index;
-  s = LoadIndex(&index);
-  if (!s.ok()) return result->status = s;
-  BlockIter index_iter(index.get());
+  BlockIter index_iter(index_block_.get());
   index_iter.Seek(target);
   uint64_t fetches = 0, file_reads = 0;
-  s = LookupFromIndex(&index_iter, target, nullptr, nullptr, result, &fetches, &file_reads);
+  Status s = LookupFromIndex(&index_iter, target, nullptr, nullptr, result, &fetches, &file_reads);
   if (!s.ok()) {
-    *result = LookupResult();
+    result->Reset();
     result->status = s;
   } else if (filter) {
     result->filter = LookupResult::Filter::kPositive;
@@ -364,8 +345,8 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
 
 void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetches, uint64_t file_reads) const {
   if (result.filter != LookupResult::Filter::kPositive || result.found) return;
-  Bump(counters_->fp_data_block_fetches, fetches);
-  Bump(counters_->fp_data_block_reads, file_reads);
+  counters_->Add(kFpDataBlockFetches, fetches);
+  counters_->Add(kFpDataBlockReads, file_reads);
 }
 
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
@@ -376,7 +357,7 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   thread_local size_t may_capacity = 0;
   pending.clear();
   for (size_t i = 0; i < n; ++i) {
-    results[i] = LookupResult();
+    results[i].Reset();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
       results[i].status = Status::InvalidArgument("MultiGet target " + std::to_string(i) + " of " +
                                                   std::to_string(targets[i].size()) +
@@ -385,12 +366,7 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
       pending.push_back(i);
     }
   }
-  auto fail_pending = [&](const Status& s) {
-    for (size_t i : pending) results[i].status = s;
-  };
-  std::shared_ptr<const FilterBlockReader> filter;
-  Status s = LoadFilter(&filter);
-  if (!s.ok()) return fail_pending(s);
+  const FilterBlockReader* filter = filter_.get();
   if (filter && !pending.empty()) {
     user_keys.resize(pending.size());
     for (size_t j = 0; j < pending.size(); ++j) user_keys[j] = ExtractUserKey(targets[pending[j]]);
@@ -399,48 +375,85 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
       may.reset(new bool[may_capacity]);
     }
     filter->KeysMayMatch(user_keys.data(), user_keys.size(), may.get());
-    Bump(counters_->filter_checks, pending.size());
+    counters_->Add(kFilterChecks, pending.size());
     size_t kept = 0;
     for (size_t j = 0; j < pending.size(); ++j) {
       results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
       if (may[j]) pending[kept++] = pending[j];
     }
-    Bump(counters_->filter_negatives, pending.size() - kept);
+    counters_->Add(kFilterNegatives, pending.size() - kept);
     pending.resize(kept);
   }
   if (pending.empty()) return;
   // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
   std::stable_sort(pending.begin(), pending.end(),
                    [&](size_t a, size_t b) { return CompareInternalKeys(targets[a], targets[b]) < 0; });
-  std::shared_ptr<const Block> index;
-  s = LoadIndex(&index);
-  if (!s.ok()) return fail_pending(s);
-  BlockIter index_iter(index.get());
-  std::shared_ptr<const Block> shared;
-  uint64_t shared_offset = 0;
-  for (size_t i : pending) {
-    index_iter.Seek(targets[i]);
+  const size_t m = pending.size();
+  // 1. The index: every key's binary search at once (FindRestarts overlaps
+  // their cache misses).
+  thread_local std::vector<Slice> seek_targets;
+  thread_local std::vector<uint32_t> restarts;
+  seek_targets.resize(m);
+  restarts.resize(m);
+  for (size_t j = 0; j < m; ++j) seek_targets[j] = targets[pending[j]];
+  BlockIter index_iter(index_block_.get());
+  if (!index_iter.FindRestarts(seek_targets.data(), m, restarts.data())) {
+    for (size_t i : pending) results[i].status = index_iter.status();
+    return;
+  }
+  // 2. Each key's first data block, all fetched (and their first lines
+  // prefetched) before any is searched; keys in one block share its fetch.
+  thread_local std::vector<std::shared_ptr<const Block>> blocks;
+  thread_local std::vector<uint64_t> offsets;
+  thread_local std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
+  blocks.resize(m);
+  offsets.resize(m);
+  block_read.assign(m, 0);
+  for (size_t j = 0; j < m; ++j) {
+    blocks[j].reset();
+    index_iter.SeekFromRestart(restarts[j], targets[pending[j]]);
+    if (!index_iter.Valid()) continue;  // step 3 reports the index's status or the key's absence
+    BlockHandle handle;
+    if (!DecodeIndexValue(index_iter, &handle).ok()) continue;  // ... and this error
+    offsets[j] = handle.offset;
+    if (j > 0 && blocks[j - 1] && offsets[j - 1] == handle.offset) {
+      blocks[j] = blocks[j - 1];
+      continue;
+    }
+    bool read = false;
+    if (!LoadDataBlock(handle, &blocks[j], &read).ok()) {
+      blocks[j].reset();  // step 3 fetches it again and reports the error
+      continue;
+    }
+    block_read[j] = read ? 1 : 0;
+    blocks[j]->Prefetch();
+  }
+  // 3. The lookups, each starting in its fetched block.
+  for (size_t j = 0; j < m; ++j) {
+    const size_t i = pending[j];
+    index_iter.SeekFromRestart(restarts[j], targets[i]);
     uint64_t fetches = 0, file_reads = 0;
-    s = LookupFromIndex(&index_iter, targets[i], &shared, &shared_offset, &results[i], &fetches, &file_reads);
+    uint64_t offset = offsets[j];
+    Status s = LookupFromIndex(&index_iter, targets[i], &blocks[j], &offset, &results[i], &fetches, &file_reads);
+    file_reads += block_read[j];
     if (!s.ok()) {
-      results[i] = LookupResult();
+      results[i].Reset();
       results[i].status = s;
     } else {
       CountFalsePositive(results[i], fetches, file_reads);
     }
   }
+  // Drop the batch's block references now, not at this thread's next batch.
+  for (size_t j = 0; j < m; ++j) blocks[j].reset();
 }
 
 std::unique_ptr<TableIterator> TableReader::NewIterator() const { return std::make_unique<TableIterator>(this); }
 
 Status TableReader::ForEachDataBlock(const std::function<Status(const BlockHandle&, const Block&)>& fn) const {
-  std::shared_ptr<const Block> index;
-  Status s = LoadIndex(&index);
-  if (!s.ok()) return s;
-  BlockIter it(index.get());
+  BlockIter it(index_block_.get());
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     BlockHandle handle;
-    s = DecodeIndexValue(it, &handle);
+    Status s = DecodeIndexValue(it, &handle);
     if (!s.ok()) return s;
     std::shared_ptr<const Block> block;
     s = LoadDataBlock(handle, &block);
@@ -452,9 +465,7 @@ Status TableReader::ForEachDataBlock(const std::function<Status(const BlockHandl
 }
 
 std::string TableReader::DescribeFilter() const {
-  std::shared_ptr<const FilterBlockReader> filter;
-  if (!LoadFilter(&filter).ok() || !filter) return "";
-  return filter->filter().Describe();
+  return filter_ ? filter_->filter().Describe() : "";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,8 +483,7 @@ Slice TableIterator::value() const { return data_iter_->value(); }
 bool TableIterator::InitIndex() {
   if (!status_.ok()) return false;
   if (!index_iter_) {
-    status_ = table_->LoadIndex(&index_block_);
-    if (!status_.ok()) return false;
+    index_block_ = table_->index_block_;
     index_iter_ = std::make_unique<BlockIter>(index_block_.get());
   }
   data_iter_.reset();

@@ -11,10 +11,12 @@
 // in sorted order, are grouped by data block: consecutive keys landing in the
 // same block share one fetch of it.
 //
-// Blocks go through the BlockCache when one is given (data, index and filter
-// blocks alike, keyed by this table's file id and the block offset);
-// without a cache the reader keeps the index and filter it read at open and
-// reads data blocks from the file on every use. Every block read is
+// The reader keeps the index and filter blocks it read at open for its
+// lifetime (pinned); with a BlockCache they also sit in the cache as pinned
+// entries (charged to its budget, never evicted, erased when the reader
+// closes), so lookups reach them without a cache lookup. Data blocks go
+// through the cache (keyed by this table's file id and the block offset);
+// without a cache they are read from the file on every use. Every block read is
 // checksum-verified; any inconsistency is a Corruption naming the file and
 // the block (kind and offset). A TableReader is safe to use from several
 // threads at once.
@@ -62,9 +64,20 @@ struct LookupResult {
   // positive and found) come from this.
   enum class Filter : uint8_t { kNotChecked, kNegative, kPositive };
   Filter filter = Filter::kNotChecked;
+
+  // Back to the state of a fresh LookupResult, keeping the strings'
+  // capacity (a result reused across lookups allocates nothing once grown).
+  void Reset() {
+    status = Status::OK();
+    found = false;
+    internal_key.clear();
+    value.clear();
+    filter = Filter::kNotChecked;
+  }
 };
 
-// Counters of the reader's work since it was opened (relaxed atomics inside).
+// Counters of the reader's work since it was opened (relaxed per-thread-slot
+// counters inside, engine/util/thread_slot.h).
 // A "fetch" obtains a block from the block cache or, on a miss (or without a
 // cache), by a "read" from the file: with direct reads a read is a storage
 // read. Read bytes are the blocks' stored sizes with their trailers.
@@ -74,9 +87,7 @@ struct TableReaderStats {
   uint64_t data_block_fetches = 0;  // data blocks obtained (from the cache or the file)
   uint64_t data_block_reads = 0;    // ... of which read from the file
   uint64_t data_bytes_read = 0;
-  // Index and filter fetches are not counted: every lookup makes one of
-  // each, and a shared counter bumped by every lookup costs threads that
-  // read the same table a contended cache line.
+  // Index and filter blocks are pinned (read once, at open).
   uint64_t index_reads = 0, index_bytes_read = 0;
   uint64_t filter_reads = 0, filter_bytes_read = 0;
   // Data blocks fetched / read by point lookups that the filter let through
@@ -130,8 +141,6 @@ class TableReader {
   Status ReadProperties(const BlockHandle& props_handle, bool have_filter);
   Status ReadIndexAndFilter(bool have_filter);
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
-  Status LoadIndex(std::shared_ptr<const Block>* out) const;
-  Status LoadFilter(std::shared_ptr<const FilterBlockReader>* out) const;
   // *read (may be null) says whether the block came from the file.
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
   Status ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
@@ -153,7 +162,7 @@ class TableReader {
   TableProperties props_;
   BlockHandle filter_handle_;
   std::shared_ptr<const FilterPolicy> filter_policy_;
-  // Held only without a block cache.
+  // Pinned (see above).
   std::shared_ptr<const Block> index_block_;
   std::shared_ptr<const FilterBlockReader> filter_;
   std::unique_ptr<Counters> counters_;
