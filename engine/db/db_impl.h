@@ -80,6 +80,7 @@ class DBImpl final : public DB {
   Status Flush(bool wait) override;
   Status CompactRange(const Slice* begin, const Slice* end) override;
   Status WaitForCompaction() override;
+  Status RewriteFilters(uint64_t* rewritten) override;
   void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                    uint64_t* bytes) override;
   DbStats GetStats() override;
@@ -103,7 +104,10 @@ class DBImpl final : public DB {
     int level = 0;  // inputs[0] from here, inputs[1] and outputs at level + 1
     FileList inputs[2];
     bool trivial_move = false;  // one file, nothing to merge with: just relink it one level down
+    // Rewrite inputs[0] (one table, inputs[1] empty) at its own level (RewriteFilters).
+    bool in_place = false;
     std::shared_ptr<const Version> input_version;  // the version the inputs were picked from
+    int output_level() const { return in_place ? level : level + 1; }
   };
   struct LevelFilterStats {
     std::atomic<uint64_t> checked{0}, negative{0}, positive{0}, true_positive{0};

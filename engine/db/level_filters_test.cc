@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include "engine/db/db_test_util.h"
+#include "engine/memtable/internal_key.h"
 
 namespace filterlab::engine {
 namespace {
@@ -107,6 +109,100 @@ TEST(LevelFilters, LevelsWithoutFiltersCountTheirLookups) {
     EXPECT_NEAR(static_cast<double>(c.wasted_reads()), trials * l.model_fp, 5 * sigma + 1) << l.level;
     EXPECT_GT(l.model_fp, 0.03);
     EXPECT_LT(l.model_fp, 0.09);
+  }
+}
+
+std::shared_ptr<FileMetaData> Table(uint64_t number, int lo, int hi, uint64_t entries) {
+  auto f = std::make_shared<FileMetaData>();
+  f->number = number;
+  AppendInternalKey(&f->smallest, Key(lo), 1, kTypeValue);
+  AppendInternalKey(&f->largest, Key(hi), 1, kTypeValue);
+  f->num_entries = entries;
+  return f;
+}
+
+// The weights are the shares of the stored keys inside each level's
+// tables: level 2 (ten tables of 1000 keys over [0, 10000)) holds the key
+// space, level 1 (one table of 500 over [0, 5000)) half of it. Boundary
+// keys stand for their tables' entries, so here the shares are exact:
+// level 1's range holds its own 500 keys and level 2's first five tables.
+TEST(LevelFilters, LookupReachIsTheShareOfKeysInsideTheTables) {
+  Version v(4);
+  v.mutable_files(1).push_back(Table(1, 0, 4999, 500));
+  for (int i = 0; i < 10; ++i) v.mutable_files(2).push_back(Table(10 + i, 1000 * i, 1000 * i + 999, 1000));
+  std::vector<double> reach = LookupReach(v, OutputJob());
+  ASSERT_EQ(reach.size(), 4u);
+  EXPECT_EQ(reach[0], 0.0);
+  EXPECT_DOUBLE_EQ(reach[1], 5500.0 / 10500.0);
+  EXPECT_DOUBLE_EQ(reach[2], 1.0);
+  EXPECT_EQ(reach[3], 0.0);
+  // A flush of 2000 keys over the whole range adds a level-0 run all lookups reach.
+  const std::string lo = Key(0), hi = Key(9999);
+  OutputJob flush;
+  flush.level = 0;
+  flush.entries = 2000;
+  flush.smallest = lo;
+  flush.largest = hi;
+  reach = LookupReach(v, flush);
+  EXPECT_DOUBLE_EQ(reach[0], 1.0);
+  EXPECT_DOUBLE_EQ(reach[1], 6500.0 / 12500.0);
+  // Compacting level 1's table with level 2's first five: level 1 empties,
+  // level 2 still covers everything.
+  const FileList upper = v.files(1);
+  const FileList lower(v.files(2).begin(), v.files(2).begin() + 5);
+  OutputJob compaction;
+  compaction.level = 2;
+  compaction.entries = 5500;
+  compaction.smallest = v.files(1)[0]->smallest_user_key();
+  compaction.largest = v.files(2)[4]->largest_user_key();
+  compaction.inputs = {&upper, &lower};
+  reach = LookupReach(v, compaction);
+  EXPECT_EQ(reach[1], 0.0);
+  EXPECT_DOUBLE_EQ(reach[2], 1.0);
+}
+
+// DB::RewriteFilters brings every table to what the allocation gives its
+// level in the tree as it is: one filter per level, the memory near the
+// budget, and nothing else changed. Under uniform every table already
+// holds the one filter, so nothing is rewritten.
+TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
+  for (const auto policy : {allocation::AllocationPolicy::kUniform, allocation::AllocationPolicy::kMonkey,
+                            allocation::AllocationPolicy::kOptimal}) {
+    SCOPED_TRACE(allocation::AllocationPolicyName(policy));
+    ScratchDir dir;
+    Options o = test::SmallOptions();
+    o.level_size_multiplier = 4;
+    o.filter_policy = test::Policy("fastlocal:bpk=10");
+    o.filter_allocation = Options::FilterAllocation{policy, 5, 0};
+    auto db = FillTree(o, dir.db(), 20000);
+    ASSERT_NE(db, nullptr);
+    const auto before = test::ScanAll(db.get());
+    uint64_t rewritten = 0;
+    ASSERT_TRUE(db->RewriteFilters(&rewritten).ok());
+    if (policy == allocation::AllocationPolicy::kUniform) {
+      EXPECT_EQ(rewritten, 0u);
+    } else {
+      EXPECT_GT(rewritten, 0u);
+    }
+    EXPECT_TRUE(test::ScanAll(db.get()) == before);
+    uint64_t again = 1;
+    ASSERT_TRUE(db->RewriteFilters(&again).ok());
+    EXPECT_EQ(again, 0u) << "a second rewrite finds every table at its level's filter";
+    const DbStats stats = db->GetStats();
+    uint64_t entries = 0, filter_bytes = 0;
+    int levels = 0;
+    for (const LevelStats& l : stats.levels) {
+      entries += l.entries;
+      filter_bytes += l.filter_bytes;
+      if (l.files == 0) continue;
+      ++levels;
+      EXPECT_EQ(l.filter.find('|'), std::string::npos) << "one filter per level: " << l.filter;
+    }
+    EXPECT_GE(levels, 3);
+    ASSERT_GT(entries, 0u);
+    const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(entries);
+    std::cerr << "bits/key " << bits_per_key << "\n";
+    EXPECT_NEAR(bits_per_key, 5.0, 0.5) << "filter bits / entries over all tables";
   }
 }
 
