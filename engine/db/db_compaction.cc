@@ -519,8 +519,12 @@ Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* inp
       first = false;
     }
   }
-  Status policy_status = FilterPolicyForOutput(options_, *c.input_version, job, &table_options.filter_policy);
-  if (!policy_status.ok()) return policy_status;
+  if (c.output_filter) {
+    table_options.filter_policy = c.output_filter;
+  } else {
+    Status policy_status = FilterPolicyForOutput(options_, *c.input_version, job, &table_options.filter_policy);
+    if (!policy_status.ok()) return policy_status;
+  }
   EntryFilter entries(SmallestSnapshot(), *c.input_version, out_level, /*drop_deletions=*/!c.in_place);
   std::unique_ptr<TableOutput> table;
   auto finish_table = [&] {
@@ -657,9 +661,10 @@ Status DBImpl::RewriteFilters(uint64_t* rewritten) {
   if (!s.ok() || !options_.filter_allocation) return s;
   // Background compactions wait on compaction_mu_, so the levels change
   // only by flushes (new level-0 tables, which the loop leaves alone) while
-  // the tables are rewritten one by one. A rewrite keeps its table's keys,
-  // so every level's target stays what it was when the loop began (a
-  // dropped shadowed version moves it by far less than a menu step).
+  // the tables are rewritten one by one. A rewrite keeps its table's keys
+  // and range, so every level's target is what it was when the loop began
+  // (a dropped shadowed version moves it by far less than a menu step):
+  // one allocation per level.
   std::lock_guard<std::mutex> c(compaction_mu_);
   std::shared_ptr<const Version> start;
   {
@@ -667,6 +672,8 @@ Status DBImpl::RewriteFilters(uint64_t* rewritten) {
     start = current_;
   }
   for (int level = 0; level < start->num_levels(); ++level) {
+    std::shared_ptr<const FilterPolicy> target;
+    bool have_target = false;
     for (const auto& f : start->files(level)) {
       std::unique_ptr<Compaction> comp;
       {
@@ -679,16 +686,19 @@ Status DBImpl::RewriteFilters(uint64_t* rewritten) {
         comp->input_version = current_;
         comp->inputs[0] = {f};
       }
-      OutputJob job;
-      job.level = level;
-      job.entries = f->num_entries;
-      job.smallest = f->smallest_user_key();
-      job.largest = f->largest_user_key();
-      job.inputs = {&comp->inputs[0]};
-      std::shared_ptr<const FilterPolicy> target;
-      s = FilterPolicyForOutput(options_, *comp->input_version, job, &target);
-      if (!s.ok()) return s;
+      if (!have_target) {
+        OutputJob job;
+        job.level = level;
+        job.entries = f->num_entries;
+        job.smallest = f->smallest_user_key();
+        job.largest = f->largest_user_key();
+        job.inputs = {&comp->inputs[0]};
+        s = FilterPolicyForOutput(options_, *comp->input_version, job, &target);
+        if (!s.ok()) return s;
+        have_target = true;
+      }
       if ((target ? target->spec() : std::string()) == f->filter_spec) continue;
+      comp->output_filter = target;
       s = RunCompaction(*comp);
       if (!s.ok()) return s;
       if (rewritten != nullptr) ++*rewritten;

@@ -106,6 +106,8 @@ class DBImpl final : public DB {
     bool trivial_move = false;  // one file, nothing to merge with: just relink it one level down
     // Rewrite inputs[0] (one table, inputs[1] empty) at its own level (RewriteFilters).
     bool in_place = false;
+    // Set: the filter of the outputs, decided by whoever built the job (RewriteFilters).
+    std::shared_ptr<const FilterPolicy> output_filter;
     std::shared_ptr<const Version> input_version;  // the version the inputs were picked from
     int output_level() const { return in_place ? level : level + 1; }
   };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -162,9 +161,14 @@ TEST(LevelFilters, LookupReachIsTheShareOfKeysInsideTheTables) {
 }
 
 // DB::RewriteFilters brings every table to what the allocation gives its
-// level in the tree as it is: one filter per level, the memory near the
-// budget, and nothing else changed. Under uniform every table already
-// holds the one filter, so nothing is rewritten.
+// level in the tree as it is: one filter per level (and a second rewrite
+// finds nothing to do), the memory at the budget, and nothing else changed.
+// Under uniform every table already holds the one filter, so nothing is
+// rewritten. Memory: the allocation spends the budget within 2%
+// (level_allocation_test.cc), and each table's filter adds at most one
+// 64-byte line of rounding plus its 5-byte trailer; in this tree of small
+// tables (~160 keys) that rounding is most of a bit per key (uniform at 5
+// bits/key holds ~5.3), so the upper bound counts it per table.
 TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
   for (const auto policy : {allocation::AllocationPolicy::kUniform, allocation::AllocationPolicy::kMonkey,
                             allocation::AllocationPolicy::kOptimal}) {
@@ -189,20 +193,85 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
     ASSERT_TRUE(db->RewriteFilters(&again).ok());
     EXPECT_EQ(again, 0u) << "a second rewrite finds every table at its level's filter";
     const DbStats stats = db->GetStats();
-    uint64_t entries = 0, filter_bytes = 0;
+    uint64_t entries = 0, filter_bytes = 0, tables = 0;
     int levels = 0;
     for (const LevelStats& l : stats.levels) {
       entries += l.entries;
       filter_bytes += l.filter_bytes;
+      tables += l.files;
       if (l.files == 0) continue;
       ++levels;
       EXPECT_EQ(l.filter.find('|'), std::string::npos) << "one filter per level: " << l.filter;
     }
     EXPECT_GE(levels, 3);
     ASSERT_GT(entries, 0u);
-    const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(entries);
-    std::cerr << "bits/key " << bits_per_key << "\n";
-    EXPECT_NEAR(bits_per_key, 5.0, 0.5) << "filter bits / entries over all tables";
+    const double n = static_cast<double>(entries);
+    const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / n;
+    EXPECT_GE(bits_per_key, 5.0 * 0.98) << "filter bits / entries over all tables";
+    EXPECT_LE(bits_per_key, 5.0 * 1.02 + (512.0 + 40.0) * static_cast<double>(tables) / n)
+        << "filter bits / entries over all tables, " << tables << " tables";
+  }
+}
+
+// The optimiser in its own model, with the weights the engine gives it
+// (a real tree's entries and reach, levels covering part of the key space):
+// never worse than uniform (exactly: uniform's points lie on the menu), nor
+// than monkey and no_last_level beyond the 1% chord tolerance of
+// level_allocation_test.cc, at budgets 2..12 and for missing and existing
+// keys. And after RewriteFilters under monkey, what the tree's tables expect
+// (sum of reach x model FP) is at most what the allocation expected: their
+// model FP is taken at each table's keys, the allocation's at the level's,
+// and the tables' filters differ from the menu only by rounding up to whole
+// cache lines, which adds bits (in this tree of ~160-key tables it lowered
+// the expected reads by ~16%; 1% is left for the models' evaluation).
+TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
+  ScratchDir dir;
+  Options o = test::SmallOptions();
+  o.level_size_multiplier = 4;
+  o.filter_policy = test::Policy("fastlocal:bpk=10");
+  o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kMonkey, 5, 0};
+  auto db = FillTree(o, dir.db(), 20000);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->RewriteFilters(nullptr).ok());
+  const DbStats stats = db->GetStats();
+  allocation::AllocationInput in;
+  double tree_expects = 0;
+  int partial = 0;
+  for (const LevelStats& l : stats.levels) {
+    allocation::LevelInput level;
+    level.keys = static_cast<double>(l.entries);
+    level.runs = l.reach;
+    ASSERT_TRUE(o.FilterFamilyForLevel(l.level, &level.family).ok());
+    in.levels.push_back(level);
+    tree_expects += l.reach * l.model_fp;
+    if (l.level > 0 && l.files > 0 && l.reach < 0.95) ++partial;
+  }
+  EXPECT_GE(partial, 1) << "the test wants a level covering part of the key space";
+  in.policy = allocation::AllocationPolicy::kMonkey;
+  in.budget_bits_per_key = 5;
+  allocation::Allocation monkey;
+  ASSERT_TRUE(allocation::Allocate(in, &monkey).ok());
+  EXPECT_LE(tree_expects, monkey.expected_reads * 1.01);
+  for (const double budget : {2.0, 3.0, 5.0, 8.0, 12.0}) {
+    for (const double share : {0.0, 0.5}) {
+      SCOPED_TRACE("budget " + std::to_string(budget) + " share " + std::to_string(share));
+      in.budget_bits_per_key = budget;
+      in.existing_share = share;
+      allocation::Allocation a[4];
+      const allocation::AllocationPolicy policies[4] = {
+          allocation::AllocationPolicy::kOptimal, allocation::AllocationPolicy::kUniform,
+          allocation::AllocationPolicy::kMonkey, allocation::AllocationPolicy::kNoLastLevel};
+      for (int i = 0; i < 4; ++i) {
+        in.policy = policies[i];
+        ASSERT_TRUE(allocation::Allocate(in, &a[i]).ok());
+      }
+      std::string tree;
+      for (const auto& l : in.levels) tree += " (" + std::to_string(l.keys) + " keys, runs " + std::to_string(l.runs) + ")";
+      EXPECT_LE(a[0].expected_reads, a[1].expected_reads * (1 + 1e-12)) << tree;
+      EXPECT_LE(a[0].expected_reads, a[2].expected_reads * 1.01 + 1e-5) << tree;
+      EXPECT_LE(a[0].expected_reads, a[3].expected_reads * 1.01 + 1e-5) << tree;
+      EXPECT_LE(a[0].bits_per_key, budget * 1.02);
+    }
   }
 }
 
