@@ -86,9 +86,12 @@ class DB {
   // rewrites in place (same level, same keys, one table for one) every table
   // whose filter differs from what the allocation gives its level in the
   // tree as it is now (engine/db/level_filters.h), so that every level holds
-  // the allocation of the current shape; background compactions wait
-  // meanwhile, reads and writes go on. *rewritten (if not null): the tables
-  // rewritten. Without filter_allocation: only the flush and the wait.
+  // the allocation of the current shape; background compactions wait during
+  // a pass, reads and writes go on. Bigger filters can push a level past its
+  // byte target, so it settles and rewrites again until a pass rewrites
+  // nothing (at most 4 passes), then waits for compactions. *rewritten (if
+  // not null): the tables rewritten. Without filter_allocation: only the
+  // flush and the wait.
   virtual Status RewriteFilters(uint64_t* rewritten) = 0;
 
   // Estimated entries (all versions) and bytes of the memtables with user

@@ -657,8 +657,25 @@ Status DBImpl::CompactRange(const Slice* begin, const Slice* end) {
 Status DBImpl::RewriteFilters(uint64_t* rewritten) {
   if (rewritten != nullptr) *rewritten = 0;
   Status s = Flush(true);
-  if (s.ok()) s = WaitForCompaction();
-  if (!s.ok() || !options_.filter_allocation) return s;
+  if (!s.ok() || !options_.filter_allocation) return s.ok() ? WaitForCompaction() : s;
+  // A pass can leave the tree unsettled: bigger filters make a level's
+  // tables bigger, which may push it past its byte target, and the
+  // compaction that follows changes the shape. So: settle, rewrite, and
+  // again until a pass finds nothing to rewrite (at most 4 passes: a tree
+  // that keeps moving is left as it is, its statistics say what it holds).
+  for (int pass = 0; pass < 4; ++pass) {
+    s = WaitForCompaction();
+    if (!s.ok()) return s;
+    uint64_t done = 0;
+    s = RewriteFiltersPass(&done);
+    if (!s.ok()) return s;
+    if (rewritten != nullptr) *rewritten += done;
+    if (done == 0) break;
+  }
+  return WaitForCompaction();
+}
+
+Status DBImpl::RewriteFiltersPass(uint64_t* rewritten) {
   // Background compactions wait on compaction_mu_, so the levels change
   // only by flushes (new level-0 tables, which the loop leaves alone) while
   // the tables are rewritten one by one. A rewrite keeps its table's keys
@@ -671,6 +688,7 @@ Status DBImpl::RewriteFilters(uint64_t* rewritten) {
     std::lock_guard<std::mutex> l(mu_);
     start = current_;
   }
+  Status s;
   for (int level = 0; level < start->num_levels(); ++level) {
     std::shared_ptr<const FilterPolicy> target;
     bool have_target = false;
@@ -701,11 +719,11 @@ Status DBImpl::RewriteFilters(uint64_t* rewritten) {
       comp->output_filter = target;
       s = RunCompaction(*comp);
       if (!s.ok()) return s;
-      if (rewritten != nullptr) ++*rewritten;
+      ++*rewritten;
     }
   }
   std::lock_guard<std::mutex> l(mu_);
-  cv_.notify_all();
+  cv_.notify_all();  // levels changed: the compaction thread may have work
   return Status::OK();
 }
 

@@ -200,6 +200,7 @@ class DBImpl final : public DB {
   // inputs, write the surviving entries to new files, install and count.
   struct CompactionOutput;
   Status RunCompaction(const Compaction& c);
+  Status RewriteFiltersPass(uint64_t* rewritten);  // one pass of RewriteFilters; *rewritten: tables
   Status RunTrivialMove(const Compaction& c);
   std::unique_ptr<InternalIterator> NewCompactionInput(const Compaction& c, uint64_t* bytes_read);
   Status WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out);

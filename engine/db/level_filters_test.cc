@@ -33,6 +33,15 @@ std::unique_ptr<DB> FillTree(const Options& o, const std::string& path, int n) {
   return db;
 }
 
+// Small tables at T = 4, fastlocal sized by `policy` under a budget of 5 bits/key.
+Options AllocatedTreeOptions(allocation::AllocationPolicy policy) {
+  Options o = test::SmallOptions();
+  o.level_size_multiplier = 4;
+  o.filter_policy = test::Policy("fastlocal:bpk=10");
+  o.filter_allocation = Options::FilterAllocation{policy, 5, 0};
+  return o;
+}
+
 // Monkey in the engine: every table holds a filter the allocation sized
 // (not the family's own 10 bits/key; the levels' sizes differ, so do their
 // bits), and the memory the tables hold follows the budget. (Which level
@@ -45,10 +54,7 @@ std::unique_ptr<DB> FillTree(const Options& o, const std::string& path, int n) {
 // would give 10).
 TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsNearTheBudget) {
   ScratchDir dir;
-  Options o = test::SmallOptions();
-  o.level_size_multiplier = 4;
-  o.filter_policy = test::Policy("fastlocal:bpk=10");
-  o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kMonkey, 5, 0};
+  const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
   auto db = FillTree(o, dir.db(), 20000);
   ASSERT_NE(db, nullptr);
   const DbStats stats = db->GetStats();
@@ -174,11 +180,7 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
                             allocation::AllocationPolicy::kOptimal}) {
     SCOPED_TRACE(allocation::AllocationPolicyName(policy));
     ScratchDir dir;
-    Options o = test::SmallOptions();
-    o.level_size_multiplier = 4;
-    o.filter_policy = test::Policy("fastlocal:bpk=10");
-    o.filter_allocation = Options::FilterAllocation{policy, 5, 0};
-    auto db = FillTree(o, dir.db(), 20000);
+    auto db = FillTree(AllocatedTreeOptions(policy), dir.db(), 20000);
     ASSERT_NE(db, nullptr);
     const auto before = test::ScanAll(db.get());
     uint64_t rewritten = 0;
@@ -226,10 +228,7 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
 // the expected reads by ~16%; 1% is left for the models' evaluation).
 TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
   ScratchDir dir;
-  Options o = test::SmallOptions();
-  o.level_size_multiplier = 4;
-  o.filter_policy = test::Policy("fastlocal:bpk=10");
-  o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kMonkey, 5, 0};
+  const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
   auto db = FillTree(o, dir.db(), 20000);
   ASSERT_NE(db, nullptr);
   ASSERT_TRUE(db->RewriteFilters(nullptr).ok());
