@@ -15,7 +15,8 @@ const std::vector<std::string>& KnownBenchmarks() {
       "fillseq",         "fillrandom",      "filluniquerandom", "overwrite",
       "readrandom",      "readmissing",     "readseq",          "seekrandom",
       "multireadrandom", "approximatememtablestats",            "readwhilewriting",
-      "flush",           "compact",         "waitforcompaction", "stats"};
+      "flush",           "compact",         "waitforcompaction", "rewritefilters",
+      "stats"};
   return names;
 }
 
@@ -84,7 +85,7 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Int("threads", 1, 1, 1024,
              "benchmark threads, each with its own key stream (db_bench's): read benchmarks run --reads per "
              "thread, fills share --num writes among the threads, readwhilewriting runs this many readers beside "
-             "its writer; flush, compact, waitforcompaction and stats run once",
+             "its writer; flush, compact, waitforcompaction, rewritefilters and stats run once",
              &raw->threads);
   flags->Int("seed", 301, 0, 9223372036854775807LL, "seed of the key and value generators", &raw->seed);
   flags->Bool("histogram", "also time each call and report latency percentiles", &c->histogram);
@@ -205,6 +206,7 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("max_micros", "number", "with --histogram: largest latency per call");
   // The benchmarks' own fields.
   flags->Field("entries_written", "int", "fill benchmarks: entries written");
+  flags->Field("tables_rewritten", "int", "rewritefilters: tables rewritten for the filter allocation");
   flags->Field("seek_nexts", "int", "seekrandom: --seek_nexts");
   flags->Field("nexts_done", "int", "seekrandom: Next() calls that found an entry");
   flags->Field("batches", "int", "multireadrandom: batches looked up");
@@ -242,7 +244,8 @@ void DeclareRecordFields(FlagSet* flags) {
                "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
                "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
                "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
-               "key expects at one of its tables, 1 without a filter), lookups and found (ints: every table lookup, "
+               "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
+               "tables a lookup probes, lookups following the stored keys), lookups and found (ints: every table lookup, "
                "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
   flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
   flags->Field("recovery", "object",
@@ -277,6 +280,10 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("fp_reads_model_sigma_per_op", "number?",
                "filterlab engine: the binomial standard deviation of fp_reads_per_op under the models (sqrt of the "
                "sum of (lookups - found) p (1 - p)) per operation; null without operations");
+  flags->Field("fp_reads_tree_model", "number",
+               "filterlab engine: what the tree expects of fp_reads_per_op for a missing-key lookup from its tables "
+               "alone, no counts measured: sum over levels of reach x model_fp (reach: the expected number of the "
+               "level's tables a lookup probes, lookups following the stored keys; engine/db/level_filters.h)");
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
                "filter), block_cache {hits, misses, usage, capacity} ({} without a cache; usage = bytes cached "

@@ -53,6 +53,14 @@ class Engine {
   virtual Status CompactAll() = 0;
   // Returns once no flush or compaction is running or pending.
   virtual Status WaitForCompaction() = 0;
+  // Flushes, settles, and rewrites in place every table whose filter differs
+  // from what the filter allocation gives its level now
+  // (DB::RewriteFilters); *rewritten: tables rewritten. Only the filterlab
+  // engine has it.
+  virtual Status RewriteFilters(uint64_t* rewritten) {
+    *rewritten = 0;
+    return Status::NotSupported("rewritefilters: only --engine=filterlab rewrites tables for a filter allocation");
+  }
 
   // Estimated entries and bytes with user keys in [start, limit) in the
   // memtables (GetApproximateMemTableStats).

@@ -55,6 +55,7 @@ class FilterlabEngine : public Engine {
   Status Flush() override { return db_->Flush(/*wait=*/true); }
   Status CompactAll() override { return db_->CompactRange(nullptr, nullptr); }
   Status WaitForCompaction() override { return db_->WaitForCompaction(); }
+  Status RewriteFilters(uint64_t* rewritten) override { return db_->RewriteFilters(rewritten); }
 
   Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                   uint64_t* bytes) override {
@@ -91,6 +92,7 @@ class FilterlabEngine : public Engine {
       entry["entries"] = level.entries;
       entry["filter_bytes"] = level.filter_bytes;
       entry["model_fp"] = level.model_fp;
+      entry["reach"] = level.reach;
       entry["lookups"] = level.filter_counters.lookups;
       entry["found"] = level.filter_counters.found;
       entry["wasted_reads"] = level.filter_counters.wasted_reads();

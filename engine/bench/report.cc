@@ -21,7 +21,7 @@ double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast
 // standard deviation follow.
 void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
   if (!levels.is_array() || levels.empty()) return;
-  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0;
+  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0, tree = 0;
   for (const JsonRecord& l : levels) {
     if (!l.contains("wasted_reads")) return;
     const double missing = l["lookups"].get<double>() - l["found"].get<double>();
@@ -31,12 +31,14 @@ void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
     variance += missing * p * (1 - p);
     filter_bits += 8 * l["filter_bytes"].get<double>();
     entries += l["entries"].get<double>();
+    if (l.contains("reach")) tree += l["reach"].get<double>() * p;
   }
   (*rec)["filter_bits_per_key"] = entries > 0 ? filter_bits / entries : 0.0;
   const double n = static_cast<double>(ops);
   (*rec)["fp_reads_per_op"] = ops > 0 ? JsonRecord(wasted / n) : JsonRecord();
   (*rec)["fp_reads_model_per_op"] = ops > 0 ? JsonRecord(model / n) : JsonRecord();
   (*rec)["fp_reads_model_sigma_per_op"] = ops > 0 ? JsonRecord(std::sqrt(variance) / n) : JsonRecord();
+  (*rec)["fp_reads_tree_model"] = tree;
 }
 
 }  // namespace

@@ -82,6 +82,17 @@ class DB {
   virtual Status CompactRange(const Slice* begin, const Slice* end) = 0;
   // Returns once no flush is pending and no level needs compaction.
   virtual Status WaitForCompaction() = 0;
+  // With Options::filter_allocation: flushes, waits for compactions, then
+  // rewrites in place (same level, same keys, one table for one) every table
+  // whose filter differs from what the allocation gives its level in the
+  // tree as it is now (engine/db/level_filters.h), so that every level holds
+  // the allocation of the current shape; background compactions wait during
+  // a pass, reads and writes go on. Bigger filters can push a level past its
+  // byte target, so it settles and rewrites again until a pass rewrites
+  // nothing (at most 4 passes), then waits for compactions. *rewritten (if
+  // not null): the tables rewritten. Without filter_allocation: only the
+  // flush and the wait.
+  virtual Status RewriteFilters(uint64_t* rewritten) = 0;
 
   // Estimated entries (all versions) and bytes of the memtables with user
   // keys in [start, limit) (spec §2.1).

@@ -85,14 +85,23 @@ Status DBImpl::WriteTable(InternalIterator* it, int level, uint64_t number, File
     // The allocation counts the run's entries, needed before the table is
     // opened: a first pass over the iterator (a memtable, in memory).
     uint64_t entries = 0;
-    for (; it->Valid(); it->Next()) ++entries;
+    std::string smallest, largest;
+    for (; it->Valid(); it->Next()) {
+      if (entries++ == 0) smallest = ExtractUserKey(it->key()).ToString();
+      largest.assign(ExtractUserKey(it->key()).data(), ExtractUserKey(it->key()).size());
+    }
     it->SeekToFirst();
     std::shared_ptr<const Version> current;
     {
       std::lock_guard<std::mutex> l(mu_);
       current = current_;
     }
-    Status s = FilterPolicyForOutput(options_, *current, level, entries, {}, {}, &table_options.filter_policy);
+    OutputJob job;
+    job.level = level;
+    job.entries = entries;
+    job.smallest = smallest;
+    job.largest = largest;
+    Status s = FilterPolicyForOutput(options_, *current, job, &table_options.filter_policy);
     if (!s.ok()) return s;
   }
   TableOutput out;
@@ -410,8 +419,13 @@ namespace {
 // in internal-key order: per user key, newest first.
 class EntryFilter {
  public:
-  EntryFilter(SequenceNumber smallest_snapshot, const Version& input_version, int out_level)
-      : smallest_snapshot_(smallest_snapshot), input_version_(input_version), out_level_(out_level) {}
+  // drop_deletions false: a rewrite in place, which may not know of older
+  // versions of a key beside its input (other level-0 tables).
+  EntryFilter(SequenceNumber smallest_snapshot, const Version& input_version, int out_level, bool drop_deletions)
+      : smallest_snapshot_(smallest_snapshot),
+        input_version_(input_version),
+        out_level_(out_level),
+        drop_deletions_(drop_deletions) {}
 
   bool Drop(const ParsedInternalKey& p) {
     if (!has_current_ || p.user_key != Slice(current_key_)) {
@@ -422,7 +436,7 @@ class EntryFilter {
     bool drop = false;
     if (last_seq_for_key_ <= smallest_snapshot_) {
       drop = true;  // shadowed by a newer entry that every reader sees
-    } else if (p.type == kTypeDeletion && p.sequence <= smallest_snapshot_ &&
+    } else if (drop_deletions_ && p.type == kTypeDeletion && p.sequence <= smallest_snapshot_ &&
                input_version_.IsBottommostForKey(out_level_, p.user_key)) {
       drop = true;  // nothing older below to hide
     }
@@ -434,6 +448,7 @@ class EntryFilter {
   const SequenceNumber smallest_snapshot_;
   const Version& input_version_;
   const int out_level_;
+  const bool drop_deletions_;
   std::string current_key_;
   bool has_current_ = false;
   SequenceNumber last_seq_for_key_ = 0;
@@ -491,16 +506,27 @@ std::unique_ptr<InternalIterator> DBImpl::NewCompactionInput(const Compaction& c
 }
 
 Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out) {
-  const int out_level = c.level + 1;
+  const int out_level = c.output_level();
   TableOptions table_options = options_.TableOptionsForLevel(out_level);
-  uint64_t in_entries = 0;
+  OutputJob job;
+  job.level = out_level;
+  job.inputs = {&c.inputs[0], &c.inputs[1]};
+  bool first = true;
   for (const auto& inputs : c.inputs) {
-    for (const auto& f : inputs) in_entries += f->num_entries;
+    for (const auto& f : inputs) {
+      job.entries += f->num_entries;
+      if (first || f->smallest_user_key().compare(job.smallest) < 0) job.smallest = f->smallest_user_key();
+      if (first || f->largest_user_key().compare(job.largest) > 0) job.largest = f->largest_user_key();
+      first = false;
+    }
   }
-  Status policy_status = FilterPolicyForOutput(options_, *c.input_version, out_level, in_entries, c.inputs[0],
-                                               c.inputs[1], &table_options.filter_policy);
-  if (!policy_status.ok()) return policy_status;
-  EntryFilter entries(SmallestSnapshot(), *c.input_version, out_level);
+  if (c.output_filter) {
+    table_options.filter_policy = c.output_filter;
+  } else {
+    Status policy_status = FilterPolicyForOutput(options_, *c.input_version, job, &table_options.filter_policy);
+    if (!policy_status.ok()) return policy_status;
+  }
+  EntryFilter entries(SmallestSnapshot(), *c.input_version, out_level, /*drop_deletions=*/!c.in_place);
   std::unique_ptr<TableOutput> table;
   auto finish_table = [&] {
     std::shared_ptr<FileMetaData> meta;
@@ -521,7 +547,9 @@ Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* inp
       continue;
     }
     // Cut only between user keys, so a key's versions stay in one file.
-    if (table && table->FileSize() >= options_.target_file_size && table->last_user_key() != p.user_key) {
+    // A rewrite in place writes one table for its one input.
+    if (table && !c.in_place && table->FileSize() >= options_.target_file_size &&
+        table->last_user_key() != p.user_key) {
       s = finish_table();
       if (!s.ok()) return s;
     }
@@ -547,7 +575,7 @@ Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* inp
 
 Status DBImpl::InstallCompaction(const Compaction& c, const CompactionOutput& out) {
   std::lock_guard<std::mutex> m(manifest_mu_);
-  return InstallVersion({&c.inputs[0], &c.inputs[1]}, c.level + 1, out.files, false);
+  return InstallVersion({&c.inputs[0], &c.inputs[1]}, c.output_level(), out.files, false);
 }
 
 void DBImpl::RecordCompaction(const Compaction& c, uint64_t bytes_read, const CompactionOutput& out) {
@@ -558,7 +586,8 @@ void DBImpl::RecordCompaction(const Compaction& c, uint64_t bytes_read, const Co
   counters_.compaction_bytes_written.fetch_add(bytes_written, std::memory_order_relaxed);
   counters_.entries_dropped.fetch_add(out.dropped, std::memory_order_relaxed);
   Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) +
-          " files of L" + std::to_string(c.level) + "+L" + std::to_string(c.level + 1) + " into " +
+          " files of L" + std::to_string(c.level) + "+L" + std::to_string(c.level + 1) +
+          (c.in_place ? " (a rewrite in place)" : "") + " into " +
           std::to_string(out.files.size()) + " (" + std::to_string(bytes_read) + " -> " +
           std::to_string(bytes_written) + " bytes, " + std::to_string(out.dropped) + " entries dropped)",
       false);
@@ -619,6 +648,79 @@ Status DBImpl::CompactRange(const Slice* begin, const Slice* end) {
     if (comp) {
       s = RunCompaction(*comp);
       if (!s.ok()) return s;
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  cv_.notify_all();  // levels changed: the compaction thread may have work
+  return Status::OK();
+}
+
+Status DBImpl::RewriteFilters(uint64_t* rewritten) {
+  if (rewritten != nullptr) *rewritten = 0;
+  Status s = Flush(true);
+  if (!s.ok() || !options_.filter_allocation) return s.ok() ? WaitForCompaction() : s;
+  // A pass can leave the tree unsettled: bigger filters make a level's
+  // tables bigger, which may push it past its byte target, and the
+  // compaction that follows changes the shape. So: settle, rewrite, and
+  // again until a pass finds nothing to rewrite (at most 4 passes: a tree
+  // that keeps moving is left as it is, its statistics say what it holds).
+  for (int pass = 0; pass < 4; ++pass) {
+    s = WaitForCompaction();
+    if (!s.ok()) return s;
+    uint64_t done = 0;
+    s = RewriteFiltersPass(&done);
+    if (!s.ok()) return s;
+    if (rewritten != nullptr) *rewritten += done;
+    if (done == 0) break;
+  }
+  return WaitForCompaction();
+}
+
+Status DBImpl::RewriteFiltersPass(uint64_t* rewritten) {
+  // Background compactions wait on compaction_mu_, so the levels change
+  // only by flushes (new level-0 tables, which the loop leaves alone) while
+  // the tables are rewritten one by one. A rewrite keeps its table's keys
+  // and range, so every level's target is what it was when the loop began
+  // (a dropped shadowed version moves it by far less than a menu step):
+  // one allocation per level.
+  std::lock_guard<std::mutex> c(compaction_mu_);
+  std::shared_ptr<const Version> start;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    start = current_;
+  }
+  Status s;
+  for (int level = 0; level < start->num_levels(); ++level) {
+    std::shared_ptr<const FilterPolicy> target;
+    bool have_target = false;
+    for (const auto& f : start->files(level)) {
+      std::unique_ptr<Compaction> comp;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (shutting_down_) return Status::InvalidArgument("the DB is closing");
+        if (!bg_error_.ok()) return bg_error_;
+        comp = std::make_unique<Compaction>();
+        comp->level = level;
+        comp->in_place = true;
+        comp->input_version = current_;
+        comp->inputs[0] = {f};
+      }
+      if (!have_target) {
+        OutputJob job;
+        job.level = level;
+        job.entries = f->num_entries;
+        job.smallest = f->smallest_user_key();
+        job.largest = f->largest_user_key();
+        job.inputs = {&comp->inputs[0]};
+        s = FilterPolicyForOutput(options_, *comp->input_version, job, &target);
+        if (!s.ok()) return s;
+        have_target = true;
+      }
+      if ((target ? target->spec() : std::string()) == f->filter_spec) continue;
+      comp->output_filter = target;
+      s = RunCompaction(*comp);
+      if (!s.ok()) return s;
+      ++*rewritten;
     }
   }
   std::lock_guard<std::mutex> l(mu_);

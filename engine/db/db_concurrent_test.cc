@@ -46,10 +46,10 @@ int64_t VersionOf(const std::string& key, const std::string& value) {
   return std::stoll(value.substr(key.size() + 1, end == std::string::npos ? std::string::npos : end - key.size() - 1));
 }
 
-TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
+// With rewrite_filters, the maintenance thread also rewrites tables for the
+// filter allocation (DB::RewriteFilters) while the others read and write.
+void WritersReadersFlushesAndCompactions(const Options& o, bool rewrite_filters) {
   ScratchDir dir;
-  Options o = test::SmallOptions();
-  o.memtable_filter_policy = test::Policy("dynamic:bpk=8,probes=6,hash=32");
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(o, dir.db(), &db).ok());
   const int writes_per_writer = 6000 / test::kScale;
@@ -137,7 +137,11 @@ TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
   threads.emplace_back([&] {
     int round = 0;
     while (!done.load()) {
-      if (!(round++ % 2 == 0 ? db->Flush(false) : db->CompactRange(nullptr, nullptr)).ok()) errors++;
+      const int step = round++ % 3;
+      Status s = step == 0 ? db->Flush(false)
+                 : step == 2 && rewrite_filters ? db->RewriteFilters(nullptr)
+                                                : db->CompactRange(nullptr, nullptr);
+      if (!s.ok()) errors++;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
@@ -245,6 +249,22 @@ TEST(ConcurrentDB, ReadersAcrossTableEvictionsAndCompactions) {
   EXPECT_EQ(c.gets, gets.load());
   EXPECT_EQ(c.multigets, multigets.load());
   EXPECT_EQ(c.multiget_keys, multiget_keys.load());
+}
+
+TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
+  Options o = test::SmallOptions();
+  o.memtable_filter_policy = test::Policy("dynamic:bpk=8,probes=6,hash=32");
+  WritersReadersFlushesAndCompactions(o, false);
+}
+
+// The filter allocation is computed by flushes, compactions and rewrites on
+// their own threads from the version they start from; reads never consult
+// it (each table keeps the filter it was written with).
+TEST(ConcurrentDB, FilterAllocationRecomputedUnderReadersAndWriters) {
+  Options o = test::SmallOptions();
+  o.filter_policy = test::Policy("fastlocal:bpk=10");
+  o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kOptimal, 5, 0};
+  WritersReadersFlushesAndCompactions(o, true);
 }
 
 // Eight threads of synced writes over a disk whose sync takes 2 ms: a

@@ -1012,6 +1012,7 @@ DbStats DBImpl::GetStats() {
   DbStats stats;
   const ReadView v = GetReadView(ReadOptions());
   const Version& version = *v.version;
+  const std::vector<double> reach = LookupReach(version, OutputJob());
   for (int l = 0; l < version.num_levels(); ++l) {
     LevelStats level;
     level.level = l;
@@ -1029,6 +1030,7 @@ DbStats DBImpl::GetStats() {
     level.entries = summary.entries;
     level.filter_bytes = summary.filter_bytes;
     level.model_fp = summary.model_fp;
+    level.reach = reach[l];
     stats.total_sst_bytes += level.bytes;
     stats.levels.push_back(std::move(level));
   }

@@ -93,6 +93,7 @@ class DBImpl final : public DB {
   Status Flush(bool wait) override;
   Status CompactRange(const Slice* begin, const Slice* end) override;
   Status WaitForCompaction() override;
+  Status RewriteFilters(uint64_t* rewritten) override;
   void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                    uint64_t* bytes) override;
   DbStats GetStats() override;
@@ -116,7 +117,12 @@ class DBImpl final : public DB {
     int level = 0;  // inputs[0] from here, inputs[1] and outputs at level + 1
     FileList inputs[2];
     bool trivial_move = false;  // one file, nothing to merge with: just relink it one level down
+    // Rewrite inputs[0] (one table, inputs[1] empty) at its own level (RewriteFilters).
+    bool in_place = false;
+    // Set: the filter of the outputs, decided by whoever built the job (RewriteFilters).
+    std::shared_ptr<const FilterPolicy> output_filter;
     std::shared_ptr<const Version> input_version;  // the version the inputs were picked from
+    int output_level() const { return in_place ? level : level + 1; }
   };
   // The memtables and version a read searches, replaced as a whole.
   struct SuperVersion {
@@ -224,6 +230,7 @@ class DBImpl final : public DB {
   // inputs, write the surviving entries to new files, install and count.
   struct CompactionOutput;
   Status RunCompaction(const Compaction& c);
+  Status RewriteFiltersPass(uint64_t* rewritten);  // one pass of RewriteFilters; *rewritten: tables
   Status RunTrivialMove(const Compaction& c);
   std::unique_ptr<InternalIterator> NewCompactionInput(const Compaction& c, uint64_t* bytes_read);
   Status WriteCompactionOutputs(const Compaction& c, InternalIterator* input, CompactionOutput* out);

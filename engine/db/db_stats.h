@@ -61,6 +61,11 @@ struct LevelStats {
   // level (level_filters.h SummarizeLevelFilters; 1 for tables without a
   // filter): the expected value of wasted_reads() / missing_lookups().
   double model_fp = 1;
+  // The expected number of the level's tables a lookup probes, lookups
+  // following the stored keys' distribution (level_filters.h LookupReach):
+  // with model_fp, a missing-key lookup expects reach x model_fp wasted
+  // reads here, from the tree alone.
+  double reach = 0;
 };
 
 struct MemTableFilterStats {

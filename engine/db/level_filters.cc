@@ -24,47 +24,84 @@ void NoteTableFilter(const TableProperties& props, FileMetaData* meta) {
 
 namespace {
 
-uint64_t Entries(const FileList& files) {
-  uint64_t n = 0;
-  for (const auto& f : files) n += f->num_entries;
-  return n;
+bool IsInput(const OutputJob& job, const FileMetaData& f) {
+  for (const FileList* list : job.inputs) {
+    for (const auto& in : *list) {
+      if (in->number == f.number) return true;
+    }
+  }
+  return false;
 }
+
+// A key with the entries it stands for, for LookupReach.
+struct WeightedKey {
+  Slice key;
+  double weight;
+};
 
 }  // namespace
 
-Status FilterPolicyForOutput(const Options& options, const Version& before, int out_level, uint64_t out_entries,
-                             const FileList& upper_inputs, const FileList& out_inputs,
-                             std::shared_ptr<const FilterPolicy>* policy) {
+std::vector<double> LookupReach(const Version& before, const OutputJob& job) {
+  const int L = before.num_levels();
+  // The stored keys' distribution: every table's boundary keys (the job's
+  // inputs too: their entries are what it writes), half its entries each.
+  std::vector<WeightedKey> points;
+  for (int level = 0; level < L; ++level) {
+    for (const auto& f : before.files(level)) {
+      const double half = static_cast<double>(f->num_entries) / 2;
+      points.push_back({f->smallest_user_key(), half});
+      points.push_back({f->largest_user_key(), half});
+    }
+  }
+  if (job.inputs.empty() && job.entries > 0) {  // a flush: its keys are new
+    const double half = static_cast<double>(job.entries) / 2;
+    points.push_back({job.smallest, half});
+    points.push_back({job.largest, half});
+  }
+  std::sort(points.begin(), points.end(),
+            [](const WeightedKey& a, const WeightedKey& b) { return a.key.compare(b.key) < 0; });
+  std::vector<double> prefix(points.size() + 1, 0.0);  // prefix[i]: weight of points[0, i)
+  for (size_t i = 0; i < points.size(); ++i) prefix[i + 1] = prefix[i] + points[i].weight;
+  const double total = prefix.back();
+  std::vector<double> reach(L, 0.0);
+  if (total <= 0) return reach;
+  auto share = [&](const Slice& lo, const Slice& hi) {  // weight of the points in [lo, hi]
+    const auto first = std::lower_bound(points.begin(), points.end(), lo,
+                                        [](const WeightedKey& p, const Slice& k) { return p.key.compare(k) < 0; });
+    const auto last = std::upper_bound(points.begin(), points.end(), hi,
+                                       [](const Slice& k, const WeightedKey& p) { return k.compare(p.key) < 0; });
+    return (prefix[last - points.begin()] - prefix[first - points.begin()]) / total;
+  };
+  for (int level = 0; level < L; ++level) {
+    for (const auto& f : before.files(level)) {
+      if (!IsInput(job, *f)) reach[level] += share(f->smallest_user_key(), f->largest_user_key());
+    }
+  }
+  if (job.entries > 0 && job.level >= 0 && job.level < L) reach[job.level] += share(job.smallest, job.largest);
+  return reach;
+}
+
+Status FilterPolicyForOutput(const Options& options, const Version& before, const OutputJob& job,
+                             std::shared_ptr<const FilterPolicy>* policy, allocation::Allocation* out) {
+  if (out != nullptr) *out = allocation::Allocation();
   if (!options.filter_allocation) {
-    *policy = options.FilterPolicyForLevel(out_level);
+    *policy = options.FilterPolicyForLevel(job.level);
     return Status::OK();
   }
   const Options::FilterAllocation& a = *options.filter_allocation;
   const int L = before.num_levels();
-  // The levels as they will be after the job: keys and runs (header).
-  std::vector<double> keys(L), runs(L);
-  for (int level = 0; level < L; ++level) {
-    keys[level] = static_cast<double>(Entries(before.files(level)));
-    runs[level] = static_cast<double>(before.files(level).size());
-    if (level == out_level) {
-      keys[level] += static_cast<double>(out_entries) - static_cast<double>(Entries(out_inputs));
-      runs[level] += level == 0 ? 1.0 - static_cast<double>(out_inputs.size()) : 0.0;
-    }
-    if (level + 1 == out_level) {
-      keys[level] -= static_cast<double>(Entries(upper_inputs));
-      runs[level] -= static_cast<double>(upper_inputs.size());
-    }
-    keys[level] = std::max(0.0, keys[level]);
-    runs[level] = level == 0 ? std::max(0.0, runs[level]) : (keys[level] > 0 ? 1.0 : 0.0);
-  }
+  const std::vector<double> reach = LookupReach(before, job);
   allocation::AllocationInput in;
   in.policy = a.policy;
   in.budget_bits_per_key = a.budget_bits_per_key;
   in.existing_share = a.existing_share;
   for (int level = 0; level < L; ++level) {
     allocation::LevelInput l;
-    l.keys = keys[level];
-    l.runs = runs[level];
+    for (const auto& f : before.files(level)) {
+      if (!IsInput(job, *f)) l.keys += static_cast<double>(f->num_entries);
+    }
+    if (level == job.level) l.keys += static_cast<double>(job.entries);
+    l.runs = l.keys > 0 ? reach[level] : 0.0;
     Status s = options.FilterFamilyForLevel(level, &l.family);
     if (!s.ok()) return s;
     in.levels.push_back(l);
@@ -72,8 +109,10 @@ Status FilterPolicyForOutput(const Options& options, const Version& before, int 
   allocation::Allocation result;
   Status s = allocation::Allocate(in, &result);
   if (!s.ok()) return s;
-  const std::string& spec = result.levels[out_level].spec;
-  return FilterPolicyFromSpec(spec.empty() ? "none" : spec, policy);
+  const std::string& spec = result.levels[job.level].spec;
+  s = FilterPolicyFromSpec(spec.empty() ? "none" : spec, policy);
+  if (s.ok() && out != nullptr) *out = std::move(result);
+  return s;
 }
 
 namespace {

@@ -12,37 +12,54 @@
 // filter they were written with, so reads never depend on the policy and a
 // level may hold tables sized under earlier counts until compaction rewrites
 // them. (A job costs one solve: microseconds for the closed forms, a few ms
-// for optimal.)
+// for optimal, whose solves slowed lsmbench's 4M-key load at nice 19 on a
+// loaded machine from ~500 s to 889 s, and its settling from ~100 s to 369.)
+//
+// Weights: the tables a lookup reaches. A lookup probes a level-0 table
+// or a deeper level's table only if the key lies in that table's key range,
+// and right after a load level 0 and level 1 are often empty and a level
+// refilled from above covers only part of the key space. So the weight of
+// level i (LevelInput::runs) is the expected number of its tables whose
+// range holds a looked-up key: the sum over its tables of the share of the
+// stored keys inside the table's range (LookupReach below). Lookups are
+// thus assumed to follow the stored keys' distribution, which lsmbench's
+// readrandom and readmissing do (a missing key is a stored key with one
+// more digit). An empty level weighs nothing and gets no memory; a full
+// level covering the key space weighs 1, as in Monkey's model.
 //
 // While the tree grows. Each level gets what the policy gives the tree as it
-// is at that moment (Monkey's "from the levels' actual key counts"), not as
-// it will be. The deepest level starts small, so monkey and optimal first
-// give it many bits, and fewer as it fills and its share of the keys rises;
-// shallow levels are rewritten often and hold the current allocation, but
-// the deepest keeps tables written over its growth, sized for a smaller
-// level. So the memory the tables hold runs above the budget while the
-// deepest level is young. Measured with lsmbench (engine/README.md): 4M
-// keys, T = 10, 6 levels, 64 KiB buffers, budget 5: uniform holds 5.06
-// bits/key, monkey 5.63 (the young level 5, a fifth of level 4's size,
-// 9.7 bits/key, its first tables 17-19), optimal 5.49; 1M keys, T = 10,
-// 1 MiB buffers: monkey 5.09 and 5.24, optimal 5.02 and 5.09 in two runs
-// each; a 20k-key test tree at T = 4 (level_filters_test.cc), ~6.5.
-// LevelStats::filter_bytes is that memory, and lsmbench reports it beside
-// the budget. (Sizing levels from their targets instead keeps a young
-// deepest level at the few bits a full one gets, and its upper levels then
-// hold most of the memory: 3.9 bits/key at a budget of 5 in the 1M-key
-// tree.)
+// is at that moment (the "from the levels' actual key counts", and
+// their reach), not as it will be: shallow levels are rewritten often and hold
+// the current allocation, but the deepest keeps tables written over its
+// growth, sized for a level with other counts and reach, and a level that
+// was the last for a while keeps what the policy gave the last level
+// (no_last_level: none). So a level's tables may hold different filters and
+// their memory drifts from the budget: after lsmbench's 4M-key load
+// (engine/README.md) monkey's tables held 4.73 bits/key at a budget of 5
+// and no_last_level's 1.74. DB::RewriteFilters rewrites, in place, every
+// table whose filter differs from what the allocation gives its level in
+// the tree as it is now: afterwards every level holds the allocation of the
+// current shape and the memory is the budget up to each table's rounding to
+// whole cache lines (measured: +1.1% uniform, +2.8% monkey on ~3300-key
+// tables), which is the steady state Monkey analyses (each level sized for
+// its keys and its lookups). LevelStats::filter_bytes is the memory the
+// tables hold, and lsmbench reports it beside the budget. (Sizing levels from their targets
+// instead keeps a young deepest level at the few bits a full one gets, and
+// its upper levels then hold most of the memory: 3.9 bits/key at a budget
+// of 5 in a 1M-key tree.)
 // Trivial moves (a table relinked one level down without rewriting) keep a
 // table's filter; with a policy other than uniform the levels' filters
 // differ, so compaction then always rewrites (db_compaction.cc).
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "common/status.h"
 #include "engine/db/options.h"
 #include "engine/db/version.h"
 #include "engine/table/table_properties.h"
+#include "filters/allocation/level_allocation.h"
 
 namespace filterlab::engine {
 
@@ -51,15 +68,35 @@ namespace filterlab::engine {
 // ModelFpRate at the filter's distinct keys; 1 without a filter).
 void NoteTableFilter(const TableProperties& props, FileMetaData* meta);
 
-// The filter of the tables a job writes to `out_level` of `before` (the
-// version the job started from): with options.filter_allocation, the
-// allocation's choice for that level after the job, which removes
-// `upper_inputs` (from out_level - 1) and `out_inputs` (from out_level) and
-// adds `out_entries` entries at out_level (one more run at level 0);
-// without it, options.FilterPolicyForLevel(out_level).
-Status FilterPolicyForOutput(const Options& options, const Version& before, int out_level, uint64_t out_entries,
-                             const FileList& upper_inputs, const FileList& out_inputs,
-                             std::shared_ptr<const FilterPolicy>* policy);
+// A flush or compaction, as the allocation sees it: it removes `inputs`
+// (files of any level) and writes `entries` entries to `level` with user
+// keys in [smallest, largest] (one new run at level 0; a rewrite in place
+// removes and writes at the same level).
+struct OutputJob {
+  int level = 0;
+  uint64_t entries = 0;
+  Slice smallest, largest;
+  std::vector<const FileList*> inputs;
+};
+
+// The filter of the tables `job` writes, `before` being the version it
+// started from: with options.filter_allocation, the allocation's choice for
+// job.level in the tree after the job (key counts and LookupReach weights);
+// without it, options.FilterPolicyForLevel(job.level). *result, if not
+// null, receives the whole allocation (empty without filter_allocation).
+Status FilterPolicyForOutput(const Options& options, const Version& before, const OutputJob& job,
+                             std::shared_ptr<const FilterPolicy>* policy,
+                             allocation::Allocation* result = nullptr);
+
+// The expected number of tables per level a lookup probes (for the levels
+// of `before` after `job`, the job's output counted as one table over its
+// range): per table, the share of the stored keys inside its range,
+// estimated from the tables' boundaries, each table's two boundary keys
+// standing for its entries (half each) and a flush's memtable standing for
+// itself by its first and last key. A table's own entries always count, so
+// a level with keys has a weight > 0. Exact in the limit of many tables;
+// with few, it is as coarse as they are.
+std::vector<double> LookupReach(const Version& before, const OutputJob& job);
 
 // Per level, for DbStats: entries, filter bytes, and the model FP rate a
 // table lookup there expects for an absent key (level 0: the mean over its

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/db/db_test_util.h"
+#include "engine/memtable/internal_key.h"
 
 namespace filterlab::engine {
 namespace {
@@ -32,6 +33,15 @@ std::unique_ptr<DB> FillTree(const Options& o, const std::string& path, int n) {
   return db;
 }
 
+// Small tables at T = 4, fastlocal sized by `policy` under a budget of 5 bits/key.
+Options AllocatedTreeOptions(allocation::AllocationPolicy policy) {
+  Options o = test::SmallOptions();
+  o.level_size_multiplier = 4;
+  o.filter_policy = test::Policy("fastlocal:bpk=10");
+  o.filter_allocation = Options::FilterAllocation{policy, 5, 0};
+  return o;
+}
+
 // Monkey in the engine: every table holds a filter the allocation sized
 // (not the family's own 10 bits/key; the levels' sizes differ, so do their
 // bits), and the memory the tables hold follows the budget. (Which level
@@ -44,10 +54,7 @@ std::unique_ptr<DB> FillTree(const Options& o, const std::string& path, int n) {
 // would give 10).
 TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsNearTheBudget) {
   ScratchDir dir;
-  Options o = test::SmallOptions();
-  o.level_size_multiplier = 4;
-  o.filter_policy = test::Policy("fastlocal:bpk=10");
-  o.filter_allocation = Options::FilterAllocation{allocation::AllocationPolicy::kMonkey, 5, 0};
+  const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
   auto db = FillTree(o, dir.db(), 20000);
   ASSERT_NE(db, nullptr);
   const DbStats stats = db->GetStats();
@@ -107,6 +114,165 @@ TEST(LevelFilters, LevelsWithoutFiltersCountTheirLookups) {
     EXPECT_NEAR(static_cast<double>(c.wasted_reads()), trials * l.model_fp, 5 * sigma + 1) << l.level;
     EXPECT_GT(l.model_fp, 0.03);
     EXPECT_LT(l.model_fp, 0.09);
+  }
+}
+
+std::shared_ptr<FileMetaData> Table(uint64_t number, int lo, int hi, uint64_t entries) {
+  auto f = std::make_shared<FileMetaData>();
+  f->number = number;
+  AppendInternalKey(&f->smallest, Key(lo), 1, kTypeValue);
+  AppendInternalKey(&f->largest, Key(hi), 1, kTypeValue);
+  f->num_entries = entries;
+  return f;
+}
+
+// The weights are the shares of the stored keys inside each level's
+// tables: level 2 (ten tables of 1000 keys over [0, 10000)) holds the key
+// space, level 1 (one table of 500 over [0, 5000)) half of it. Boundary
+// keys stand for their tables' entries, so here the shares are exact:
+// level 1's range holds its own 500 keys and level 2's first five tables.
+TEST(LevelFilters, LookupReachIsTheShareOfKeysInsideTheTables) {
+  Version v(4);
+  v.mutable_files(1).push_back(Table(1, 0, 4999, 500));
+  for (int i = 0; i < 10; ++i) v.mutable_files(2).push_back(Table(10 + i, 1000 * i, 1000 * i + 999, 1000));
+  std::vector<double> reach = LookupReach(v, OutputJob());
+  ASSERT_EQ(reach.size(), 4u);
+  EXPECT_EQ(reach[0], 0.0);
+  EXPECT_DOUBLE_EQ(reach[1], 5500.0 / 10500.0);
+  EXPECT_DOUBLE_EQ(reach[2], 1.0);
+  EXPECT_EQ(reach[3], 0.0);
+  // A flush of 2000 keys over the whole range adds a level-0 run all lookups reach.
+  const std::string lo = Key(0), hi = Key(9999);
+  OutputJob flush;
+  flush.level = 0;
+  flush.entries = 2000;
+  flush.smallest = lo;
+  flush.largest = hi;
+  reach = LookupReach(v, flush);
+  EXPECT_DOUBLE_EQ(reach[0], 1.0);
+  EXPECT_DOUBLE_EQ(reach[1], 6500.0 / 12500.0);
+  // Compacting level 1's table with level 2's first five: level 1 empties,
+  // level 2 still covers everything.
+  const FileList upper = v.files(1);
+  const FileList lower(v.files(2).begin(), v.files(2).begin() + 5);
+  OutputJob compaction;
+  compaction.level = 2;
+  compaction.entries = 5500;
+  compaction.smallest = v.files(1)[0]->smallest_user_key();
+  compaction.largest = v.files(2)[4]->largest_user_key();
+  compaction.inputs = {&upper, &lower};
+  reach = LookupReach(v, compaction);
+  EXPECT_EQ(reach[1], 0.0);
+  EXPECT_DOUBLE_EQ(reach[2], 1.0);
+}
+
+// DB::RewriteFilters brings every table to what the allocation gives its
+// level in the tree as it is: one filter per level (and a second rewrite
+// finds nothing to do), the memory at the budget, and nothing else changed.
+// Under uniform every table already holds the one filter, so nothing is
+// rewritten. Memory: the allocation spends the budget within 2%
+// (level_allocation_test.cc), and each table's filter adds at most one
+// 64-byte line of rounding plus its 5-byte trailer; in this tree of small
+// tables (~160 keys) that rounding is most of a bit per key (uniform at 5
+// bits/key holds ~5.3), so the upper bound counts it per table.
+TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
+  for (const auto policy : {allocation::AllocationPolicy::kUniform, allocation::AllocationPolicy::kMonkey,
+                            allocation::AllocationPolicy::kOptimal}) {
+    SCOPED_TRACE(allocation::AllocationPolicyName(policy));
+    ScratchDir dir;
+    auto db = FillTree(AllocatedTreeOptions(policy), dir.db(), 20000);
+    ASSERT_NE(db, nullptr);
+    const auto before = test::ScanAll(db.get());
+    uint64_t rewritten = 0;
+    ASSERT_TRUE(db->RewriteFilters(&rewritten).ok());
+    if (policy == allocation::AllocationPolicy::kUniform) {
+      EXPECT_EQ(rewritten, 0u);
+    } else {
+      EXPECT_GT(rewritten, 0u);
+    }
+    EXPECT_TRUE(test::ScanAll(db.get()) == before);
+    uint64_t again = 1;
+    ASSERT_TRUE(db->RewriteFilters(&again).ok());
+    EXPECT_EQ(again, 0u) << "a second rewrite finds every table at its level's filter";
+    const DbStats stats = db->GetStats();
+    uint64_t entries = 0, filter_bytes = 0, tables = 0;
+    int levels = 0;
+    for (const LevelStats& l : stats.levels) {
+      entries += l.entries;
+      filter_bytes += l.filter_bytes;
+      tables += l.files;
+      if (l.files == 0) continue;
+      ++levels;
+      EXPECT_EQ(l.filter.find('|'), std::string::npos) << "one filter per level: " << l.filter;
+    }
+    EXPECT_GE(levels, 3);
+    ASSERT_GT(entries, 0u);
+    const double n = static_cast<double>(entries);
+    const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / n;
+    EXPECT_GE(bits_per_key, 5.0 * 0.98) << "filter bits / entries over all tables";
+    EXPECT_LE(bits_per_key, 5.0 * 1.02 + (512.0 + 40.0) * static_cast<double>(tables) / n)
+        << "filter bits / entries over all tables, " << tables << " tables";
+  }
+}
+
+// The optimiser in its own model, with the weights the engine gives it
+// (a real tree's entries and reach, levels covering part of the key space):
+// never worse than uniform (exactly: uniform's points lie on the menu), nor
+// than monkey and no_last_level beyond 2%, at budgets 2..12 and for missing
+// and existing keys. The optimiser chooses on the menu's chords (a 0.25..2-
+// bit grid) where monkey takes any bpk on the real curve; over these trees'
+// fractional weights it came out up to 1.4% worse than monkey (8 repeats;
+// level_allocation_test.cc's ideal trees stay within 1%), so the bound is 2%. And after RewriteFilters under monkey, what the tree's tables expect
+// (sum of reach x model FP) is at most what the allocation expected: their
+// model FP is taken at each table's keys, the allocation's at the level's,
+// and the tables' filters differ from the menu only by rounding up to whole
+// cache lines, which adds bits (in this tree of ~160-key tables it lowered
+// the expected reads by ~16%; 1% is left for the models' evaluation).
+TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
+  ScratchDir dir;
+  const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
+  auto db = FillTree(o, dir.db(), 20000);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->RewriteFilters(nullptr).ok());
+  const DbStats stats = db->GetStats();
+  allocation::AllocationInput in;
+  double tree_expects = 0;
+  int partial = 0;
+  for (const LevelStats& l : stats.levels) {
+    allocation::LevelInput level;
+    level.keys = static_cast<double>(l.entries);
+    level.runs = l.reach;
+    ASSERT_TRUE(o.FilterFamilyForLevel(l.level, &level.family).ok());
+    in.levels.push_back(level);
+    tree_expects += l.reach * l.model_fp;
+    if (l.level > 0 && l.files > 0 && l.reach < 0.95) ++partial;
+  }
+  EXPECT_GE(partial, 1) << "the test wants a level covering part of the key space";
+  in.policy = allocation::AllocationPolicy::kMonkey;
+  in.budget_bits_per_key = 5;
+  allocation::Allocation monkey;
+  ASSERT_TRUE(allocation::Allocate(in, &monkey).ok());
+  EXPECT_LE(tree_expects, monkey.expected_reads * 1.01);
+  for (const double budget : {2.0, 3.0, 5.0, 8.0, 12.0}) {
+    for (const double share : {0.0, 0.5}) {
+      SCOPED_TRACE("budget " + std::to_string(budget) + " share " + std::to_string(share));
+      in.budget_bits_per_key = budget;
+      in.existing_share = share;
+      allocation::Allocation a[4];
+      const allocation::AllocationPolicy policies[4] = {
+          allocation::AllocationPolicy::kOptimal, allocation::AllocationPolicy::kUniform,
+          allocation::AllocationPolicy::kMonkey, allocation::AllocationPolicy::kNoLastLevel};
+      for (int i = 0; i < 4; ++i) {
+        in.policy = policies[i];
+        ASSERT_TRUE(allocation::Allocate(in, &a[i]).ok());
+      }
+      std::string tree;
+      for (const auto& l : in.levels) tree += " (" + std::to_string(l.keys) + " keys, runs " + std::to_string(l.runs) + ")";
+      EXPECT_LE(a[0].expected_reads, a[1].expected_reads * (1 + 1e-12)) << tree;
+      EXPECT_LE(a[0].expected_reads, a[2].expected_reads * 1.02 + 1e-5) << tree;
+      EXPECT_LE(a[0].expected_reads, a[3].expected_reads * 1.02 + 1e-5) << tree;
+      EXPECT_LE(a[0].bits_per_key, budget * 1.02);
+    }
   }
 }
 

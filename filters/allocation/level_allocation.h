@@ -7,7 +7,8 @@
 // says "maybe" for a key the run does not hold, it reads a data block for
 // nothing; without a filter it always does. So a lookup for a missing key
 // costs, in data-block reads caused by false positives,
-//   R = sum_i w_i p_i,   w_i = runs_i (level 0: its tables; others: 1),
+//   R = sum_i w_i p_i,   w_i = runs_i (level 0: its tables; others: 1, or
+//                        the share of lookups reaching the level's tables),
 // with p_i the model FP rate of level i's filter at its n_i keys (1 without
 // a filter). A lookup for a key that exists at level j probes only the runs
 // above j, so with a share q of lookups for existing keys (drawn uniformly
@@ -84,7 +85,11 @@ const char* AllocationPolicyName(AllocationPolicy policy);
 
 struct LevelInput {
   double keys = 0;  // entries the level's filters cover
-  double runs = 1;  // sorted runs a lookup probes there (level 0: its tables)
+  // Sorted runs a lookup probes there: level 0 its tables, deeper levels 1
+  // in Monkey's tree; the engine passes the expected number of the level's
+  // tables a lookup reaches (fractional where a level covers only part of
+  // the key space; engine/db/level_filters.h).
+  double runs = 1;
   // The level's family; nullptr = the level gets no filter whatever the policy.
   std::shared_ptr<const FamilyCurve> family;
 };
