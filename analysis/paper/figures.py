@@ -148,6 +148,13 @@ def hash_width_ratio(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+def _legend_below(fig: plt.Figure, ax, ncol: int) -> plt.Figure:
+    """The legend under the axes (inside, it hid curves of the densest figures), laid out."""
+    ax.legend(fontsize=6, ncol=ncol, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 def _plain_125(v: float, _pos=None) -> str:
     """A log-axis tick as a plain number (0.9, not 9 x 10^-1), only at 1, 2 and 5 times a
     power of ten, so minor ticks label short axes without crowding long ones."""
@@ -240,9 +247,7 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
                     label="RocksDB's table")
     ax.set_xlabel("bits per key")
     ax.set_ylabel("probes")
-    ax.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
-    fig.tight_layout()
-    return fig
+    return _legend_below(fig, ax, ncol=2)
 
 
 def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
@@ -279,10 +284,7 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     ax.set_xscale("log")
     ax.set_xlabel("FP rate (%)")
     ax.set_ylabel("bits/key over log2(1/FP) (%)")
-    # Below the axes: inside, the legend hid the Bloom layouts' curves.
-    ax.legend(fontsize=6, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
-    fig.tight_layout()
-    return fig
+    return _legend_below(fig, ax, ncol=4)
 
 
 def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
