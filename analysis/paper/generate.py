@@ -134,7 +134,8 @@ def _claims_tabular(claims: list[Claim]) -> str:
 SECTION_TITLES = {"fastlocal": "FastLocalBloom (PR 6007)", "dynamic": "DynamicBloom rewrite (PR 5762)",
                   "worm": "wormhashing samples", "hash_index": "data-block hash index",
                   "range": "memtable range estimates (PR 13047)", "multiget": "MultiGet batching (PR 5011)",
-                  "modern": "modern filters (XOR, binary fuse, Ribbon, split block)"}
+                  "modern": "modern filters (XOR, binary fuse, Ribbon, split block)",
+                  "allocation": "filter memory across LSM levels (Monkey)"}
 
 
 def open_claims_tex(claims: list[Claim]) -> str:
