@@ -45,7 +45,9 @@ class BlockCache;
 class FilterBlockReader;
 
 struct TableReaderOptions {
-  // Shared cache for data, index and filter blocks; null = no cache.
+  // Shared cache for data, index and filter blocks; null = no cache. It must
+  // outlive the reader: the reader's index and filter are pinned in it, and
+  // the reader's destructor erases them.
   BlockCache* block_cache = nullptr;
 };
 

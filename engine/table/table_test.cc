@@ -179,8 +179,8 @@ TEST(Table, RoundTripEverySpecHashSettingAndSmallSize) {
         o.checksum_type = (seed % 2) ? ChecksumType::kXXH3 : ChecksumType::kCRC32C;
         TableProperties props;
         const std::string bytes = BuildTable(o, model, &props);
+        BlockCache cache(64 * 1024, 2);  // declared first: it must outlive the reader
         std::unique_ptr<TableReader> table;
-        BlockCache cache(64 * 1024, 2);
         Status s = OpenTable(bytes, "t.sst", &table, seed % 3 == 0 ? &cache : nullptr);
         ASSERT_TRUE(s.ok()) << s.ToString();
         EXPECT_EQ(table->properties().num_entries, model.size());
@@ -215,11 +215,12 @@ TEST(Table, RoundTripHundredThousandKeys) {
       o.use_hash_index = hash;
       TableProperties props;
       const std::string bytes = BuildTable(o, model, &props);
-      std::unique_ptr<TableReader> table;
       // A quarter of the table, in 2 shards: data blocks miss and evict. (A
       // block larger than a shard's budget is never kept, so a small cache
       // with many shards would re-read the big index on every lookup.)
+      // Declared before the reader, which it must outlive.
       BlockCache cache(bytes.size() / 4, 1);
+      std::unique_ptr<TableReader> table;
       ASSERT_GT(bytes.size() / 8, props.index_size);
       ASSERT_TRUE(OpenTable(bytes, "big.sst", &table, hash ? &cache : nullptr).ok());
       VerifyOptions vo;
