@@ -366,6 +366,7 @@ def expected_runs(name: str, build: Path) -> int:
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 6,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
+                "engine_hash_util": 2,  # off/on, our engine at util ratio 1
                 "engine_memtable_filter": 2 * 2,  # engines x off/on
                 "engine_range_estimates": 5 * 2 + 5,  # widths x new/old, RocksDB's (old) per width
                 "engine_io": 4 * 3 * 2}[name]  # sweeps (cached, cold x 2 engines) x compression x threads
