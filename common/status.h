@@ -1,6 +1,7 @@
 // Status: the result of an operation that can fail, with a message that says
 // what went wrong and what is allowed. Used by every layer (hashing, filters,
-// sim, engine); cheap to return when OK (no allocation).
+// sim, engine); cheap to return when OK or when the message is empty (no
+// allocation: a read path returns NotFound("") for every missing key).
 #pragma once
 
 #include <memory>
@@ -46,10 +47,10 @@ class Status {
 
  private:
   Status(Code code, std::string_view msg)
-      : code_(code), msg_(std::make_shared<const std::string>(msg)) {}
+      : code_(code), msg_(msg.empty() ? nullptr : std::make_shared<const std::string>(msg)) {}
 
   Code code_ = Code::kOk;
-  std::shared_ptr<const std::string> msg_;  // null when OK
+  std::shared_ptr<const std::string> msg_;  // null when OK or the message is empty
 };
 
 }  // namespace filterlab
