@@ -281,16 +281,16 @@ def filter_rows(df: pd.DataFrame, names=("readrandom", "readmissing")) -> pd.Dat
     return rows.assign(filter_label=filter_label(rows))
 
 
-def level_fp(df: pd.DataFrame) -> pd.DataFrame | None:
-    """Measured FP rate per engine, filter and level, pooled over repeats and read
-    benchmarks, with a 95% Wilson interval. Each record's fp_rate (lsmbench computes it:
+def level_fp(df: pd.DataFrame, per_level: bool = True) -> pd.DataFrame | None:
+    """Measured FP rate per engine, filter and level (per_level=False: over all levels
+    together), pooled over repeats and read benchmarks, with a 95% Wilson interval. Each record's fp_rate (lsmbench computes it:
     the share of lookups for keys not in the level's tables that the filter let through)
     is weighted by those lookups, checked - true positive; rate x lookups gives back the
     false-positive count the interval needs."""
     need = ("levels_level", "levels_filter_checked", "levels_filter_true_positive", "levels_fp_rate")
     if not all(c in df for c in need) or "benchmark" not in df:
         return None
-    runs = filter_rows(df, names=None)
+    runs = filter_rows(df)  # the read records pick the runs (a waitforcompaction record lacks threads)
     lv = df[df["levels_level"].notna() & df["run_key"].isin(runs["run_key"])].copy() if not runs.empty else runs
     if lv.empty:
         return None
@@ -300,12 +300,62 @@ def level_fp(df: pd.DataFrame) -> pd.DataFrame | None:
     lv["engine"] = lv["engine"].fillna("filterlab")
     lv["negatives"] = lv["levels_filter_checked"] - lv["levels_filter_true_positive"]
     lv["false_positive"] = (lv["levels_fp_rate"].astype(float).fillna(0.0) * lv["negatives"]).round()
-    agg = lv.groupby(["engine", "filter_label", "levels_level"], sort=True).agg(
+    keys = ["engine", "filter_label", *(["levels_level"] if per_level else [])]
+    agg = lv.groupby(keys, sort=True).agg(
         false_positive=("false_positive", "sum"), negatives=("negatives", "sum")).reset_index()
     agg = agg[agg["negatives"] > 0].rename(columns={"levels_level": "level"})
     if agg.empty:
         return None
-    agg["level"] = agg["level"].astype(int)
+    if per_level:
+        agg["level"] = agg["level"].astype(int)
     agg["fp"] = agg["false_positive"] / agg["negatives"]
     agg["ci_low"], agg["ci_high"] = wilson(agg["false_positive"], agg["negatives"])
     return agg
+
+
+def filter_summary(df: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per engine and filter of the sweeps that compare filters: median µs per
+    lookup of readrandom and readmissing (and their min..max over repeats), the filter
+    bits per stored key the tables hold, the FP rate over all levels (pooled, Wilson
+    interval), and for readmissing the data-block reads per lookup that false positives
+    caused beside what the filters' models expect (pooled over repeats: reads summed,
+    binomial variances added) and the filters each such lookup consulted (median over
+    repeats). Memory and the FP-read counts come from our engine only."""
+    rows = filter_rows(df)
+    if rows.empty or rows["filter_label"].nunique() < 2:
+        return None
+    keys = ["engine", "filter_label"]
+    out = rows[keys].drop_duplicates().reset_index(drop=True)
+    for bench in ("readrandom", "readmissing"):
+        med = medians(rows[rows["benchmark"] == bench], keys, "micros_per_op")
+        med = med.rename(columns={"median": f"{bench}_us", "min": f"{bench}_us_min", "max": f"{bench}_us_max"})
+        out = out.merge(med.drop(columns="repeats"), on=keys, how="left")
+    missing = rows[rows["benchmark"] == "readmissing"]
+    if "filter_bits_per_key" in missing:
+        out = out.merge(missing.groupby(keys)["filter_bits_per_key"].median().rename("bits_per_key").reset_index(),
+                        on=keys, how="left")
+    if "fp_reads_per_op" in missing:
+        m = missing[missing["fp_reads_per_op"].notna()]
+        ops = m["ops"].astype(float)
+        pooled = m.assign(reads=m["fp_reads_per_op"] * ops, model=m["fp_reads_model_per_op"] * ops,
+                          var=(m["fp_reads_model_sigma_per_op"] * ops) ** 2, n=ops).groupby(keys)[
+            ["reads", "model", "var", "n"]].sum().reset_index()
+        pooled["fp_reads"] = pooled["reads"] / pooled["n"]
+        pooled["fp_reads_model"] = pooled["model"] / pooled["n"]
+        pooled["fp_reads_sigma"] = np.sqrt(pooled["var"]) / pooled["n"]
+        out = out.merge(pooled[[*keys, "fp_reads", "fp_reads_model", "fp_reads_sigma"]], on=keys, how="left")
+    if "levels_filter_checked" in df and "record_index" in df and len(missing):
+        # Filters consulted per missing-key lookup: the tree's shape (levels, level-0 files,
+        # how the files of each level split the key space), which background compaction
+        # timing varies from run to run; the spread of readmissing follows it.
+        lv = df[df["levels_level"].notna() & (df["benchmark"] == "readmissing")]
+        checked = lv.groupby(["run_key", "record_index"])["levels_filter_checked"].sum().rename("checked")
+        per_run = missing.merge(checked.reset_index(), on=["run_key", "record_index"])
+        per_run = per_run.assign(checks=per_run["checked"] / per_run["ops"].astype(float))
+        out = out.merge(per_run.groupby(keys)["checks"].median().rename("checks_per_lookup").reset_index(),
+                        on=keys, how="left")
+    fp = level_fp(df, per_level=False)
+    if fp is not None:
+        out = out.merge(fp[[*keys, "fp", "ci_low", "ci_high", "negatives"]], on=keys, how="left")
+    return out
+

@@ -309,10 +309,87 @@ def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
     return fig
 
 
+def engine_filters(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Every filter in the engine's tables at one bits/key setting, two panels at page
+    width: readmissing µs per lookup against the FP rate the filters showed over all
+    levels (horizontal whiskers: 95% Wilson interval), and readrandom µs per lookup
+    against the filter bits each stored key costs. One point per filter spec, coloured
+    by family; the engine without filters and RocksDB's own runs as reference lines
+    (RocksDB's lookups are not on our scale of cost: the line is there to place them)."""
+    from ..engine_data import filter_summary
+    from ..style import PAGE
+
+    s = filter_summary(df)
+    if s is None:
+        return None
+    ours = s[(s["engine"] == "filterlab") & (s["filter_label"] != "no filter")]
+    if ours.empty or "fp" not in ours or "bits_per_key" not in ours:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE, 3.0))
+    seen = set()
+    for _, r in ours.sort_values("filter_label").iterrows():
+        lab, fam = r["filter_label"], str(r["filter_label"])
+        name = fam.split(":", 1)[0] if not fam.startswith("worm:") else fam.split("variant=", 1)[1].split(",", 1)[0]
+        kw = dict(color=color(lab), marker=marker(lab), ms=4, ls="none",
+                  label=None if name in seen else name)
+        seen.add(name)
+        if r["fp"] > 0:
+            err = [[100 * max(r["fp"] - r["ci_low"], 0)], [100 * max(r["ci_high"] - r["fp"], 0)]]
+            axes[0].errorbar([100 * r["fp"]], [r["readmissing_us"]], xerr=err, capsize=1.5, lw=0.6, **kw)
+        axes[1].plot([r["bits_per_key"]], [r["readrandom_us"]], **kw)
+    refs = (("filterlab", "no filter", "ours, no filter", "0.45", "--"),
+            ("rocksdb", "rocksdb fastlocal:bpk=10", "RocksDB, its Bloom", "black", ":"),
+            ("rocksdb", "rocksdb no filter", "RocksDB, no filter", "0.7", ":"))
+    for engine, label, name, c, ls in refs:
+        row = s[(s["engine"] == engine) & (s["filter_label"] == label)]
+        for ax, col in ((axes[0], "readmissing_us"), (axes[1], "readrandom_us")):
+            if not row.empty and pd.notna(row[col].iloc[0]):
+                ax.axhline(row[col].iloc[0], color=c, ls=ls, lw=0.8, label=name if ax is axes[0] else None)
+    axes[0].set_xscale("log")
+    axes[0].xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_plain_125))
+    axes[0].set_xlabel("FP rate over all levels (%)")
+    axes[0].set_ylabel("readmissing, µs per lookup")
+    axes[1].set_xlabel("filter bits per stored key")
+    axes[1].set_ylabel("readrandom, µs per lookup")
+    for ax in axes:
+        ax.set_ylim(bottom=0)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, ncol=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """Section io: the analysis package's engine_io figure (cached and cold point lookups
+    per engine, compression and thread count; data-block reads per lookup; table bytes)
+    at page width."""
+    from ..engine_plots import engine_io as draw
+    from ..style import PAGE
+
+    fig = draw(df)
+    if fig is None:
+        return None
+    fig.set_size_inches(PAGE, 5.6)
+    titles = ("readrandom: existing keys", "readmissing: missing keys",
+              "data-block reads from storage per lookup", "table bytes after the fill")
+    for ax, title in zip(fig.axes, titles):
+        ax.set_title(title)
+    for ax in fig.axes:
+        ax.title.set_fontsize(7)
+        ax.tick_params(labelsize=6)
+        if ax.get_legend() is not None:
+            for t in ax.get_legend().get_texts():
+                t.set_fontsize(5.5)
+    fig.tight_layout()
+    return fig
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
            "fp_vs_keys": ("fp_vs_keys", fp_vs_keys),
            "probes": ("probes", probes),
            "space_overhead": ("filters_pareto", space_overhead),
-           "multiget_speedup": ("engine_multiget", multiget_speedup)}
+           "multiget_speedup": ("engine_multiget", multiget_speedup),
+           "engine_filters": ("engine_filters", engine_filters),
+           "engine_io": ("engine_io", engine_io)}

@@ -386,6 +386,170 @@ def pareto_table_tex(results_root: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+def multiget_values(results_root: Path) -> dict[str, str]:
+    """Section multiget: the strides measured, and batched MultiGet's time per key over the
+    Get loop's (our engine, medians) at batch 1 (the batch's fixed cost; range over the
+    strides) and at its best batch size with stride 16 and without locality (stride 0)."""
+    from ..engine_data import multiget_summary
+
+    vals = dict.fromkeys(("multigetStrides", "multigetBatchOneLow", "multigetBatchOneHigh", "multigetBestLocal",
+                          "multigetBestLocalBatch", "multigetBestRandom", "multigetBestRandomBatch"), "--")
+    try:
+        df = load(results_root / "engine_multiget")
+    except FileNotFoundError:
+        return vals
+    strides = sorted(df["stride"].dropna().unique()) if "stride" in df else []
+    if len(strides) > 1:
+        vals["multigetStrides"] = ", ".join(f"{int(x)}" for x in strides[:-1]) + f" and {int(strides[-1])}"
+    s = multiget_summary(df)
+    if s is None:
+        return vals
+    s = s[(s["engine"] == "filterlab") & s["get_us"].notna()].assign(ratio=lambda t: t["multiget_us"] / t["get_us"])
+    one = s[s["batch_size"] == 1]["ratio"]
+    if len(one):
+        vals["multigetBatchOneLow"], vals["multigetBatchOneHigh"] = f"{one.min():.2f}", f"{one.max():.2f}"
+    for stride, name in ((16, "multigetBestLocal"), (0, "multigetBestRandom")):
+        g = s[(s["stride"] == stride) & (s["batch_size"] > 1)].sort_values("ratio")
+        if len(g):
+            vals[name], vals[name + "Batch"] = f"{g['ratio'].iloc[0]:.2f}", str(int(g["batch_size"].iloc[0]))
+    return vals
+
+
+def io_values(results_root: Path) -> dict[str, str]:
+    """Section io, from engine_io (medians over repeats unless said): cold readmissing's
+    data-block reads from storage per lookup against the filters' model (pooled over
+    compressions, thread counts and repeats: reads summed, binomial variances added);
+    ours over RocksDB in µs per lookup, cached and cold; 2 threads over 1 in aggregate
+    throughput; table bytes with LZ4 and ZSTD over none; cold p99 latencies."""
+    from ..engine_data import benchmark_rows, medians
+
+    names = ("ioColdMissReads", "ioColdMissModel", "ioColdMissSigma", "ioColdMissZ", "ioCachedRandomVsRocks",
+             "ioCachedMissingVsRocks", "ioColdRandomVsRocks", "ioColdMissingVsRocks", "ioThreadsOurs",
+             "ioThreadsRocks", "ioColdThreadsOurs", "ioLzFourOurs", "ioZstdOurs", "ioLzFourRocks", "ioZstdRocks",
+             "ioColdRandomUs", "ioColdRandomPninetynine", "ioColdRandomRocksPninetynine", "ioCachedRandomUs",
+             "ioColdRandomReads")
+    vals = dict.fromkeys(names, "--")
+    try:
+        rows = benchmark_rows(load(results_root / "engine_io"), ("readrandom", "readmissing"))
+    except FileNotFoundError:
+        return vals
+    if rows.empty or "direct_reads" not in rows:
+        return vals
+    rows = rows.assign(cold=rows["direct_reads"].fillna(False).astype(bool))
+
+    def med(engine, cold, bench, col, compression="none", threads=1):
+        g = rows[(rows["engine"] == engine) & (rows["cold"] == cold) & (rows["benchmark"] == bench)
+                 & (rows["compression"] == compression) & (rows["threads"] == threads)]
+        g = g[g[col].notna()] if col in g else g.iloc[0:0]
+        return float(g[col].median()) if len(g) else float("nan")
+
+    def put(name, v, f="{:.2f}"):
+        if not math.isnan(v):
+            vals[name] = f.format(v)
+
+    miss = rows[(rows["engine"] == "filterlab") & rows["cold"] & (rows["benchmark"] == "readmissing")]
+    if "io_data_block_reads_per_op" in miss and "fp_reads_model_per_op" in miss:
+        miss = miss[miss["io_data_block_reads_per_op"].notna() & miss["fp_reads_model_per_op"].notna()]
+        n = miss["ops"].astype(float)
+        if n.sum() > 0:
+            reads = (miss["io_data_block_reads_per_op"] * n).sum() / n.sum()
+            model = (miss["fp_reads_model_per_op"] * n).sum() / n.sum()
+            sigma = math.sqrt(((miss["fp_reads_model_sigma_per_op"] * n) ** 2).sum()) / n.sum()
+            put("ioColdMissReads", reads, "{:.4f}")
+            put("ioColdMissModel", model, "{:.4f}")
+            put("ioColdMissSigma", sigma, "{:.4f}")
+            if sigma > 0:
+                put("ioColdMissZ", (reads - model) / sigma, "{:+.1f}")
+    for name, cold, bench in (("ioCachedRandomVsRocks", False, "readrandom"), ("ioCachedMissingVsRocks", False, "readmissing"),
+                              ("ioColdRandomVsRocks", True, "readrandom"), ("ioColdMissingVsRocks", True, "readmissing")):
+        put(name, med("filterlab", cold, bench, "micros_per_op") / med("rocksdb", cold, bench, "micros_per_op"))
+    for name, engine, cold in (("ioThreadsOurs", "filterlab", False), ("ioThreadsRocks", "rocksdb", False),
+                               ("ioColdThreadsOurs", "filterlab", True)):
+        put(name, med(engine, cold, "readrandom", "ops_per_sec", threads=2) / med(engine, cold, "readrandom", "ops_per_sec"))
+    for name, engine, comp in (("ioLzFourOurs", "filterlab", "lz4"), ("ioZstdOurs", "filterlab", "zstd"),
+                               ("ioLzFourRocks", "rocksdb", "lz4"), ("ioZstdRocks", "rocksdb", "zstd")):
+        put(name, med(engine, False, "readrandom", "sst_bytes", comp) / med(engine, False, "readrandom", "sst_bytes"))
+    put("ioColdRandomUs", med("filterlab", True, "readrandom", "micros_per_op"), "{:.3g}")
+    put("ioCachedRandomUs", med("filterlab", False, "readrandom", "micros_per_op"), "{:.3g}")
+    put("ioColdRandomPninetynine", med("filterlab", True, "readrandom", "p99_micros"), "{:.3g}")
+    put("ioColdRandomRocksPninetynine", med("rocksdb", True, "readrandom", "p99_micros"), "{:.3g}")
+    put("ioColdRandomReads", med("filterlab", True, "readrandom", "io_data_block_reads_per_op"), "{:.2f}")
+    return vals
+
+
+def engine_filters_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
+    """Section beyond: every filter of engine_filters in the engine's tables, one row each
+    (our engine, then RocksDB's runs): filter bits per stored key, FP rate over all levels
+    with its 95% interval, data-block reads per missing-key lookup caused by false
+    positives (measured; the models' expectation +- one binomial sigma), and median µs per
+    lookup of readrandom and readmissing; with the values the text names."""
+    from ..engine_data import filter_summary
+
+    vals = {k: "--" for k in ("efSpecs", "efFastMissing", "efNoneMissing", "efRocksMissing", "efRocksNoneMissing",
+                              "efFastRandom", "efRocksRandom", "efWithinModel", "efModelled",
+                              "efFastestMissing", "efSlowestMissing", "efSlowestMissingUs", "efFastestMissingUs",
+                              "efMissingVsRocks", "efRandomVsRocks", "efOutsideModel")}
+    try:
+        s = filter_summary(load(results_root / "engine_filters"))
+    except FileNotFoundError:
+        s = None
+    if s is None or s.empty:
+        return "\\textit{not measured: no committed results for experiment engine\\_filters.}\n", vals
+
+    def num(v, f="{:.3g}"):
+        return "--" if v is None or pd.isna(v) else "$" + f.format(v) + "$"
+
+    out = [r"\begin{tabular}{@{}lrrrrrr@{}}", r"\toprule",
+           r"filter & bits/key & FP (\%) over levels & FP reads / lookup, model & checks & "
+           r"readmissing \textmu{}s & readrandom \textmu{}s \\", r"\midrule"]
+    order = s.assign(rocks=s["engine"] == "rocksdb", none=s["filter_label"].str.endswith("no filter"))
+    order = order.sort_values(["rocks", "none", "filter_label"])
+    for _, r in order.iterrows():
+        fp = "--" if pd.isna(r.get("fp")) else (f"${fmt(100 * r['fp'], 'percent')}$ "
+                                                f"[{fmt(100 * r['ci_low'], 'percent')}, {fmt(100 * r['ci_high'], 'percent')}]")
+        reads = "--" if pd.isna(r.get("fp_reads")) else (
+            f"{num(r['fp_reads'], '{:.2e}')}, {num(r['fp_reads_model'], '{:.2e}')}")
+        out.append(f"{tex_escape(r['filter_label'])} & {num(r.get('bits_per_key'), '{:.2f}')} & {fp} & {reads} & "
+                   f"{num(r.get('checks_per_lookup'), '{:.2f}')} & {num(r['readmissing_us'])} & "
+                   f"{num(r['readrandom_us'])} \\\\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+
+    ours = s[(s["engine"] == "filterlab") & ~s["filter_label"].str.endswith("no filter")]
+    vals["efSpecs"] = str(len(ours))
+
+    def us(engine, label, col):
+        g = s[(s["engine"] == engine) & (s["filter_label"] == label)]
+        return float(g[col].iloc[0]) if len(g) and pd.notna(g[col].iloc[0]) else float("nan")
+
+    fast = next((l for l in ours["filter_label"] if str(l).startswith("fastlocal:bpk=10")), None)
+    pairs = {"efFastMissing": ("filterlab", fast, "readmissing_us"), "efFastRandom": ("filterlab", fast, "readrandom_us"),
+             "efNoneMissing": ("filterlab", "no filter", "readmissing_us"),
+             "efRocksMissing": ("rocksdb", "rocksdb fastlocal:bpk=10", "readmissing_us"),
+             "efRocksRandom": ("rocksdb", "rocksdb fastlocal:bpk=10", "readrandom_us"),
+             "efRocksNoneMissing": ("rocksdb", "rocksdb no filter", "readmissing_us")}
+    got = {k: us(*v) for k, v in pairs.items()}
+    for k, v in got.items():
+        if not math.isnan(v):
+            vals[k] = f"{v:.3g}"
+    if not math.isnan(got["efFastMissing"] / got["efRocksMissing"]):
+        vals["efMissingVsRocks"] = f"{got['efFastMissing'] / got['efRocksMissing']:.2f}"
+    if not math.isnan(got["efFastRandom"] / got["efRocksRandom"]):
+        vals["efRandomVsRocks"] = f"{got['efFastRandom'] / got['efRocksRandom']:.2f}"
+    modelled = ours[ours["fp_reads_sigma"].notna() & (ours["fp_reads_sigma"] > 0)] if "fp_reads_sigma" in ours else ours.iloc[0:0]
+    if len(modelled):
+        z = (modelled["fp_reads"] - modelled["fp_reads_model"]).abs() / modelled["fp_reads_sigma"]
+        vals["efModelled"] = str(len(modelled))
+        vals["efWithinModel"] = str(int((z <= 3).sum()))
+        vals["efOutsideModel"] = ", ".join(tex_escape(v) for v in modelled.loc[z > 3, "filter_label"]) or "none"
+    by_missing = ours.sort_values("readmissing_us")
+    if len(by_missing):
+        vals["efFastestMissing"] = tex_escape(by_missing["filter_label"].iloc[0])
+        vals["efFastestMissingUs"] = f"{by_missing['readmissing_us'].iloc[0]:.3g}"
+        vals["efSlowestMissing"] = tex_escape(by_missing["filter_label"].iloc[-1])
+        vals["efSlowestMissingUs"] = f"{by_missing['readmissing_us'].iloc[-1]:.3g}"
+    return "\n".join(out) + "\n", vals
+
+
 def speed_floor_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
     """Section beyond: per filter of speed_floor, medians over the repeats of the hot query, the
     random-filter query one at a time and pipelined (net ns, hashing included), the floor
@@ -440,11 +604,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(machine_values(results_root))
     extra.update(keys_values(results_root))
     extra["bloomIdeal"] = f"{100 * (1 / math.log(2) - 1):.0f}"
-    try:
-        strides = sorted(load(results_root / "engine_multiget")["stride"].dropna().unique())
-        extra["multigetStrides"] = ", ".join(f"{int(x)}" for x in strides[:-1]) + f" and {int(strides[-1])}"
-    except (FileNotFoundError, KeyError, IndexError):
-        extra["multigetStrides"] = "--"
+    extra.update(multiget_values(results_root))
+    extra.update(io_values(results_root))
     fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
     extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
     extra.update(probes_values(results_root))
@@ -467,10 +628,13 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     claims_parts = claims_table_tex(claims)
     floor_text, floor_vals = speed_floor_table_tex(results_root)
     extra.update(floor_vals)
+    ef_text, ef_vals = engine_filters_table_tex(results_root)
+    extra.update(ef_vals)
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
                        ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
-                       ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text)):
+                       ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text),
+                       ("engine_filters.tex", ef_text)):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)
