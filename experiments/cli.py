@@ -5,7 +5,6 @@ failed (the others are stored and in the table), 2 the config is invalid."""
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import os
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from rich.console import Console
 
 from .config import ConfigError, load_config
 from .execute import Executor, must_run_alone
-from .meta import write_meta
+from .meta import at_start, write_meta
 from .store import RunStore
 from .validate import mem_available, plan as make_plan
 from .workers import ROOT, build_dir
@@ -98,7 +97,7 @@ def main(argv=None) -> int:
                                                         "alone  " if alone else "pending")
             print(f"{state} {r.key} {r.describe()}")
         return 0
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    start = at_start()
     executor = Executor(store, plan.build, args.jobs, os.cpu_count() or 1, args.cluster, console, args.timeout)
     executor.run_all(pending, mem_available())
 
@@ -108,7 +107,7 @@ def main(argv=None) -> int:
         tmp = out_dir / "results.parquet.tmp"
         table.to_parquet(tmp, index=False)
         os.replace(tmp, out_dir / "results.parquet")
-    write_meta(out_dir / "meta.json", plan, executor, started, len(stored), args.cluster)
+    write_meta(out_dir / "meta.json", plan, executor, start, len(stored), args.cluster)
     console.print(f"{len(table)} rows from {len(plan.runs) - len(executor.failures)} runs -> "
                   f"{out_dir / 'results.parquet'}", markup=False)
     if executor.failures:

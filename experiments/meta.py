@@ -74,21 +74,29 @@ def load_average() -> list[float]:
         return []
 
 
-def write_meta(path: Path, plan, executor, started: str, resumed: int, cluster: str | None) -> dict:
+def at_start() -> dict:
+    """What must be read before the runs start: the time, the commit the build was made
+    from (a commit made while a long sweep runs is not in its binaries) and the load."""
+    return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **git_info(),
+            "load_average": load_average()}
+
+
+def write_meta(path: Path, plan, executor, start: dict, resumed: int, cluster: str | None) -> dict:
     from .validate import mem_available
 
     meta = {
         "experiment": plan.config.name,
         "description": plan.config.description,
         "claim": plan.config.claim,
-        "date": started,
+        "date": start["date"],
         "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        **git_info(),
+        "commit": start["commit"],
+        "dirty": start["dirty"],
         "build": build_info(plan.build),
         "build_ids": plan.build_ids,
         "machine": {"host": platform.node(), "cpu": cpu_model(), "cores": os.cpu_count(),
                     "mem_available_bytes": mem_available(), "os": platform.platform(), "caches": cpu_caches(),
-                    "load_average": load_average()},
+                    "load_average": start["load_average"], "load_average_end": load_average()},
         "cluster": cluster,
         "runs": {"planned": len(plan.runs), "reused": resumed, "failed": len(executor.failures)},
         "failures": [{"run": f.run.describe(), "argv": f.outcome["argv"], "returncode": f.outcome["returncode"],

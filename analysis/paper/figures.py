@@ -338,7 +338,7 @@ def engine_filters(df: pd.DataFrame, claims) -> plt.Figure | None:
             axes[0].errorbar([100 * r["fp"]], [r["readmissing_us"]], xerr=err, capsize=1.5, lw=0.6, **kw)
         axes[1].plot([r["bits_per_key"]], [r["readrandom_us"]], **kw)
     refs = (("filterlab", "no filter", "ours, no filter", "0.45", "--"),
-            ("rocksdb", "rocksdb fastlocal:bpk=10", "RocksDB, its Bloom", "black", ":"),
+            ("rocksdb", "rocksdb fastlocal", "RocksDB, its Bloom", "black", ":"),
             ("rocksdb", "rocksdb no filter", "RocksDB, no filter", "0.7", ":"))
     for engine, label, name, c, ls in refs:
         row = s[(s["engine"] == engine) & (s["filter_label"] == label)]

@@ -521,11 +521,11 @@ def engine_filters_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
         g = s[(s["engine"] == engine) & (s["filter_label"] == label)]
         return float(g[col].iloc[0]) if len(g) and pd.notna(g[col].iloc[0]) else float("nan")
 
-    fast = next((l for l in ours["filter_label"] if str(l).startswith("fastlocal:bpk=10")), None)
+    fast = next((l for l in ours["filter_label"] if str(l) in ("fastlocal", "fastlocal:bpk=10")), None)
     pairs = {"efFastMissing": ("filterlab", fast, "readmissing_us"), "efFastRandom": ("filterlab", fast, "readrandom_us"),
              "efNoneMissing": ("filterlab", "no filter", "readmissing_us"),
-             "efRocksMissing": ("rocksdb", "rocksdb fastlocal:bpk=10", "readmissing_us"),
-             "efRocksRandom": ("rocksdb", "rocksdb fastlocal:bpk=10", "readrandom_us"),
+             "efRocksMissing": ("rocksdb", "rocksdb fastlocal", "readmissing_us"),
+             "efRocksRandom": ("rocksdb", "rocksdb fastlocal", "readrandom_us"),
              "efRocksNoneMissing": ("rocksdb", "rocksdb no filter", "readmissing_us")}
     got = {k: us(*v) for k, v in pairs.items()}
     for k, v in got.items():
