@@ -4,7 +4,7 @@ figure, each taking the tidy results frame and the claims."""
 
 from __future__ import annotations
 
-from ..style import COLUMN, color, marker  # first: selects the Agg backend before pyplot loads
+from ..style import COLUMN, PAGE, color, marker  # first: selects the Agg backend before pyplot loads
 
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
@@ -309,10 +309,19 @@ def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
     return fig
 
 
+def allocation_cost(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """engine_allocation: lookup cost against filter memory, one colour per policy, the
+    model's lines and the measured points, a panel per (size ratio, levels), page wide."""
+    from ..allocation_plot import engine_allocation
+
+    return engine_allocation(df, ncols=2, width=PAGE)
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
            "fp_vs_keys": ("fp_vs_keys", fp_vs_keys),
            "probes": ("probes", probes),
            "space_overhead": ("filters_pareto", space_overhead),
-           "multiget_speedup": ("engine_multiget", multiget_speedup)}
+           "multiget_speedup": ("engine_multiget", multiget_speedup),
+           "allocation_cost": ("engine_allocation", allocation_cost)}

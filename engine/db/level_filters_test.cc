@@ -170,11 +170,11 @@ TEST(LevelFilters, LookupReachIsTheShareOfKeysInsideTheTables) {
 // level in the tree as it is: one filter per level (and a second rewrite
 // finds nothing to do), the memory at the budget, and nothing else changed.
 // Under uniform every table already holds the one filter, so nothing is
-// rewritten. Memory: the allocation spends the budget within 2%
-// (level_allocation_test.cc), and each table's filter adds at most one
-// 64-byte line of rounding plus its 5-byte trailer; in this tree of small
-// tables (~160 keys) that rounding is most of a bit per key (uniform at 5
-// bits/key holds ~5.3), so the upper bound counts it per table.
+// rewritten. Memory: the tables hold the budget within 2% (the issue's
+// bound), though each table's filter rounds up to whole 64-byte lines and
+// adds a 5-byte trailer: in this tree of small tables (~160 keys) that is
+// most of a bit per key (uniform sized at 5 bits/key held ~5.3 before the
+// allocation counted it), so the bound tests that the allocation does.
 TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
   for (const auto policy : {allocation::AllocationPolicy::kUniform, allocation::AllocationPolicy::kMonkey,
                             allocation::AllocationPolicy::kOptimal}) {
@@ -210,8 +210,7 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
     const double n = static_cast<double>(entries);
     const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / n;
     EXPECT_GE(bits_per_key, 5.0 * 0.98) << "filter bits / entries over all tables";
-    EXPECT_LE(bits_per_key, 5.0 * 1.02 + (512.0 + 40.0) * static_cast<double>(tables) / n)
-        << "filter bits / entries over all tables, " << tables << " tables";
+    EXPECT_LE(bits_per_key, 5.0 * 1.02) << "filter bits / entries over all tables, " << tables << " tables";
   }
 }
 
@@ -274,6 +273,24 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
       EXPECT_LE(a[0].bits_per_key, budget * 1.02);
     }
   }
+}
+
+// A table's filter spends its menu memory plus its rounding: FastLocalBloom
+// at 5 bits/key rounds n keys' 5n bits up to whole 512-bit lines and adds a
+// 40-bit trailer. 1000 keys: 5000 bits -> 10 lines, overhead 120 + 40; 1030
+// keys: 5150 -> 11 lines, overhead 482 + 40: tables of one size share one
+// rounding, which a mean over a spread of counts would miss.
+TEST(LevelFilters, FilterOverheadIsTheTablesRounding) {
+  const std::string spec = "fastlocal:bpk=5";
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1000}), 160.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1030}), 522.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1000, 1000, 1030}), 2 * 160.0 + 522.0);
+  // More tables than samples: each sample stands for its share (20 x 1000, 20 x 1030).
+  std::vector<double> many(20, 1000.0);
+  many.insert(many.end(), 20, 1030.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, many), 20 * 160.0 + 20 * 522.0);
+  EXPECT_EQ(FilterOverheadBits("", 0, {1000}), 0.0);
+  EXPECT_EQ(FilterOverheadBits(spec, 5, {}), 0.0);
 }
 
 TEST(LevelFilters, BadAllocationOptionsAreRefused) {
