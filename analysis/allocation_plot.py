@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 
 READS_LABEL = "data-block reads from false positives per lookup"
 POLICIES = ("uniform", "monkey", "no_last_level", "optimal")
+POLICY_COLORS = {"uniform": "0.3", "monkey": "tab:blue", "no_last_level": "tab:green", "optimal": "tab:orange"}
 
 
 def allocation_points(df: pd.DataFrame, benchmark: str = "readmissing") -> pd.DataFrame:
@@ -53,7 +54,8 @@ def engine_allocation(df: pd.DataFrame, ncols: int | None = None, width: float |
     panels = points[["level_multiplier", "num_levels"]].drop_duplicates().sort_values(
         ["level_multiplier", "num_levels"], ascending=[False, True]).to_numpy().tolist()
     policies = [p for p in POLICIES if p in set(points["filter_policy"]) | set(lines.get("policy", []))]
-    colors = palette(policies)
+    # Fixed, distinct colours: uniform (the baseline) dark grey, the three others apart.
+    colors = {**palette(policies), **{p: c for p, c in POLICY_COLORS.items() if p in policies}}
     ncols = min(ncols or len(panels), len(panels))
     nrows = -(-len(panels) // ncols)
     size = (4.4 * ncols, 3.8 * nrows) if width is None else (width, 0.8 * width / ncols * nrows)
@@ -76,9 +78,9 @@ def engine_allocation(df: pd.DataFrame, ncols: int | None = None, width: float |
             ax.plot(p["filter_bits_per_key"], p["fp_reads_model_per_op"], "x", color=c, ms=6)
         ax.set_yscale("log")
         ax.set_xlabel(f"filter memory ({BPK_LABEL}, all tables)")
-        ax.set_ylabel(READS_LABEL)
-        ax.set_title(f"T = {T:g}, {int(levels)} levels (x: the filters' models for the measured lookups)",
-                     fontsize=8 if width is None else 7)
+        ax.set_ylabel(READS_LABEL if width is None else "FP data-block reads per lookup")
+        ax.set_title(f"T = {T:g}, {int(levels)} levels" + (
+            " (x: the filters' models for the measured lookups)" if width is None else ""), fontsize=8)
     axes[0][0].legend(fontsize=6)
     fig.tight_layout()
     return fig

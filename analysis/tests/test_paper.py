@@ -208,7 +208,8 @@ def test_allocation_table_and_values_from_the_results(tmp_path):
         per_op = reads[policy] * 5 / budget
         rows.append({"worker": "lsmbench", "run_key": "t10", "record_index": i, "benchmark": "readmissing",
                      "filter_policy": policy, "filter_budget_bpk": budget, "num": 4000000, "sst_bytes": 110 * 2**20,
-                     "filter_bits_per_key": budget * (1.015 if policy == "monkey" else 1.0), "ops": 300000,
+                     "filter_bits_per_key": budget * {"monkey": 1.015, "no_last_level": 0.5}.get(policy, 1.0),
+                     "ops": 300000,
                      "fp_reads_per_op": per_op, "fp_reads_model_per_op": per_op - 0.003,
                      "fp_reads_model_sigma_per_op": 0.001, "level_multiplier": 10, "num_levels": 6})
     (tmp_path / "engine_allocation").mkdir()
@@ -216,6 +217,7 @@ def test_allocation_table_and_values_from_the_results(tmp_path):
     text, vals = allocation_table_tex(tmp_path)
     assert vals["allocKeys"] == "4~million" and vals["allocDbMiB"] == "110"
     assert vals["allocMemDevMax"] == "1.5" and vals["allocBudgets"] == "2 and 5"
+    assert vals["allocNllCapBudget"] == "2"  # no_last_level held half: left out of the memory deviation
     assert vals["allocPoints"] == "8" and vals["allocWithinTwo"] == "0" and vals["allocWithinFour"] == "8"
     assert vals["allocTargetWorst"] == "0.50"  # optimal 0.15 / 0.3; monkey 0.4
     assert "$10$ & $6$ & $0.3000$ & $0.400$ & $1.333$ & $0.500$ & $1.5$\\% & $3.0$" in text, text
