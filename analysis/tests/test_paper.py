@@ -220,4 +220,5 @@ def test_allocation_table_and_values_from_the_results(tmp_path):
     assert vals["allocNllCapBudget"] == "2"  # no_last_level held half: left out of the memory deviation
     assert vals["allocPoints"] == "8" and vals["allocWithinTwo"] == "0" and vals["allocWithinFour"] == "8"
     assert vals["allocTargetWorst"] == "0.50"  # optimal 0.15 / 0.3; monkey 0.4
+    assert vals["allocTargetZ"] == "3.0" and vals["allocTargetMet"] == "met"  # 0.5 <= 0.6, |z| 3 <= 4
     assert "$10$ & $6$ & $0.3000$ & $0.400$ & $1.333$ & $0.500$ & $1.5$\\% & $3.0$" in text, text
