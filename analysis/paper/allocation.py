@@ -21,7 +21,8 @@ TABLE_BUDGET = 5.0
 TARGET_RATIO = 0.6
 EMPTY = {"allocKeys": "--", "allocDbMiB": "--", "allocMemDevMax": "--", "allocPoints": "--",
          "allocWithinTwo": "--", "allocWithinFour": "--", "allocBudgets": "--", "allocTableBudget": "--",
-         "allocTargetWorst": "--", "allocTrees": "--", "allocNllCapBudget": "--",
+         "allocTargetWorst": "--", "allocTrees": "--", "allocNllShort": "--", "allocNllPoints": "--", "allocMemDevTable": "--", "allocOutside": "--", "allocOutsideWhere": "--",
+         "allocOutsideRel": "--",
          "allocTargetRatio": f"{TARGET_RATIO:g}", "allocTargetZ": "--", "allocTargetMet": "not measured",
          "allocSigmaLimit": "--"}
 
@@ -65,12 +66,25 @@ def allocation_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
     # filter. The memory the others held is what the rounding leaves.
     spends = rows["filter_policy"] != "no_last_level"
     vals["allocMemDevMax"] = f"{100 * rows.loc[spends, 'mem_dev'].abs().max():.1f}"
-    short = rows[~spends & (rows["mem_dev"] < -0.02)]
-    vals["allocNllCapBudget"] = f"{short['filter_budget_bpk'].min():g}" if len(short) else "--"
+    nll = rows[~spends]
+    vals["allocNllPoints"] = str(len(nll))
+    vals["allocNllShort"] = str(int((nll["mem_dev"] < -0.1).sum()))
+    at_table = rows[spends & (rows["filter_budget_bpk"] == TABLE_BUDGET)]
+    if len(at_table):
+        vals["allocMemDevTable"] = f"{100 * at_table['mem_dev'].abs().max():.1f}"
     z = rows["z"].dropna()
     vals["allocPoints"] = str(len(z))
     vals["allocWithinTwo"] = str(int((z.abs() <= 2).sum()))
     vals["allocWithinFour"] = str(int((z.abs() <= 4).sum()))
+    # The points beyond four sigma: which policies at which budgets, and how far off in relative terms.
+    out = rows[rows["z"].abs() > SIGMA_LIMIT]
+    vals["allocOutside"] = str(len(out))
+    if len(out):
+        where = out.groupby("filter_policy", sort=False)["filter_budget_bpk"].apply(
+            lambda b: " and ".join(f"{x:g}" for x in sorted(b.unique())))
+        vals["allocOutsideWhere"] = "; ".join(f"{tex_p(p)} at {b} bits per key" for p, b in where.items())
+        rel = (out["fp_reads_per_op"] / out["fp_reads_model_per_op"] - 1).abs().max()
+        vals["allocOutsideRel"] = f"{100 * rel:.1f}"
     budgets = sorted(rows["filter_budget_bpk"].unique())
     vals["allocBudgets"] = ", ".join(f"{b:g}" for b in budgets[:-1]) + (f" and {budgets[-1]:g}" if len(budgets) > 1
                                                                         else f"{budgets[0]:g}")

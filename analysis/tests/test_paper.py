@@ -217,8 +217,10 @@ def test_allocation_table_and_values_from_the_results(tmp_path):
     text, vals = allocation_table_tex(tmp_path)
     assert vals["allocKeys"] == "4~million" and vals["allocDbMiB"] == "110"
     assert vals["allocMemDevMax"] == "1.5" and vals["allocBudgets"] == "2 and 5"
-    assert vals["allocNllCapBudget"] == "2"  # no_last_level held half: left out of the memory deviation
+    # no_last_level held half: left out of the memory deviation, counted as short of its budget.
+    assert vals["allocNllShort"] == "2" and vals["allocNllPoints"] == "2" and vals["allocMemDevTable"] == "1.5"
     assert vals["allocPoints"] == "8" and vals["allocWithinTwo"] == "0" and vals["allocWithinFour"] == "8"
     assert vals["allocTargetWorst"] == "0.50"  # optimal 0.15 / 0.3; monkey 0.4
     assert vals["allocTargetZ"] == "3.0" and vals["allocTargetMet"] == "met"  # 0.5 <= 0.6, |z| 3 <= 4
+    assert vals["allocOutside"] == "0" and vals["allocOutsideWhere"] == "--"
     assert "$10$ & $6$ & $0.3000$ & $0.400$ & $1.333$ & $0.500$ & $1.5$\\% & $3.0$" in text, text
