@@ -205,8 +205,11 @@ class Worker:
 # multiread_batched are collapsed: lsmbench runs multireadrandom once per
 # (stride, batched) pair on the one database it filled, each pass a record
 # whose stride and multiread_batched fields say which (store.py: record
-# fields refine the run's comma-joined columns). sim speed's pipeline_depth
-# likewise: one record per depth.
+# fields refine the run's comma-joined columns). filter_policy and
+# filter_budget_bpk likewise: lsmbench fills one tree and runs the
+# benchmarks from its first rewritefilters on once per (budget, policy)
+# pair, each record's filter_policy and filter_budget_bpk saying which.
+# sim speed's pipeline_depth likewise: one record per depth.
 WORKERS = {
     "sim fp": Worker("sim fp", "sim/filterlab-sim", "fp", threaded=True),
     "sim speed": Worker("sim speed", "sim/filterlab-sim", "speed", exclusive=True,
@@ -217,7 +220,8 @@ WORKERS = {
     "sim lsm": Worker("sim lsm", "sim/filterlab-sim", "lsm"),
     "sim dynamic": Worker("sim dynamic", "sim/filterlab-sim", "dynamic", exclusive=True),
     "lsmbench": Worker("lsmbench", "engine/lsmbench", None, exclusive=True,
-                       collapse=frozenset({"multiread_stride", "multiread_batched"}), scratch_flag="db",
+                       collapse=frozenset({"multiread_stride", "multiread_batched", "filter_policy",
+                                                 "filter_budget_bpk"}), scratch_flag="db",
                        withheld=("use_existing_db", "keep_db"), filter_optional=True, alternatives=("lsmbench",)),
 }
 

@@ -364,6 +364,38 @@ def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_que
                     f"medians {float(a.median()):.3g} / {float(b.median()):.3g} ns per key, {len(a)} repeats")
 
 
+def _allocation_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """experiment engine_allocation: the data-block reads caused by false positives per
+    missing-key lookup (readmissing's fp_reads_per_op) under one filter-memory policy over
+    those under another (`over`, e.g. uniform) on the same tree at the same budget, in the
+    context `where` names (filter_budget_bpk, level_multiplier, num_levels). The interval: the
+    reads are counts (Poisson), so ln(ratio) has variance 1/a + 1/b; 95% = 1.96 sigma."""
+    need = ("benchmark", "filter_policy", "fp_reads_per_op", "ops")
+    if any(c not in df for c in need):
+        return None
+    rows = df[(df["benchmark"] == "readmissing") & df["filter_policy"].notna()]
+    rows = rows.drop_duplicates([c for c in ("run_key", "record_index") if c in rows])
+    for key, value in ours.get("where", {}).items():
+        if key not in rows:
+            return None
+        rows = rows[rows[key] == value]
+
+    def reads(policy):
+        r = rows[rows["filter_policy"] == policy]
+        if len(r) != 1:
+            return None
+        r = r.iloc[0]
+        return float(r["fp_reads_per_op"]), float(r["fp_reads_per_op"]) * float(r["ops"]), float(r["ops"])
+
+    a, b = reads(ours["policy"]), reads(ours["over"])
+    if a is None or b is None or not (a[1] > 0 and b[1] > 0):
+        return None
+    ratio = a[0] / b[0]
+    spread = 1.96 * math.sqrt(1 / a[1] + 1 / b[1])
+    return Measured(ratio, ratio * math.exp(-spread), ratio * math.exp(spread), None,
+                    f"{a[0]:.3g} / {b[0]:.3g} reads per lookup over {int(a[2])} lookups each")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
@@ -372,7 +404,7 @@ def _pending(df, ours, published, published_queries) -> None:
 MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
             "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes,
             "hash_fallback": _hash_fallback, "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
-            "dynamic_ratio": _dynamic_ratio, "pending": _pending}
+            "dynamic_ratio": _dynamic_ratio, "allocation_ratio": _allocation_ratio, "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

@@ -4,7 +4,7 @@ figure, each taking the tidy results frame and the claims."""
 
 from __future__ import annotations
 
-from ..style import COLUMN, color, marker  # first: selects the Agg backend before pyplot loads
+from ..style import COLUMN, PAGE, color, marker  # first: selects the Agg backend before pyplot loads
 
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
@@ -317,7 +317,6 @@ def engine_filters(df: pd.DataFrame, claims) -> plt.Figure | None:
     by family; the engine without filters and RocksDB's own runs as reference lines
     (RocksDB's lookups are not on our scale of cost: the line is there to place them)."""
     from ..engine_data import filter_summary
-    from ..style import PAGE
 
     s = filter_summary(df)
     if s is None:
@@ -364,7 +363,6 @@ def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
     per engine, compression and thread count; data-block reads per lookup; table bytes)
     at page width."""
     from ..engine_plots import engine_io as draw
-    from ..style import PAGE
 
     fig = draw(df)
     if fig is None:
@@ -384,6 +382,14 @@ def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
     return fig
 
 
+def allocation_cost(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """engine_allocation: lookup cost against filter memory, one colour per policy, the
+    model's lines and the measured points, a panel per (size ratio, levels), page wide."""
+    from ..allocation_plot import engine_allocation
+
+    return engine_allocation(df, ncols=2, width=PAGE)
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
@@ -392,4 +398,5 @@ FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "space_overhead": ("filters_pareto", space_overhead),
            "multiget_speedup": ("engine_multiget", multiget_speedup),
            "engine_filters": ("engine_filters", engine_filters),
-           "engine_io": ("engine_io", engine_io)}
+           "engine_io": ("engine_io", engine_io),
+           "allocation_cost": ("engine_allocation", allocation_cost)}

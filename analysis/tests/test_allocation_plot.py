@@ -44,3 +44,27 @@ def test_figure_has_model_lines_and_measured_points_per_policy():
 
 def test_no_policy_rows_no_figure():
     assert allocation_plot.engine_allocation(pd.DataFrame({"benchmark": ["readmissing"]})) is None
+
+
+def test_one_run_measuring_every_pair_gives_one_point_per_record():
+    # engine_allocation's runs each fill one tree and measure every (budget, policy) pair on
+    # it: one run_key, a record per pass (record_index), and a row per level of each record.
+    rows = []
+    for i, r in enumerate(frame().query("worker == 'lsmbench'").to_dict("records")):
+        for level in range(3):
+            rows.append({**r, "run_key": "one", "record_index": i, "levels_level": level})
+    pts = allocation_plot.allocation_points(pd.DataFrame(rows))
+    assert len(pts) == 4
+    assert sorted(zip(pts["filter_policy"], pts["filter_budget_bpk"])) == [
+        ("monkey", 3), ("monkey", 5), ("uniform", 3), ("uniform", 5)]
+
+
+def test_page_layout_puts_the_panels_in_rows():
+    df = frame()
+    df2 = df.copy()
+    df2["level_multiplier"] = df2["level_multiplier"].where(df2["worker"] != "lsmbench", 4)
+    df2["run_key"] = "T4-" + df2["run_key"].astype(str)
+    fig = allocation_plot.engine_allocation(pd.concat([df, df2]), ncols=1, width=3.4)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert len(titles) == 2 and "T = 10" in titles[0] and "T = 4" in titles[1], titles
+    assert abs(fig.get_size_inches()[0] - 3.4) < 1e-9

@@ -43,7 +43,7 @@ def test_pdf_builds_from_committed_results_and_renders(tmp_path):
 
 
 def _tex_sources():
-    return [p for p in PAPER.rglob("*.tex") if "generated" not in p.parts and "build" not in p.parts]
+    return [p for p in PAPER.rglob("*.tex") if not {"generated", "build", "results"} & set(p.parts)]
 
 
 def _tex_sources_text() -> str:
@@ -153,3 +153,74 @@ def test_engine_claim_kinds_read_the_fixture(tmp_path):
     assert [c.verdict for c in cs[:5]] == ["reproduced"] * 5
     # A batch size the experiment did not run is not measured, and says so.
     assert values[5] is None and cs[5].verdict == "not measured" and "no rows" in cs[5].missing
+
+
+def test_allocation_ratio_reads_one_record_per_policy(tmp_path):
+    """allocation_ratio: readmissing's fp_reads_per_op of one policy over another's in one
+    context (one run measured every (budget, policy) pair: record_index tells them apart, and a
+    record's per-level rows repeat its fields). Counts 600 and 1200 reads over 300,000 lookups:
+    ratio 0.5, ln-interval 1.96 sqrt(1/600 + 1/1200) = 0.098."""
+    import math
+
+    import pandas as pd
+
+    from analysis.paper.claims import Claim, measure_all
+
+    rows = []
+    for i, (policy, budget, per_op) in enumerate([("uniform", 5.0, 0.004), ("monkey", 5.0, 0.002),
+                                                  ("uniform", 8.0, 0.001), ("monkey", 8.0, 0.0004)]):
+        for level in range(3):  # flatten() gives one row per level of a record
+            rows.append({"run_key": "r1", "record_index": 2 * i + 3, "worker": "lsmbench", "benchmark": "readmissing",
+                         "filter_policy": policy, "filter_budget_bpk": budget, "fp_reads_per_op": per_op,
+                         "ops": 300000, "level_multiplier": 10, "num_levels": 6, "levels_level": level})
+    (tmp_path / "engine_allocation").mkdir()
+    pd.DataFrame(rows).to_parquet(tmp_path / "engine_allocation" / "results.parquet")
+
+    def claim(where):
+        return Claim("x", "s", "c", "src", 0.5, "ratio",
+                     {"kind": "allocation_ratio", "experiment": "engine_allocation", "policy": "monkey",
+                      "over": "uniform", "where": where}, "upper")
+
+    cs = measure_all([claim({"filter_budget_bpk": 5, "level_multiplier": 10, "num_levels": 6}),
+                      claim({"filter_budget_bpk": 8, "level_multiplier": 10}),
+                      claim({"filter_budget_bpk": 3, "level_multiplier": 10})], tmp_path)
+    m = cs[0].measured
+    assert m.value == pytest.approx(0.5)
+    spread = 1.96 * math.sqrt(1 / 600 + 1 / 1200)
+    assert m.low == pytest.approx(0.5 * math.exp(-spread)) and m.high == pytest.approx(0.5 * math.exp(spread))
+    assert cs[0].verdict == "reproduced"
+    assert cs[1].measured.value == pytest.approx(0.4)
+    assert cs[2].measured is None and cs[2].verdict == "not measured"
+
+
+def test_allocation_table_and_values_from_the_results(tmp_path):
+    """The section's table and values: per tree at 5 bits/key each policy over uniform, the
+    largest memory deviation from the budget, |z| against the model; "--" without results."""
+    import pandas as pd
+
+    from analysis.paper.allocation import allocation_table_tex
+
+    text, vals = allocation_table_tex(tmp_path)
+    assert "not measured" in text and vals["allocMemDevMax"] == "--"
+    rows = []
+    reads = {"uniform": 0.3, "monkey": 0.12, "no_last_level": 0.4, "optimal": 0.15}
+    for i, (policy, budget) in enumerate((p, b) for b in (2.0, 5.0) for p in reads):
+        per_op = reads[policy] * 5 / budget
+        rows.append({"worker": "lsmbench", "run_key": "t10", "record_index": i, "benchmark": "readmissing",
+                     "filter_policy": policy, "filter_budget_bpk": budget, "num": 4000000, "sst_bytes": 110 * 2**20,
+                     "filter_bits_per_key": budget * {"monkey": 1.015, "no_last_level": 0.5}.get(policy, 1.0),
+                     "ops": 300000,
+                     "fp_reads_per_op": per_op, "fp_reads_model_per_op": per_op - 0.003,
+                     "fp_reads_model_sigma_per_op": 0.001, "level_multiplier": 10, "num_levels": 6})
+    (tmp_path / "engine_allocation").mkdir()
+    pd.DataFrame(rows).to_parquet(tmp_path / "engine_allocation" / "results.parquet")
+    text, vals = allocation_table_tex(tmp_path)
+    assert vals["allocKeys"] == "4~million" and vals["allocDbMiB"] == "110"
+    assert vals["allocMemDevMax"] == "1.5" and vals["allocBudgets"] == "2 and 5"
+    # no_last_level held half: left out of the memory deviation, counted as short of its budget.
+    assert vals["allocNllShort"] == "2" and vals["allocNllPoints"] == "2" and vals["allocMemDevTable"] == "1.5"
+    assert vals["allocPoints"] == "8" and vals["allocWithinTwo"] == "0" and vals["allocWithinFour"] == "8"
+    assert vals["allocTargetWorst"] == "0.50"  # optimal 0.15 / 0.3; monkey 0.4
+    assert vals["allocTargetZ"] == "3.0" and vals["allocTargetMet"] == "met"  # 0.5 <= 0.6, |z| 3 <= 4
+    assert vals["allocOutside"] == "0" and vals["allocOutsideWhere"] == "--"
+    assert "$10$ & $6$ & $0.3000$ & $0.400$ & $1.333$ & $0.500$ & $1.5$\\% & $3.0$" in text, text

@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "engine/bench/benchmarks.h"
+
 #include "common/flags.h"
 #include "engine/db/options.h"
 #include "filters/allocation/level_allocation.h"
@@ -47,7 +49,7 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 // The flags' values as the FlagSet writes them; ParseBenchConfig converts
 // and checks them into a BenchConfig.
 struct RawFlags {
-  std::string filter, filter_per_level, filter_policy, memtable_filter, strides, batched;
+  std::string filter, filter_per_level, filter_policy, filter_budgets, memtable_filter, strides, batched;
   long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
             block_size = 0, cache_mb = 0, num_levels = 0;
 };
@@ -100,11 +102,18 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 "filter memory across levels: uniform | monkey | no_last_level | optimal, one budget "
                 "(--filter_budget_bpk) spread over the levels at every flush and compaction; each level's "
                 "--filter / --filter_per_level spec then names only its family (bpk and probes are the "
-                "policy's); empty = each level's spec as given",
+                "policy's); empty = each level's spec as given. A comma-separated list (uniform,monkey) runs "
+                "the benchmarks from the first rewritefilters on once per (budget, policy) pair on the same "
+                "tree (see --filter_budget_bpk)",
                 &raw->filter_policy);
-  flags->Double("filter_budget_bpk", 10, 0.01, 100,
-                "with --filter_policy: total filter bits / total keys (filter memory the tables hold)",
-                &c->filter_budget_bpk);
+  flags->String("filter_budget_bpk", "10",
+                "with --filter_policy: total filter bits / total keys (filter memory the tables hold), in "
+                "0.01..100; or a comma-separated list (2,5,8). With lists of either flag the benchmarks before "
+                "the first rewritefilters run once, under the first pair; then, for each budget in list order "
+                "and each policy in list order, lsmbench reopens the database under that pair and runs the "
+                "benchmarks from rewritefilters to the end, each with its own line and record (whose "
+                "filter_policy and filter_budget_bpk say which pair)",
+                &raw->filter_budgets);
   flags->Double("filter_found_share", 0, 0, 1,
                 "with --filter_policy: the share of lookups for stored keys the policy weighs (0: all "
                 "lookups are for missing keys)",
@@ -482,11 +491,54 @@ Status ParseFilters(const RawFlags& raw, BenchConfig* c) {
     }
   }
   s = ParseFilterFlag("memtable_filter", raw.memtable_filter, true, &c->memtable_filter);
-  if (!s.ok() || raw.filter_policy.empty()) return s;
-  allocation::AllocationPolicy policy;
-  s = allocation::ParseAllocationPolicy(raw.filter_policy, &policy);
-  if (!s.ok()) return Status::InvalidArgument("lsmbench: --filter_policy=" + raw.filter_policy + ": " + s.message());
-  c->filter_policy = raw.filter_policy;
+  if (!s.ok()) return s;
+  std::vector<double> budgets;
+  s = ParseListFlag<double>(
+      "filter_budget_bpk", raw.filter_budgets,
+      [](FlagSet* one, double* v) { one->Double("filter_budget_bpk", 10, 0.01, 100, "", v); }, &budgets);
+  if (!s.ok()) return s;
+  c->filter_budgets_bpk = budgets;
+  c->filter_budget_bpk = budgets.front();
+  if (raw.filter_policy.empty()) return s;
+  std::vector<std::string> policies;
+  s = ParseListFlag<std::string>(
+      "filter_policy", raw.filter_policy, [](FlagSet* one, std::string* v) { one->String("filter_policy", "", "", v); },
+      &policies);
+  if (!s.ok()) return s;
+  for (const std::string& name : policies) {
+    allocation::AllocationPolicy policy;
+    s = allocation::ParseAllocationPolicy(name, &policy);
+    if (!s.ok()) {
+      return Status::InvalidArgument("lsmbench: --filter_policy=" + raw.filter_policy +
+                                     (policies.size() > 1 ? ": in the list, '" + name + "'" : std::string()) + ": " +
+                                     s.message());
+    }
+  }
+  c->filter_policies = policies;
+  c->filter_policy = policies.front();
+  return Status::OK();
+}
+
+// Lists of --filter_policy / --filter_budget_bpk: passes over one tree, which
+// start at the first rewritefilters (the tables take each pass's allocation
+// there) and may not start a fresh database.
+Status CheckAllocationPasses(const RawFlags& raw, const BenchConfig& c) {
+  if (AllocationPasses(c).size() <= 1) return Status::OK();
+  const std::string lists = "--filter_policy=" + raw.filter_policy + " --filter_budget_bpk=" + raw.filter_budgets;
+  const size_t first = FirstAllocationPassBenchmark(c);
+  if (first == c.benchmarks.size()) {
+    return Status::InvalidArgument("lsmbench: " + lists + " gives " + std::to_string(AllocationPasses(c).size()) +
+                                   " (budget, policy) passes, which start at rewritefilters; allowed: lists only "
+                                   "with rewritefilters in --benchmarks (e.g. "
+                                   "filluniquerandom,waitforcompaction,rewritefilters,readmissing)");
+  }
+  for (size_t i = first; i < c.benchmarks.size(); ++i) {
+    if (NeedsFreshDb(c.benchmarks[i])) {
+      return Status::InvalidArgument("lsmbench: " + lists + ": " + c.benchmarks[i] +
+                                     " after rewritefilters would start a fresh database in every pass; allowed: "
+                                     "fills before the first rewritefilters only (the passes share one tree)");
+    }
+  }
   return Status::OK();
 }
 
@@ -587,6 +639,29 @@ std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config) {
   return variants;
 }
 
+std::vector<AllocationPass> AllocationPasses(const BenchConfig& config) {
+  std::vector<AllocationPass> passes;
+  if (config.filter_policies.empty()) return {AllocationPass{config.filter_policy, config.filter_budget_bpk}};
+  for (const double budget : config.filter_budgets_bpk) {
+    for (const std::string& policy : config.filter_policies) passes.push_back({policy, budget});
+  }
+  return passes;
+}
+
+size_t FirstAllocationPassBenchmark(const BenchConfig& config) {
+  for (size_t i = 0; i < config.benchmarks.size(); ++i) {
+    if (config.benchmarks[i] == "rewritefilters") return i;
+  }
+  return config.benchmarks.size();
+}
+
+BenchConfig ConfigForPass(const BenchConfig& config, const AllocationPass& pass) {
+  BenchConfig c = config;
+  c.filter_policy = pass.policy;
+  c.filter_budget_bpk = pass.budget_bpk;
+  return c;
+}
+
 nlohmann::ordered_json LsmbenchDescription() {
   BenchConfig config;
   RawFlags raw;
@@ -618,6 +693,7 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   s = ParseMultiReadLists(raw, config);
   if (s.ok()) s = ParseFilters(raw, config);
   if (s.ok()) s = CheckFilterPolicyFlags(flags, *config);
+  if (s.ok()) s = CheckAllocationPasses(raw, *config);
   if (s.ok()) s = CheckWorkload(raw, *config);
   if (s.ok()) s = CheckEngineLimits(flags, config);
   return s;

@@ -59,6 +59,12 @@ struct BenchConfig {
   // level's --filter / --filter_per_level spec then names its family only.
   std::string filter_policy;
   double filter_budget_bpk = 10;     // --filter_budget_bpk
+  // The flags' lists (one entry each without a list; filter_policies empty
+  // without --filter_policy). filter_policy and filter_budget_bpk above are
+  // the pass being run: the first pair until the passes start
+  // (AllocationPasses, ConfigForPass).
+  std::vector<std::string> filter_policies;
+  std::vector<double> filter_budgets_bpk = {10};
   double filter_found_share = 0;  // --filter_found_share
   std::shared_ptr<const FilterPolicy> memtable_filter;
   double memtable_bloom_ratio = 0.1;
@@ -103,6 +109,27 @@ struct MultiReadVariant {
 // --multiread_stride=0,16 --multiread_batched=true,false gives (0,true),
 // (0,false), (16,true), (16,false).
 std::vector<MultiReadVariant> MultiReadVariants(const BenchConfig& config);
+
+// One allocation pass: the policy and budget the tables take at its
+// rewritefilters, under which the benchmarks after it run.
+struct AllocationPass {
+  std::string policy;
+  double budget_bpk = 10;
+};
+
+// Every (budget, policy) pair of the --filter_budget_bpk and --filter_policy
+// lists, budget-major in list order (--filter_budget_bpk=2,5
+// --filter_policy=uniform,monkey gives (uniform,2), (monkey,2), (uniform,5),
+// (monkey,5)); one pass, the flags' values, without lists. Budget-major
+// because a pass's bigger filters may push a level past its byte target and
+// a compaction then reshapes the tree: with budgets rising, every policy at
+// one budget meets the same tree.
+std::vector<AllocationPass> AllocationPasses(const BenchConfig& config);
+// The index in config.benchmarks of the first rewritefilters, where the
+// passes start (benchmarks.size() without one).
+size_t FirstAllocationPassBenchmark(const BenchConfig& config);
+// config with filter_policy and filter_budget_bpk set to the pass's.
+BenchConfig ConfigForPass(const BenchConfig& config, const AllocationPass& pass);
 
 // What RocksDB builds for lsmbench's --filter on --engine=rocksdb: its
 // FastLocalBloom (NewBloomFilterPolicy(bits_per_key)) for "fastlocal:bpk=B",

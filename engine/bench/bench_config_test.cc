@@ -38,6 +38,43 @@ TEST(BenchConfigTest, DefaultsFollowDbBench) {
   EXPECT_EQ(c.approx_algorithm, "new");
 }
 
+// Lists of --filter_policy and --filter_budget_bpk: one pass per (budget,
+// policy) pair, budget-major in list order, starting at the first
+// rewritefilters; the config's own values are the first pair's.
+TEST(BenchConfigTest, AllocationListsGiveOnePassPerPairBudgetMajor) {
+  BenchConfig c;
+  ASSERT_TRUE(Parse({"--filter_policy=uniform,monkey,optimal", "--filter_budget_bpk=5,2.5",
+                     "--benchmarks=filluniquerandom,waitforcompaction,rewritefilters,readmissing,readrandom"},
+                    &c)
+                  .ok());
+  EXPECT_EQ(c.filter_policies, (std::vector<std::string>{"uniform", "monkey", "optimal"}));
+  EXPECT_EQ(c.filter_budgets_bpk, (std::vector<double>{5, 2.5}));
+  EXPECT_EQ(c.filter_policy, "uniform");
+  EXPECT_EQ(c.filter_budget_bpk, 5);
+  const std::vector<AllocationPass> passes = AllocationPasses(c);
+  std::vector<std::pair<std::string, double>> got;
+  for (const AllocationPass& p : passes) got.emplace_back(p.policy, p.budget_bpk);
+  const std::vector<std::pair<std::string, double>> want = {{"uniform", 5},   {"monkey", 5},   {"optimal", 5},
+                                                            {"uniform", 2.5}, {"monkey", 2.5}, {"optimal", 2.5}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(FirstAllocationPassBenchmark(c), 2u);
+  const BenchConfig pass = ConfigForPass(c, passes[4]);
+  EXPECT_EQ(pass.filter_policy, "monkey");
+  EXPECT_EQ(pass.filter_budget_bpk, 2.5);
+  EXPECT_EQ(pass.benchmarks, c.benchmarks);
+  // One value each: one pass, the flags' values; no rewritefilters needed.
+  ASSERT_TRUE(Parse({"--filter_policy=optimal", "--filter_budget_bpk=3", "--benchmarks=fillrandom,readmissing"}, &c)
+                  .ok());
+  ASSERT_EQ(AllocationPasses(c).size(), 1u);
+  EXPECT_EQ(AllocationPasses(c)[0].policy, "optimal");
+  EXPECT_EQ(AllocationPasses(c)[0].budget_bpk, 3);
+  EXPECT_EQ(FirstAllocationPassBenchmark(c), c.benchmarks.size());
+  // Without a policy: one pass, no policy.
+  ASSERT_TRUE(Parse({}, &c).ok());
+  ASSERT_EQ(AllocationPasses(c).size(), 1u);
+  EXPECT_EQ(AllocationPasses(c)[0].policy, "");
+}
+
 TEST(BenchConfigTest, FilterPolicyFlags) {
   BenchConfig c;
   ASSERT_TRUE(Parse({"--filter=ribbon", "--filter_policy=monkey", "--filter_budget_bpk=6.5",
@@ -249,6 +286,21 @@ TEST(BenchConfigTest, BadInputNamesTheProblemAndWhatIsAllowed) {
        {"--multiread_batched=true,maybe", "--multiread_batched=maybe", "true or false", "comma-separated list"}},
       {{"--multiread_batched=false,0"}, {"'0' is listed twice"}},
       {{"--multiread_batched="}, {"--multiread_batched=", "not a boolean"}},
+      // Allocation lists: each entry checked, passes only from a rewritefilters on, no fill inside them.
+      {{"--filter_policy=uniform,greedy"},
+       {"--filter_policy=uniform,greedy", "'greedy'", "no_last_level"}},
+      {{"--filter_policy=uniform,,monkey", "--benchmarks=fillrandom,rewritefilters"},
+       {"--filter_policy=uniform,,monkey", "''", "optimal"}},
+      {{"--filter_policy=monkey,monkey"}, {"'monkey' is listed twice", "each value once"}},
+      {{"--filter_policy=monkey", "--filter_budget_bpk=5,x"},
+       {"--filter_budget_bpk=5,x", "--filter_budget_bpk=x", "not a finite number", "comma-separated list"}},
+      {{"--filter_policy=monkey", "--filter_budget_bpk=5,200"},
+       {"--filter_budget_bpk=200", "out of range", "0.01..100"}},
+      {{"--filter_policy=uniform,monkey", "--benchmarks=fillrandom,readmissing"},
+       {"2 (budget, policy) passes", "start at rewritefilters", "with rewritefilters in --benchmarks"}},
+      {{"--filter_policy=monkey", "--filter_budget_bpk=2,5", "--benchmarks=fillrandom,rewritefilters,fillseq"},
+       {"fillseq after rewritefilters", "fills before the first rewritefilters only"}},
+      {{"--filter_budget_bpk=2,5"}, {"--filter_budget_bpk applies with --filter_policy"}},
       {{"--use_existing_db"}, {"--use_existing_db needs --db"}},
       {{"--engine=memtable", "--db=/tmp/x"}, {"--engine=memtable keeps nothing on disk"}},
       {{"--engine=rocksdb", "--filter=standard:bpk=10"}, {"FastLocalBloom", "fastlocal:bpk=B"}},

@@ -60,6 +60,11 @@ bool IsFill(const std::string& benchmark);
 class BenchRunner {
  public:
   explicit BenchRunner(const BenchConfig& config) : config_(config) {}
+  // A runner for `config` (an allocation pass's) that goes on from where
+  // `before` is: its next benchmark draws the key streams `before`'s next
+  // would, so every pass started from one runner reads the same keys.
+  BenchRunner(const BenchConfig& config, const BenchRunner& before)
+      : config_(config), streams_used_(before.streams_used_), last_fill_entries_(before.last_fill_entries_) {}
 
   // Runs benchmark `name`; multireadrandom runs its first variant only (the
   // driver calls RunMultiRead once per MultiReadVariants entry instead).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "filters/registry.h"
+#include "hashing/remix.h"
 
 namespace filterlab::engine {
 
@@ -39,7 +40,70 @@ struct WeightedKey {
   double weight;
 };
 
+// The key counts of each level's tables once `job` is installed: the
+// current ones but its inputs, plus its output at job.level (a flush or an
+// in-place rewrite writes one table of job.entries; a compaction writes
+// tables cut at one target size like its inputs, so they stand for its
+// outputs, scaled to the entries it writes).
+std::vector<std::vector<double>> TableKeysAfter(const Version& before, const OutputJob& job) {
+  std::vector<std::vector<double>> tables(static_cast<size_t>(before.num_levels()));
+  for (int level = 0; level < before.num_levels(); ++level) {
+    for (const auto& f : before.files(level)) {
+      if (!IsInput(job, *f)) tables[static_cast<size_t>(level)].push_back(static_cast<double>(f->num_entries));
+    }
+  }
+  if (job.entries == 0 || job.level < 0 || job.level >= before.num_levels()) return tables;
+  std::vector<double> inputs;
+  double input_entries = 0;
+  for (const FileList* list : job.inputs) {
+    for (const auto& f : *list) {
+      inputs.push_back(static_cast<double>(f->num_entries));
+      input_entries += static_cast<double>(f->num_entries);
+    }
+  }
+  std::vector<double>& out = tables[static_cast<size_t>(job.level)];
+  if (inputs.size() <= 1 || !(input_entries > 0)) {
+    out.push_back(static_cast<double>(job.entries));
+  } else {
+    const double scale = static_cast<double>(job.entries) / input_entries;
+    for (const double n : inputs) out.push_back(n * scale);
+  }
+  return tables;
+}
+
 }  // namespace
+
+double FilterOverheadBits(const std::string& spec, double bits_per_key, std::vector<double> table_keys) {
+  if (spec.empty() || table_keys.empty()) return 0;
+  std::shared_ptr<const FilterPolicy> policy;
+  if (!FilterPolicyFromSpec(spec, &policy).ok() || policy == nullptr) return 0;
+  // Tables cut at one target size hold nearly the same count, so their
+  // rounding is nearly the same too (all just past a line boundary, or all
+  // just below one): it is taken at the tables' own counts, not averaged
+  // over a spread. A level's counts are sampled at up to kSamples evenly
+  // spaced quantiles, each standing for its share of the tables.
+  constexpr size_t kSamples = 8;
+  std::sort(table_keys.begin(), table_keys.end());
+  const size_t samples = std::min(kSamples, table_keys.size());
+  std::vector<uint64_t> hashes;
+  double overhead = 0;
+  for (size_t i = 0; i < samples; ++i) {
+    const double keys = table_keys[(2 * i + 1) * table_keys.size() / (2 * samples)];
+    const size_t n = static_cast<size_t>(std::llround(keys));
+    if (n == 0) continue;
+    hashes.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t key = Mix64(k * kGoldenRatio64 + 1);
+      hashes[k] = policy->HashKey(Slice(reinterpret_cast<const char*>(&key), sizeof key));
+    }
+    std::unique_ptr<Filter> filter;
+    if (!policy->Build(hashes.data(), n, &filter).ok()) return 0;
+    std::string bytes;
+    filter->Serialize(&bytes);
+    overhead += 8.0 * static_cast<double>(bytes.size()) - static_cast<double>(n) * bits_per_key;
+  }
+  return overhead * static_cast<double>(table_keys.size()) / static_cast<double>(samples);
+}
 
 std::vector<double> LookupReach(const Version& before, const OutputJob& job) {
   const int L = before.num_levels();
@@ -106,8 +170,72 @@ Status FilterPolicyForOutput(const Options& options, const Version& before, cons
     if (!s.ok()) return s;
     in.levels.push_back(l);
   }
+  // The budget counts what the tables will hold: each table's filter is
+  // its menu memory (bits/key x keys) plus its rounding up to whole cache
+  // lines or words and its trailer (FilterOverheadBits). So the solve's own
+  // budget B' is searched for so that the tables' total is the budget B: the
+  // total is a nondecreasing step function of B' (a level's tables, cut at
+  // one size, cross a line boundary together), so B - excess first, then a
+  // bracket and bisection, keeping the B' whose total is nearest to B (within
+  // 0.2% it stops; a step wider than that leaves the nearer side of it).
+  const std::vector<std::vector<double>> tables = TableKeysAfter(before, job);
+  double keys = 0;
+  for (const auto& l : in.levels) keys += l.keys;
+  const double target = a.budget_bits_per_key;
   allocation::Allocation result;
-  Status s = allocation::Allocate(in, &result);
+  double best_excess = 0;
+  auto excess_at = [&](double budget, allocation::Allocation* r, double* excess) {
+    in.budget_bits_per_key = budget;
+    Status st = allocation::Allocate(in, r);
+    if (!st.ok() || keys <= 0) {
+      *excess = 0;
+      return st;
+    }
+    double held = r->total_bits;
+    for (size_t i = 0; i < r->levels.size(); ++i) {
+      held += FilterOverheadBits(r->levels[i].spec, r->levels[i].bits_per_key, tables[i]);
+    }
+    *excess = held / keys - target;
+    return st;
+  };
+  Status s = excess_at(target, &result, &best_excess);
+  const double tolerance = 0.002 * target;
+  if (s.ok() && keys > 0 && std::abs(best_excess) > tolerance) {
+    auto consider = [&](double budget, double* excess) {
+      allocation::Allocation r;
+      Status st = excess_at(budget, &r, excess);
+      if (st.ok() && std::abs(*excess) < std::abs(best_excess)) {
+        best_excess = *excess;
+        result = std::move(r);
+      }
+      return st;
+    };
+    // A bracket [low, high] with excess(low) <= 0 < excess(high): steps of
+    // B' -= excess from B until the sign changes, then bisection.
+    double low = std::nan(""), high = std::nan("");
+    (best_excess > 0 ? high : low) = target;
+    double probe = target, e = best_excess;
+    for (int step = 0; s.ok() && step < 8 && (std::isnan(low) || std::isnan(high)); ++step) {
+      const double next = std::clamp(probe - e, 0.01, 100.0);
+      if (next == probe) break;
+      probe = next;
+      s = consider(probe, &e);
+      if (std::abs(best_excess) <= tolerance) break;
+      if (e > 0) {
+        high = std::isnan(high) ? probe : std::min(high, probe);
+      } else {
+        low = std::isnan(low) ? probe : std::max(low, probe);
+      }
+    }
+    for (int step = 0; s.ok() && step < 10 && !std::isnan(low) && !std::isnan(high) && high - low > 1e-3 &&
+                       std::abs(best_excess) > tolerance;
+         ++step) {
+      const double mid = (low + high) / 2;
+      s = consider(mid, &e);
+      (e > 0 ? high : low) = mid;
+    }
+  }
+  in.budget_bits_per_key = target;
   if (!s.ok()) return s;
   const std::string& spec = result.levels[job.level].spec;
   s = FilterPolicyFromSpec(spec.empty() ? "none" : spec, policy);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -169,12 +170,14 @@ TEST(LevelFilters, LookupReachIsTheShareOfKeysInsideTheTables) {
 // DB::RewriteFilters brings every table to what the allocation gives its
 // level in the tree as it is: one filter per level (and a second rewrite
 // finds nothing to do), the memory at the budget, and nothing else changed.
-// Under uniform every table already holds the one filter, so nothing is
-// rewritten. Memory: the allocation spends the budget within 2%
-// (level_allocation_test.cc), and each table's filter adds at most one
-// 64-byte line of rounding plus its 5-byte trailer; in this tree of small
-// tables (~160 keys) that rounding is most of a bit per key (uniform at 5
-// bits/key holds ~5.3), so the upper bound counts it per table.
+// Memory: each table's filter rounds up to whole 64-byte lines and adds a
+// 5-byte trailer, which the allocation counts (so uniform too is rewritten:
+// its tables were sized for the counts of the tree as it grew). In this
+// tree of small tables (~160 keys) one line per table is ~3 bits per key,
+// and a level's tables, cut at one size, cross a line boundary together:
+// the nearest reachable memory can be up to half a line per table from the
+// budget, which the bound allows beside the 2% (lsmbench's test in
+// tests/test_lsmbench.py holds 2% on realistic ~3000-key tables).
 TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
   for (const auto policy : {allocation::AllocationPolicy::kUniform, allocation::AllocationPolicy::kMonkey,
                             allocation::AllocationPolicy::kOptimal}) {
@@ -185,11 +188,7 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
     const auto before = test::ScanAll(db.get());
     uint64_t rewritten = 0;
     ASSERT_TRUE(db->RewriteFilters(&rewritten).ok());
-    if (policy == allocation::AllocationPolicy::kUniform) {
-      EXPECT_EQ(rewritten, 0u);
-    } else {
-      EXPECT_GT(rewritten, 0u);
-    }
+    EXPECT_GT(rewritten, 0u);
     EXPECT_TRUE(test::ScanAll(db.get()) == before);
     uint64_t again = 1;
     ASSERT_TRUE(db->RewriteFilters(&again).ok());
@@ -209,9 +208,10 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
     ASSERT_GT(entries, 0u);
     const double n = static_cast<double>(entries);
     const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / n;
-    EXPECT_GE(bits_per_key, 5.0 * 0.98) << "filter bits / entries over all tables";
-    EXPECT_LE(bits_per_key, 5.0 * 1.02 + (512.0 + 40.0) * static_cast<double>(tables) / n)
-        << "filter bits / entries over all tables, " << tables << " tables";
+    const double half_line = 256.0 * static_cast<double>(tables) / n;
+    EXPECT_GE(bits_per_key, 5.0 * 0.98 - half_line) << "filter bits / entries over all tables";
+    EXPECT_LE(bits_per_key, 5.0 * 1.02 + half_line) << "filter bits / entries over all tables, " << tables
+                                                      << " tables";
   }
 }
 
@@ -223,11 +223,13 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
 // bit grid) where monkey takes any bpk on the real curve; over these trees'
 // fractional weights it came out up to 1.4% worse than monkey (8 repeats;
 // level_allocation_test.cc's ideal trees stay within 1%), so the bound is 2%. And after RewriteFilters under monkey, what the tree's tables expect
-// (sum of reach x model FP) is at most what the allocation expected: their
-// model FP is taken at each table's keys, the allocation's at the level's,
-// and the tables' filters differ from the menu only by rounding up to whole
-// cache lines, which adds bits (in this tree of ~160-key tables it lowered
-// the expected reads by ~16%; 1% is left for the models' evaluation).
+// (sum of reach x model FP) is at most what the allocation of their menu
+// memory expects: the engine solves with a budget lowered by the tables'
+// rounding (level_filters.h), so the menu memory its specs name is the
+// entries-weighted mean of their bpk; the tables' model FP is taken at each
+// table's keys, the allocation's at the level's, and the tables' filters
+// differ from the menu only by rounding up to whole cache lines, which adds
+// bits (1% is left for the models' evaluation).
 TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
   ScratchDir dir;
   const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
@@ -236,7 +238,7 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
   ASSERT_TRUE(db->RewriteFilters(nullptr).ok());
   const DbStats stats = db->GetStats();
   allocation::AllocationInput in;
-  double tree_expects = 0;
+  double tree_expects = 0, menu_bits = 0, entries = 0;
   int partial = 0;
   for (const LevelStats& l : stats.levels) {
     allocation::LevelInput level;
@@ -246,10 +248,17 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
     in.levels.push_back(level);
     tree_expects += l.reach * l.model_fp;
     if (l.level > 0 && l.files > 0 && l.reach < 0.95) ++partial;
+    if (l.files > 0) {
+      const size_t at = l.filter.find("bpk=");
+      ASSERT_NE(at, std::string::npos) << l.filter;
+      menu_bits += static_cast<double>(l.entries) * std::stod(l.filter.substr(at + 4));
+      entries += static_cast<double>(l.entries);
+    }
   }
   EXPECT_GE(partial, 1) << "the test wants a level covering part of the key space";
   in.policy = allocation::AllocationPolicy::kMonkey;
-  in.budget_bits_per_key = 5;
+  in.budget_bits_per_key = menu_bits / entries;
+  EXPECT_LT(in.budget_bits_per_key, 5.0) << "the tables' rounding is paid from the budget";
   allocation::Allocation monkey;
   ASSERT_TRUE(allocation::Allocate(in, &monkey).ok());
   EXPECT_LE(tree_expects, monkey.expected_reads * 1.01);
@@ -274,6 +283,24 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
       EXPECT_LE(a[0].bits_per_key, budget * 1.02);
     }
   }
+}
+
+// A table's filter spends its menu memory plus its rounding: FastLocalBloom
+// at 5 bits/key rounds n keys' 5n bits up to whole 512-bit lines and adds a
+// 40-bit trailer. 1000 keys: 5000 bits -> 10 lines, overhead 120 + 40; 1030
+// keys: 5150 -> 11 lines, overhead 482 + 40: tables of one size share one
+// rounding, which a mean over a spread of counts would miss.
+TEST(LevelFilters, FilterOverheadIsTheTablesRounding) {
+  const std::string spec = "fastlocal:bpk=5";
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1000}), 160.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1030}), 522.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1000, 1000, 1030}), 2 * 160.0 + 522.0);
+  // More tables than samples: each sample stands for its share (20 x 1000, 20 x 1030).
+  std::vector<double> many(20, 1000.0);
+  many.insert(many.end(), 20, 1030.0);
+  EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, many), 20 * 160.0 + 20 * 522.0);
+  EXPECT_EQ(FilterOverheadBits("", 0, {1000}), 0.0);
+  EXPECT_EQ(FilterOverheadBits(spec, 5, {}), 0.0);
 }
 
 TEST(LevelFilters, BadAllocationOptionsAreRefused) {

@@ -153,35 +153,58 @@ int Main(int argc, char** argv) {
     s = OpenEngine(config, dir.path, &engine);
     bool fresh = !config.use_existing_db;  // nothing written since the last open
     BenchRunner runner(config);
-    for (size_t i = 0; s.ok() && i < config.benchmarks.size(); ++i) {
-      const std::string& name = config.benchmarks[i];
-      if (config.use_existing_db && IsFill(name)) {
-        std::fprintf(stderr, "%-12s : skipped (--use_existing_db is true)\n", name.c_str());
-        continue;
+    // Benchmarks [begin, end) of the run under `c`, drawing keys from `r`;
+    // `label` tells an allocation pass's lines apart.
+    auto run_benchmarks = [&](const BenchConfig& c, BenchRunner& r, size_t begin, size_t end,
+                              const std::string& label) {
+      for (size_t i = begin; s.ok() && i < end; ++i) {
+        const std::string& name = c.benchmarks[i];
+        if (c.use_existing_db && IsFill(name)) {
+          std::fprintf(stderr, "%-12s : skipped (--use_existing_db is true)\n", name.c_str());
+          continue;
+        }
+        if (NeedsFreshDb(name) && !fresh) {
+          engine.reset();
+          s = WipeDbDir(dir);
+          if (s.ok()) s = OpenEngine(c, dir.path, &engine);
+          if (!s.ok()) break;
+        }
+        fresh = false;
+        // multireadrandom runs once per (stride, batched) pair on the same
+        // database, each pass a benchmark of its own (line, record, statistics).
+        const bool multiread = name == "multireadrandom";
+        const std::vector<MultiReadVariant> variants =
+            multiread ? MultiReadVariants(c) : std::vector<MultiReadVariant>(1);
+        for (size_t v = 0; s.ok() && v < variants.size(); ++v) {
+          // Filter statistics are per benchmark; stats shows those of the one before it.
+          if (name != "stats") engine->ResetStats();
+          BenchResult result;
+          s = multiread ? r.RunMultiRead(engine.get(), variants[v], &result) : r.Run(name, engine.get(), &result);
+          if (!s.ok()) break;
+          result.variant += label;
+          if (name != "stats") std::fputs(FormatTextLine(result).c_str(), stderr);  // stats only prints its text
+          if (!result.extra_text.empty()) std::fputs(result.extra_text.c_str(), stderr);
+          EmitRecord(MakeRecord(c, engine.get(), result));
+        }
       }
-      if (NeedsFreshDb(name) && !fresh) {
-        engine.reset();
-        s = WipeDbDir(dir);
-        if (s.ok()) s = OpenEngine(config, dir.path, &engine);
-        if (!s.ok()) break;
-      }
-      fresh = false;
-      // multireadrandom runs once per (stride, batched) pair on the same
-      // database, each pass a benchmark of its own (line, record, statistics).
-      const bool multiread = name == "multireadrandom";
-      const std::vector<MultiReadVariant> variants =
-          multiread ? MultiReadVariants(config) : std::vector<MultiReadVariant>(1);
-      for (size_t v = 0; s.ok() && v < variants.size(); ++v) {
-        // Filter statistics are per benchmark; stats shows those of the one before it.
-        if (name != "stats") engine->ResetStats();
-        BenchResult result;
-        s = multiread ? runner.RunMultiRead(engine.get(), variants[v], &result)
-                      : runner.Run(name, engine.get(), &result);
-        if (!s.ok()) break;
-        if (name != "stats") std::fputs(FormatTextLine(result).c_str(), stderr);  // stats only prints its text
-        if (!result.extra_text.empty()) std::fputs(result.extra_text.c_str(), stderr);
-        EmitRecord(MakeRecord(config, engine.get(), result));
-      }
+    };
+    // With --filter_policy / --filter_budget_bpk lists, the benchmarks from
+    // the first rewritefilters on run once per (budget, policy) pass, each on
+    // the database reopened under its pair (a cold block cache, as after a
+    // run's own rewritefilters, which writes every table anew) and reading
+    // the same keys; the ones before run once, under the first pair.
+    const std::vector<AllocationPass> passes = AllocationPasses(config);
+    const size_t first_pass = passes.size() > 1 ? FirstAllocationPassBenchmark(config) : config.benchmarks.size();
+    if (s.ok()) run_benchmarks(config, runner, 0, first_pass, "");
+    for (size_t p = 0; s.ok() && first_pass < config.benchmarks.size() && p < passes.size(); ++p) {
+      const BenchConfig pass_config = ConfigForPass(config, passes[p]);
+      char label[96];
+      std::snprintf(label, sizeof label, "[policy=%s budget=%g]", passes[p].policy.c_str(), passes[p].budget_bpk);
+      engine.reset();
+      s = OpenEngine(pass_config, dir.path, &engine);
+      if (!s.ok()) break;
+      BenchRunner pass_runner(pass_config, runner);
+      run_benchmarks(pass_config, pass_runner, first_pass, config.benchmarks.size(), label);
     }
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.message().c_str());

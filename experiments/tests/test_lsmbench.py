@@ -110,6 +110,19 @@ def test_multiread_lists_are_passed_whole_to_one_run(write_config):
     assert "--multiread_stride=7" in worker_argv(run.worker, Path("/B"), run.spec, run.params, run.seed, None)
 
 
+def test_allocation_lists_are_passed_whole_to_one_run():
+    """engine_allocation: one lsmbench run per (size ratio, levels) fills a tree and measures
+    every (budget, policy) pair on it; the sim lsm sweep still expands its grid."""
+    runs = expand(load_config(ROOT / "experiments" / "engine_allocation.toml"), {}, "b")
+    engine = [r for r in runs if r.worker.name == "lsmbench"]
+    assert len(engine) == 2 * 2 and len(runs) == 2 * 2 + 2 * 2
+    argv = worker_argv(engine[0].worker, Path("/B"), engine[0].spec, engine[0].params, engine[0].seed, None)
+    assert "--filter_policy=uniform,monkey,no_last_level,optimal" in argv
+    assert "--filter_budget_bpk=2,3,5,8,12,16" in argv
+    assert "--level_multiplier=10" in argv, "T = 10 (the issue's target) runs first"
+    assert engine[0].params["filter_policy"] == ["uniform", "monkey", "no_last_level", "optimal"]
+
+
 def test_multiread_list_entries_are_checked_by_lsmbench(write_config, checked_lsm_build):
     msg = only(problems_of(write_config(MULTIGET.replace("[true, false]", '[true, "maybe"]')), checked_lsm_build))
     assert "sweep 'multiget': run multiget lsmbench fastlocal:bpk=10" in msg
@@ -359,10 +372,11 @@ def expected_runs(name: str, build: Path) -> int:
         answers = check_specs(build, example_specs(build)).values()
         bases = {join(a["variant"], {k: v for k, v in a["params"].items() if k != "bpk"}) for a in answers}
         return 3 * (len(bases) + 1 + 2)
-    # engine_allocation: one repeat; lsmbench T x num_levels x policies x budgets, then one sim lsm
-    # run per (T, levels) drawing the model lines.
+    # engine_allocation: one repeat; lsmbench T x num_levels (policies and budgets are collapsed:
+    # one run measures every pair on the tree it filled), then one sim lsm run per (T, levels)
+    # drawing the model lines.
     if name.startswith("engine_allocation"):
-        return 2 * 2 * 4 * 6 + 2 * 2
+        return 2 * 2 + 2 * 2
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 6,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
