@@ -50,6 +50,27 @@ uint32_t DataBytesForKeys(uint64_t num_keys, int millibits_per_key) {
   return static_cast<uint32_t>((raw + kLineBytes - 1) / kLineBytes * kLineBytes);
 }
 
+std::vector<std::string> KernelChoices() {
+  std::vector<std::string> out = {"auto", "scalar"};
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+  out.push_back("avx2");
+#endif
+#if defined(FILTERLAB_FASTLOCAL_AVX512)
+  out.push_back("avx512");
+#endif
+  return out;
+}
+
+ProbePlan PlanProbes(int num_probes, KernelChoice choice) {
+  switch (choice) {
+    case KernelChoice::kScalar: return ProbePlan{ProbeKernel::kScalar, 0};
+    case KernelChoice::kAvx2: return ProbePlan{ProbeKernel::kAvx2, 0};
+    case KernelChoice::kAuto:
+    case KernelChoice::kAvx512: break;
+  }
+  return PlanProbes(num_probes);
+}
+
 namespace {
 
 bool IsLineAligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kLineBytes == 0; }
@@ -211,14 +232,20 @@ const FilterView::Ops* ViewOpsFor(ProbeKernel kernel, bool aligned) {
   switch (kernel) {
     case ProbeKernel::kUpto8: return ViewOpsFor<kWidth, ProbeKernel::kUpto8>(aligned);
     case ProbeKernel::kUpto16: return ViewOpsFor<kWidth, ProbeKernel::kUpto16>(aligned);
+    case ProbeKernel::kScalar: return ViewOpsFor<kWidth, ProbeKernel::kScalar>(aligned);
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+    case ProbeKernel::kAvx2: return ViewOpsFor<kWidth, ProbeKernel::kAvx2>(aligned);
+#else
+    case ProbeKernel::kAvx2: break;  // Create refuses kernel=avx2 without AVX2
+#endif
     case ProbeKernel::kGeneral: break;
   }
   return ViewOpsFor<kWidth, ProbeKernel::kGeneral>(aligned);
 }
 
-FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, HashWidth width) {
+FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, HashWidth width, KernelChoice kernel) {
   if (len_bytes == 0) return FilterView{&kEmptyViewOps, data, 0};
-  const ProbePlan plan = PlanProbes(num_probes);
+  const ProbePlan plan = PlanProbes(num_probes, kernel);
   const bool aligned = IsLineAligned(data);
   const FilterView::Ops* ops = width == HashWidth::k64 ? ViewOpsFor<HashWidth::k64>(plan.kernel, aligned)
                                                        : ViewOpsFor<HashWidth::k32>(plan.kernel, aligned);
@@ -228,20 +255,21 @@ FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, Has
 class FastLocalBloomFilter final : public Filter {
  public:
   // A built filter owns its 64-byte-aligned bits.
-  FastLocalBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes, HashWidth width)
+  // kernel: the query kernel of its view (the spec's kernel=; not serialized).
+  FastLocalBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes, HashWidth width, KernelChoice kernel)
       : owned_(std::move(bits)),
         data_(owned_.data()),
         len_bytes_(static_cast<uint32_t>(owned_.size())),
         num_probes_(num_probes),
         width_(width),
-        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
+        view_(MakeView(data_, len_bytes_, num_probes_, width_, kernel)) {}
   // An opened filter views bytes its caller keeps alive.
   FastLocalBloomFilter(Slice view, int num_probes, HashWidth width)
       : data_(view.udata()),
         len_bytes_(static_cast<uint32_t>(view.size())),
         num_probes_(num_probes),
         width_(width),
-        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
+        view_(MakeView(data_, len_bytes_, num_probes_, width_, KernelChoice::kAuto)) {}
 
   // Through the view's ops (a tail call): one query code path for the object
   // and the view, specialised for this filter's width and probe count.
@@ -289,10 +317,14 @@ class FastLocalBloomFilter final : public Filter {
 
 class FastLocalBloomPolicy final : public FilterPolicy {
  public:
-  FastLocalBloomPolicy(int millibits_per_key, int num_probes, HashWidth width)
-      : millibits_per_key_(millibits_per_key), num_probes_(num_probes), width_(width) {
+  // kernel_name: the spec's kernel= text, which names `kernel`.
+  FastLocalBloomPolicy(int millibits_per_key, int num_probes, HashWidth width, KernelChoice kernel,
+                       const std::string& kernel_name)
+      : millibits_per_key_(millibits_per_key), num_probes_(num_probes), width_(width), kernel_(kernel) {
+    // kernel= only where it is not auto, so the default's canonical spec is unchanged.
     spec_ = std::string(kVariantName) + ":bpk=" + FormatNumber(bits_per_key()) +
-            ",probes=" + std::to_string(num_probes_) + ",hash=" + HashWidthText(width_);
+            ",probes=" + std::to_string(num_probes_) + ",hash=" + HashWidthText(width_) +
+            (kernel == KernelChoice::kAuto ? "" : ",kernel=" + kernel_name);
   }
 
   const std::string& spec() const override { return spec_; }
@@ -310,7 +342,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
     CacheAlignedArray<uint8_t> bits(n == 0 ? 0 : DataBytesForKeys(n, millibits_per_key_));
     if (n != 0) AddAll(hashes, n, width_, static_cast<uint32_t>(bits.size()), num_probes_, bits.data());
-    *out = std::make_unique<FastLocalBloomFilter>(std::move(bits), num_probes_, width_);
+    *out = std::make_unique<FastLocalBloomFilter>(std::move(bits), num_probes_, width_, kernel_);
     return Status::OK();
   }
 
@@ -328,6 +360,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   int millibits_per_key_;
   int num_probes_;
   HashWidth width_;
+  KernelChoice kernel_;
   std::string spec_;
 };
 
@@ -341,9 +374,23 @@ Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   HashWidth width = HashWidth::k64;
   s = spec.GetHashWidth(HashWidth::k64, {HashWidth::k64, HashWidth::k32}, &width);
   if (!s.ok()) return s;
-  s = spec.Finish({"bpk", "probes", "hash"});
+  std::string kernel_name = "auto";
+  if (spec.GetRaw("kernel", &kernel_name)) {
+    const std::vector<std::string> kernels = KernelChoices();
+    if (std::find(kernels.begin(), kernels.end(), kernel_name) == kernels.end()) {
+      std::string allowed;
+      for (const auto& k : kernels) allowed += (allowed.empty() ? "" : "|") + k;
+      return Status::InvalidArgument("fastlocal: kernel=" + kernel_name + " is not allowed; this build allows kernel=" +
+                                     allowed + " (the query kernel; avx2 and avx512 only where compiled in)");
+    }
+  }
+  s = spec.Finish({"bpk", "probes", "hash", "kernel"});
   if (!s.ok()) return s;
-  *out = std::make_unique<FastLocalBloomPolicy>(millibits, probes, width);
+  const KernelChoice kernel = kernel_name == "scalar" ? KernelChoice::kScalar
+                              : kernel_name == "avx2" ? KernelChoice::kAvx2
+                              : kernel_name == "avx512" ? KernelChoice::kAvx512
+                                                        : KernelChoice::kAuto;
+  *out = std::make_unique<FastLocalBloomPolicy>(millibits, probes, width, kernel, kernel_name);
   return Status::OK();
 }
 

@@ -124,7 +124,7 @@ def _claims_tabular(claims: list[Claim]) -> str:
         mark = {"reproduced": "", "diverges, explained": r"$^\dagger$", "diverges, unexplained": r"$^\ast$",
                 "not measured": r"$^\circ$"}[c.verdict]
         pub = fmt(c.published, "ratio") if c.unit == "ratio" else fmt_published(c.published)
-        bound = "$\\le$" if c.tolerance == "upper" else ""
+        bound = {"upper": "$\\le$", "lower": "$\\ge$"}.get(c.tolerance, "") if isinstance(c.tolerance, str) else ""
         rows.append(f"{tex_escape(c.claim)}{mark} & {bound}${pub}${unit} & ${ours}${unit if c.measured else ''}"
                     f" & ${fmt(c.ratio, 'ratio')}$ & ${z}$ & {VERDICT_SHORT[c.verdict]} \\\\")
     rows += [r"\bottomrule", r"\end{tabular}"]
@@ -431,6 +431,88 @@ def speed_floor_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
     return "\n".join(out) + "\n", vals
 
 
+# Section fastlocal's kernel paragraph: speed_scalar's labels and the names of their values.
+KERNELS = {"Scalar": "fastlocal:kernel=scalar", "AvxTwo": "fastlocal:kernel=avx2", "Default": "fastlocal"}
+
+
+def kernel_values(results_root: Path) -> dict[str, str]:
+    """Experiment speed_scalar: per kernel (Scalar, AvxTwo, Default) and query pick (single,
+    random), the median net ns per query all inside and all outside and their ratio, as
+    kernel<Kernel><Pick>Inside / Outside / Ratio; and the probes per key."""
+    from ..speed_data import speed_cells
+
+    names = [f"kernel{k}{p}{m}" for k in KERNELS for p in ("Single", "Random") for m in ("Inside", "Outside", "Ratio")]
+    vals = {n: "--" for n in names + ["kernelProbes"]}
+    try:
+        df = load(results_root / "speed_scalar")
+    except FileNotFoundError:
+        return vals
+    cells = speed_cells(df)
+    if cells is None:
+        return vals
+    for key, label in KERNELS.items():
+        for pick in ("single", "random"):
+            c = cells[(cells["label"] == label) & (cells["mode"] == pick) & (cells["batch"] == 1)]
+            med = {m: c.loc[c["mix"] == m, "median"] for m in ("inside", "outside")}
+            if med["inside"].empty or med["outside"].empty:
+                continue
+            inside, outside = float(med["inside"].iloc[0]), float(med["outside"].iloc[0])
+            stem = f"kernel{key}{pick.capitalize()}"
+            vals.update({f"{stem}Inside": f"{inside:.3g}", f"{stem}Outside": f"{outside:.3g}",
+                         f"{stem}Ratio": f"{outside / inside:.2f}"})
+    if "filter" in df:
+        probes = df["filter"].dropna().astype(str).str.extract(r"probes=(\d+)")[0].dropna().unique()
+        vals["kernelProbes"] = ", ".join(sorted(probes)) or "--"
+    return vals
+
+
+def block_seek_values(results_root: Path) -> dict[str, str]:
+    """Experiment engine_block_seek: the block sizes swept, the blog's (assumed) 32-entry block's
+    size and times, the largest block's change at util 0.75, the smallest block from which the
+    index saves CPU at util 0.75, and the share of fallbacks there."""
+    from ..engine_data import block_seek_summary
+
+    names = ("blockSeekEntries", "blockSeekSmallKiB", "blockSeekSmallBinary", "blockSeekSmallHash",
+             "blockSeekSmallHashOne", "blockSeekSmallFallback", "blockSeekLargeEntries", "blockSeekLargeKiB",
+             "blockSeekLargeChange", "blockSeekLargeChangeOne", "blockSeekGainsFrom", "blockSeekRepetitions")
+    vals = {n: "--" for n in names}
+    try:
+        s = block_seek_summary(load(results_root / "engine_block_seek"))
+    except FileNotFoundError:
+        return vals
+    if s is None:
+        return vals
+    records = sorted(int(r) for r in s["records"].unique())
+    vals["blockSeekEntries"] = ", ".join(map(str, records[:-1])) + f" and {records[-1]}"
+    vals["blockSeekRepetitions"] = str(int(s["n"].min()))
+
+    def row(n, hashed, util):
+        r = s[(s["records"] == n) & (s["hash"] == hashed) & (s["util_pct"] == util)]
+        return None if r.empty else r.iloc[0]
+
+    small, large = (32 if 32 in records else records[0]), records[-1]
+    b, h, h1 = row(small, 0, 100), row(small, 1, 75), row(small, 1, 100)
+    if b is not None and h is not None:
+        vals.update(blockSeekSmallKiB=f"{b['block_bytes'] / 1024:.1f}", blockSeekSmallBinary=f"{b['median']:.0f}",
+                    blockSeekSmallHash=f"{h['median']:.0f}",
+                    blockSeekSmallFallback=f"{100 * h['fallback_ratio']:.0f}\\%")
+    if h1 is not None:
+        vals["blockSeekSmallHashOne"] = f"{h1['median']:.0f}"
+    lb, lh, lh1 = row(large, 0, 100), row(large, 1, 75), row(large, 1, 100)
+    vals["blockSeekLargeEntries"] = str(large)
+    if lb is not None and lh is not None:
+        vals.update(blockSeekLargeKiB=f"{lb['block_bytes'] / 1024:.0f}",
+                    blockSeekLargeChange=f"{100 * lh['change']:+.1f}\\%")
+    if lh1 is not None:
+        vals["blockSeekLargeChangeOne"] = f"{100 * lh1['change']:+.1f}\\%"
+    gains = s[(s["hash"] == 1) & (s["util_pct"] == 75) & (s["change"] < 0)]["records"]
+    # The smallest block from which every larger one gains too.
+    worse = s[(s["hash"] == 1) & (s["util_pct"] == 75) & (s["change"] >= 0)]["records"]
+    from_ = [n for n in sorted(gains) if all(w < n for w in worse)]
+    vals["blockSeekGainsFrom"] = str(int(from_[0])) if from_ else "none"
+    return vals
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -448,6 +530,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
     extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
     extra.update(probes_values(results_root))
+    extra.update(kernel_values(results_root))
+    extra.update(block_seek_values(results_root))
     try:
         sp = load(results_root / "speed_published")
         extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
