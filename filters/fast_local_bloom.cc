@@ -480,7 +480,8 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     kVariantName,
     "RocksDB format_version=5 Bloom (FastLocalBloom): one 64-byte line per key, probes by multiply, bit-exact",
     "bpk=0.5..100 (default 10; below 1 raised to 1 as RocksDB does) probes=1..30 (default RocksDB's "
-    "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer)",
+    "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer) "
+    "kernel=auto|scalar|avx2|avx512 (the query kernel, same answers; default auto = the fastest compiled in)",
     &Create, &OpenLayout, &OpenNative, {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
     FpModelKind::kExact, nullptr, /*has_probes=*/true});
 

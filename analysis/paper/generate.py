@@ -513,6 +513,41 @@ def block_seek_values(results_root: Path) -> dict[str, str]:
     return vals
 
 
+def _one_row(g, hashed: int, util: int):
+    r = g[(g["hash"] == hashed) & (g["util_pct"] == util)]
+    return None if r.empty else r.iloc[0]
+
+
+def block_seek_table_tex(results_root: Path) -> str:
+    """Experiment engine_block_seek as a column-wide table: per block, entries, KiB, CPU ns per
+    seek by binary search and through the index at util ratios 0.75 and 1 (medians) with the
+    change, and at 0.75 the share of fallbacks and the index's bytes per key."""
+    from ..engine_data import block_seek_summary
+
+    try:
+        s = block_seek_summary(load(results_root / "engine_block_seek"))
+    except FileNotFoundError:
+        s = None
+    if s is None or s.empty:
+        return "\\textit{not measured: no committed results for experiment engine\\_block\\_seek.}\n"
+    out = [r"\begin{tabular}{@{}rrrrrrr@{}}", r"\toprule",
+           r"entries & KiB & binary ns & hash $\frac34$ ns & hash 1 ns & fallbacks $\frac34$ & B/key $\frac34$ \\",
+           r"\midrule"]
+
+    def timed(r, change=True):
+        if r is None:
+            return "--"
+        return f"${r['median']:.0f}$" + (f" (${100 * r['change']:+.0f}\\%$)" if change else "")
+
+    for records, g in s.groupby("records", sort=True):
+        b, h, h1 = (_one_row(g, hashed, util) for hashed, util in ((0, 100), (1, 75), (1, 100)))
+        index = "-- & --" if h is None else f"${100 * h['fallback_ratio']:.0f}\\%$ & ${h['index_bytes_per_key']:.2f}$"
+        kib = "--" if b is None else f"${b['block_bytes'] / 1024:.1f}$"
+        out.append(f"${int(records)}$ & {kib} & {timed(b, False)} & {timed(h)} & {timed(h1)} & {index} \\\\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -554,7 +589,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
                        ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
-                       ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text)):
+                       ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text),
+                       ("block_seek.tex", block_seek_table_tex(results_root))):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)
