@@ -10,9 +10,9 @@ from analysis import engine_tables
 from analysis.engine_data import block_seek_summary
 from analysis.load import with_labels
 from analysis.paper.claims import Claim, measure_all
-from experiments.store import flatten, tidy
+from experiments.store import tidy
 
-from .conftest import _speed_row
+from .conftest import _speed_row, gbench_frame
 
 
 def _kernel_frame() -> pd.DataFrame:
@@ -29,20 +29,7 @@ def _kernel_frame() -> pd.DataFrame:
 
 
 def _gbench_frame() -> pd.DataFrame:
-    # One block of 32 records: binary search 100 ns, the hash index 80 ns at util 0.75 (-20%),
-    # 5 repetitions each at 0.95..1.05 of it.
-    rows = []
-    for args, ns in (({"records": 32, "hash": 0, "util_pct": 100}, 100.0),
-                     ({"records": 32, "hash": 1, "util_pct": 75}, 80.0)):
-        for rep, f in enumerate((1.0, 0.95, 1.05, 0.98, 1.02)):
-            name = "BM_DataBlockSeekForGet/" + "/".join(f"{k}:{v}" for k, v in args.items())
-            record = {"command": "gbench", "benchmark": name, "family": "BM_DataBlockSeekForGet", "args": args,
-                      "repetition": rep, "iterations": 1000, "real_ns": ns * f + 1, "cpu_ns": ns * f, "label": "",
-                      "counters": {"block_bytes": 4000.0, "fallback_ratio": 0.1 if args["hash"] else 0.0,
-                                   "index_bytes_per_key": 1.36 if args["hash"] else 0.0}}
-            for row in flatten(record):
-                rows.append({"experiment": "fixture", "sweep": "block_seek", "worker": "gbench engine", **row})
-    return tidy(pd.DataFrame(rows))
+    return tidy(gbench_frame())
 
 
 def _claim(ours, published, tolerance):
