@@ -10,6 +10,7 @@
 #include "common/aligned_array.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_model.h"
+#include "filters/policy_open.h"
 #include "filters/registry.h"
 #include "filters/rocksdb_bits_per_key.h"
 #include "filters/trailer.h"
@@ -306,6 +307,9 @@ class FastLocalBloomFilter final : public Filter {
 
   HashWidth hash_width() const override { return width_; }
 
+  // Queries through `kernel` from now on (same answers; OpenForPolicy).
+  void UseKernel(KernelChoice kernel) { view_ = MakeView(data_, len_bytes_, num_probes_, width_, kernel); }
+
  private:
   CacheAlignedArray<uint8_t> owned_;
   const uint8_t* data_;
@@ -332,6 +336,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   HashWidth hash_width() const override { return width_; }
   double bits_per_key() const override { return millibits_per_key_ / 1000.0; }
   std::optional<int> num_probes() const override { return num_probes_; }
+  KernelChoice kernel() const { return kernel_; }
 
   // RocksDB's GetSliceHash64 = XXPH3_64 (the XXH3 preview its format is tied to).
   uint64_t HashKey(Slice key) const override {
@@ -469,6 +474,24 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
   *out = std::make_unique<FastLocalBloomFilter>(Slice(bytes.data(), len), probes, HashWidth::k64);
   return Status::OK();
 }
+
+// OpenFilterFor (policy_open.h): the bytes opened as OpenFilter opens them,
+// then queried through the kernel the policy's spec chose.
+Status OpenForPolicy(const FilterPolicy& policy, Slice bytes, std::unique_ptr<Filter>* out) {
+  std::unique_ptr<Filter> f;
+  Status s = OpenFilter(bytes, &f);
+  if (!s.ok()) return s;
+  const auto* p = dynamic_cast<const FastLocalBloomPolicy*>(&policy);
+  if (p != nullptr && p->kernel() != KernelChoice::kAuto) {
+    auto* fl = dynamic_cast<FastLocalBloomFilter*>(f.get());
+    // An empty filter (no keys) opens as an always-false filter: no kernel to choose.
+    if (fl != nullptr) fl->UseKernel(p->kernel());
+  }
+  *out = std::move(f);
+  return Status::OK();
+}
+
+const bool kPolicyOpenerRegistered = RegisterPolicyOpener(kVariantName, &OpenForPolicy);
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 
 #include "common/aligned_array.h"
 #include "filters/filter_test_util.h"
+#include "filters/policy_open.h"
 #include "filters/registry.h"
 #include "hashing/remix.h"
 #include "hashing/xxh3.h"
@@ -337,6 +338,41 @@ TEST(FastLocalBloomTest, KernelChoiceGivesTheSameAnswers) {
       EXPECT_LT(positives, queries.size());
     }
   }
+}
+
+// The kernel is not in the bytes: OpenFilter opens a kernel=scalar filter
+// with the default kernel, OpenFilterFor with the policy's (the view's ops
+// are the built filter's), and both answer as the built filter.
+TEST(FastLocalBloomTest, OpenFilterForKeepsThePolicysKernel) {
+  const auto added = Hashes(51, 3000);
+  std::vector<uint64_t> queries = Hashes(52, 20000);
+  queries.insert(queries.end(), added.begin(), added.end());
+  for (const std::string& kernel : fastlocal::KernelChoices()) {
+    SCOPED_TRACE(kernel);
+    auto policy = Policy("fastlocal:bpk=10,kernel=" + kernel);
+    auto built = Build(*policy, added);
+    const std::string bytes = built->Serialize();
+    std::vector<char> unaligned(bytes.size() + 8);
+    std::memcpy(unaligned.data() + 5, bytes.data(), bytes.size());
+    const Slice at(unaligned.data() + 5, bytes.size());
+    std::unique_ptr<Filter> plain, for_policy;
+    ASSERT_TRUE(OpenFilter(at, &plain).ok());
+    ASSERT_TRUE(OpenFilterFor(*policy, at, &for_policy).ok());
+    // Unaligned opened filters take the unaligned prefetch, so compare the query op itself.
+    EXPECT_EQ(for_policy->View().ops->may_contain, built->View().ops->may_contain);
+    if (kernel == "scalar") {
+      EXPECT_NE(plain->View().ops->may_contain, built->View().ops->may_contain) << "the default kernel is not scalar";
+    }
+    size_t differ = 0;
+    for (uint64_t h : queries) differ += (for_policy->MayContain(h) != built->MayContain(h)) + (plain->MayContain(h) != built->MayContain(h));
+    EXPECT_EQ(differ, 0u);
+  }
+  // No keys: an empty filter, opened whatever the kernel.
+  std::unique_ptr<Filter> empty;
+  auto scalar = Policy("fastlocal:bpk=10,kernel=scalar");
+  const std::string none = Build(*scalar, {})->Serialize();
+  ASSERT_TRUE(OpenFilterFor(*scalar, Slice(none.data(), none.size()), &empty).ok());
+  EXPECT_FALSE(empty->MayContain(1));
 }
 
 TEST(FastLocalBloomTest, KernelChoiceIsInTheCanonicalSpecUnlessAuto) {
