@@ -468,13 +468,14 @@ def kernel_values(results_root: Path) -> dict[str, str]:
 
 def block_seek_values(results_root: Path) -> dict[str, str]:
     """Experiment engine_block_seek: the block sizes swept, the blog's (assumed) 32-entry block's
-    size and times, the largest block's change at util 0.75, the smallest block from which the
-    index saves CPU at util 0.75, and the share of fallbacks there."""
+    size, times and share of fallbacks, the largest block's change at util 0.75 and 1, and at
+    util 0.75 the smallest block's change and the largest saving over all blocks."""
     from ..engine_data import block_seek_summary
 
     names = ("blockSeekEntries", "blockSeekSmallKiB", "blockSeekSmallBinary", "blockSeekSmallHash",
              "blockSeekSmallHashOne", "blockSeekSmallFallback", "blockSeekLargeEntries", "blockSeekLargeKiB",
-             "blockSeekLargeChange", "blockSeekLargeChangeOne", "blockSeekGainsFrom", "blockSeekRepetitions")
+             "blockSeekLargeChange", "blockSeekLargeChangeOne", "blockSeekRepetitions", "blockSeekSmallestEntries",
+             "blockSeekSmallestChange", "blockSeekBestEntries", "blockSeekBestChange")
     vals = {n: "--" for n in names}
     try:
         s = block_seek_summary(load(results_root / "engine_block_seek"))
@@ -505,11 +506,11 @@ def block_seek_values(results_root: Path) -> dict[str, str]:
                     blockSeekLargeChange=f"{100 * lh['change']:+.1f}\\%")
     if lh1 is not None:
         vals["blockSeekLargeChangeOne"] = f"{100 * lh1['change']:+.1f}\\%"
-    gains = s[(s["hash"] == 1) & (s["util_pct"] == 75) & (s["change"] < 0)]["records"]
-    # The smallest block from which every larger one gains too.
-    worse = s[(s["hash"] == 1) & (s["util_pct"] == 75) & (s["change"] >= 0)]["records"]
-    from_ = [n for n in sorted(gains) if all(w < n for w in worse)]
-    vals["blockSeekGainsFrom"] = str(int(from_[0])) if from_ else "none"
+    hashed = s[(s["hash"] == 1) & (s["util_pct"] == 75)]
+    smallest, best = hashed.loc[hashed["records"].idxmin()], hashed.loc[hashed["change"].idxmin()]
+    vals.update(blockSeekSmallestEntries=str(int(smallest["records"])),
+                blockSeekSmallestChange=f"{100 * smallest['change']:+.1f}\\%",
+                blockSeekBestEntries=str(int(best["records"])), blockSeekBestChange=f"{100 * best['change']:+.1f}\\%")
     return vals
 
 
@@ -537,7 +538,7 @@ def block_seek_table_tex(results_root: Path) -> str:
     def timed(r, change=True):
         if r is None:
             return "--"
-        return f"${r['median']:.0f}$" + (f" (${100 * r['change']:+.0f}\\%$)" if change else "")
+        return f"${r['median']:.0f}$" + (f" (${100 * r['change']:+.1f}\\%$)" if change else "")
 
     for records, g in s.groupby("records", sort=True):
         b, h, h1 = (_one_row(g, hashed, util) for hashed, util in ((0, 100), (1, 75), (1, 100)))
