@@ -484,7 +484,8 @@ def block_seek_values(results_root: Path) -> dict[str, str]:
     if s is None:
         return vals
     records = sorted(int(r) for r in s["records"].unique())
-    vals["blockSeekEntries"] = ", ".join(map(str, records[:-1])) + f" and {records[-1]}"
+    vals["blockSeekEntries"] = ", ".join(map(str, records[:-1])) + f" and {records[-1]}" if len(records) > 1 \
+        else str(records[0])
     vals["blockSeekRepetitions"] = str(int(s["n"].min()))
 
     def row(n, hashed, util):

@@ -83,3 +83,23 @@ def test_block_seek_summary_and_table():
     assert row["entries"] == 32 and row["binary ns"].startswith("100.0 (95.0-105.0)")
     assert row["hash 0.75 change"] == "-20.0%" and row["hash 0.75 B/key"] == "1.36"
     assert block_seek_summary(pd.DataFrame({"command": ["speed"]})) is None
+
+
+def test_kernel_and_block_seek_values_for_the_text(tmp_path):
+    from analysis.paper.generate import block_seek_table_tex, block_seek_values, kernel_values
+
+    # Without results every value is "--" (the text still builds).
+    assert set(kernel_values(tmp_path).values()) == {"--"}
+    assert set(block_seek_values(tmp_path).values()) == {"--"}
+    for name, frame in (("speed_scalar", _kernel_frame()), ("engine_block_seek", _gbench_frame())):
+        (tmp_path / name).mkdir()
+        frame.to_parquet(tmp_path / name / "results.parquet")
+    k = kernel_values(tmp_path)
+    assert (k["kernelScalarSingleInside"], k["kernelScalarSingleOutside"], k["kernelScalarSingleRatio"]) == (
+        "20", "30", "1.50")
+    assert k["kernelAvxTwoSingleRatio"] == "1.00" and k["kernelDefaultSingleRatio"] == "--"
+    b = block_seek_values(tmp_path)
+    assert b["blockSeekSmallBinary"] == "100" and b["blockSeekSmallHash"] == "80"
+    assert b["blockSeekSmallFallback"] == "10\\%" and b["blockSeekBestChange"] == "-20.0\\%"
+    assert b["blockSeekEntries"] == "32"
+    assert "$100$ & $80$ ($-20.0\\%$)" in block_seek_table_tex(tmp_path)
