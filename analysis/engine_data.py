@@ -359,3 +359,28 @@ def filter_summary(df: pd.DataFrame) -> pd.DataFrame | None:
         out = out.merge(fp[[*keys, "fp", "ci_low", "ci_high", "negatives"]], on=keys, how="left")
     return out
 
+
+def block_seek_summary(df: pd.DataFrame) -> pd.DataFrame | None:
+    """engine_bench's BM_DataBlockSeekForGet (experiment engine_block_seek, gbench worker): one
+    row per block (records) and index (hash, util_pct): CPU ns per seek as median, min and max
+    over the repetitions, the change against binary search in the same block (medians), and the
+    benchmark's counters (block bytes, index bytes per key, share of lookups falling back)."""
+    need = ("command", "family", "args_records", "args_hash", "args_util_pct", "cpu_ns")
+    if any(c not in df for c in need):
+        return None
+    rows = df[(df["command"] == "gbench") & (df["family"] == "BM_DataBlockSeekForGet")]
+    if rows.empty:
+        return None
+    keys = ["args_records", "args_hash", "args_util_pct"]
+    agg = {"median": ("cpu_ns", "median"), "lo": ("cpu_ns", "min"), "hi": ("cpu_ns", "max"),
+           "n": ("cpu_ns", "count")}
+    for c in ("counters_block_bytes", "counters_index_bytes_per_key", "counters_fallback_ratio"):
+        if c in rows:
+            agg[c.removeprefix("counters_")] = (c, "median")
+    out = rows.groupby(keys).agg(**agg).reset_index()
+    out = out.rename(columns={"args_records": "records", "args_hash": "hash", "args_util_pct": "util_pct"})
+    binary = out[out["hash"] == 0].set_index("records")["median"]
+    out["change"] = [m / binary[r] - 1 if h and r in binary.index else float("nan")
+                     for r, h, m in zip(out["records"], out["hash"], out["median"])]
+    return out.sort_values(["records", "hash", "util_pct"]).reset_index(drop=True)
+

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .engine_data import (context_label, filter_rows, level_fp, medians, multiget_summary, range_summary,
-                          space_summary, toggle_summary)
+from .engine_data import (block_seek_summary, context_label, filter_rows, level_fp, medians, multiget_summary,
+                          range_summary, space_summary, toggle_summary)
 
 
 def multiget_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -52,6 +52,34 @@ def _toggle_table(df, toggle: str, benches: tuple, space: bool) -> pd.DataFrame 
 def hash_index_table(df: pd.DataFrame) -> pd.DataFrame | None:
     """Throughput (ops/s, median) and SST bytes per key with the data-block hash index off and on."""
     return _toggle_table(df, "hash_index", ("readrandom", "readmissing", "seekrandom"), space=True)
+
+
+def block_seek_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """One data block's SeekForGet (engine_bench): per block size, CPU ns per seek with binary
+    search and with the hash index at each util ratio (median, min-max), the change, the
+    share of lookups falling back to binary search and the index's bytes per key."""
+    s = block_seek_summary(df)
+    if s is None:
+        return None
+    rows = []
+    for records, g in s.groupby("records", sort=True):
+        row = {"entries": int(records)}
+        if "block_bytes" in g:
+            row["block KiB"] = f"{g['block_bytes'].iloc[0] / 1024:.1f}"
+        for _, r in g.iterrows():
+            name = "binary" if not r["hash"] else f"hash {r['util_pct'] / 100:g}"
+            row[f"{name} ns"] = f"{r['median']:.1f} ({r['lo']:.1f}-{r['hi']:.1f})"
+            if r["hash"]:
+                row[f"{name} change"] = f"{r['change']:+.1%}"
+                if "fallback_ratio" in r:
+                    row[f"{name} fallbacks"] = f"{r['fallback_ratio']:.1%}"
+                if "index_bytes_per_key" in r:
+                    row[f"{name} B/key"] = f"{r['index_bytes_per_key']:.2f}"
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    t.attrs["notes"] = [f"CPU ns per SeekForGet of an existing key in one cached block, median (min-max) over "
+                        f"{int(s['n'].min())} repetitions; change: hash over binary search (medians)."]
+    return t
 
 
 def memtable_filter_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -99,5 +127,5 @@ def engine_filters_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return pd.DataFrame(list(table.values()))
 
 
-KINDS = {"multiget": multiget_table, "hash_index": hash_index_table, "memtable_filter": memtable_filter_table,
+KINDS = {"block_seek": block_seek_table, "multiget": multiget_table, "hash_index": hash_index_table, "memtable_filter": memtable_filter_table,
          "range_estimates": range_estimates_table, "engine_filters": engine_filters_table}

@@ -223,6 +223,10 @@ WORKERS = {
                        collapse=frozenset({"multiread_stride", "multiread_batched", "filter_policy",
                                                  "filter_budget_bpk"}), scratch_flag="db",
                        withheld=("use_existing_db", "keep_db"), filter_optional=True, alternatives=("lsmbench",)),
+    # Google Benchmark binaries in their runner mode (common/gbench_main.cc): one record per
+    # benchmark repetition, the name's arguments as args.* columns. No filter (filter_optional).
+    "gbench engine": Worker("gbench engine", "engine/engine_bench", None, exclusive=True, filter_optional=True),
+    "gbench filters": Worker("gbench filters", "filterlab_bench", None, exclusive=True, filter_optional=True),
 }
 
 

@@ -10,6 +10,7 @@
 #include "common/aligned_array.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_model.h"
+#include "filters/policy_open.h"
 #include "filters/registry.h"
 #include "filters/rocksdb_bits_per_key.h"
 #include "filters/trailer.h"
@@ -48,6 +49,27 @@ uint32_t DataBytesForKeys(uint64_t num_keys, int millibits_per_key) {
   const bool huge = num_keys > (UINT64_MAX - 7999) / mbpk;
   const uint64_t raw = huge ? kMaxDataBytes : std::min<uint64_t>((num_keys * mbpk + 7999) / 8000, kMaxDataBytes);
   return static_cast<uint32_t>((raw + kLineBytes - 1) / kLineBytes * kLineBytes);
+}
+
+std::vector<std::string> KernelChoices() {
+  std::vector<std::string> out = {"auto", "scalar"};
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+  out.push_back("avx2");
+#endif
+#if defined(FILTERLAB_FASTLOCAL_AVX512)
+  out.push_back("avx512");
+#endif
+  return out;
+}
+
+ProbePlan PlanProbes(int num_probes, KernelChoice choice) {
+  switch (choice) {
+    case KernelChoice::kScalar: return ProbePlan{ProbeKernel::kScalar, 0};
+    case KernelChoice::kAvx2: return ProbePlan{ProbeKernel::kAvx2, 0};
+    case KernelChoice::kAuto:
+    case KernelChoice::kAvx512: break;
+  }
+  return PlanProbes(num_probes);
 }
 
 namespace {
@@ -211,14 +233,20 @@ const FilterView::Ops* ViewOpsFor(ProbeKernel kernel, bool aligned) {
   switch (kernel) {
     case ProbeKernel::kUpto8: return ViewOpsFor<kWidth, ProbeKernel::kUpto8>(aligned);
     case ProbeKernel::kUpto16: return ViewOpsFor<kWidth, ProbeKernel::kUpto16>(aligned);
+    case ProbeKernel::kScalar: return ViewOpsFor<kWidth, ProbeKernel::kScalar>(aligned);
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+    case ProbeKernel::kAvx2: return ViewOpsFor<kWidth, ProbeKernel::kAvx2>(aligned);
+#else
+    case ProbeKernel::kAvx2: break;  // Create refuses kernel=avx2 without AVX2
+#endif
     case ProbeKernel::kGeneral: break;
   }
   return ViewOpsFor<kWidth, ProbeKernel::kGeneral>(aligned);
 }
 
-FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, HashWidth width) {
+FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, HashWidth width, KernelChoice kernel) {
   if (len_bytes == 0) return FilterView{&kEmptyViewOps, data, 0};
-  const ProbePlan plan = PlanProbes(num_probes);
+  const ProbePlan plan = PlanProbes(num_probes, kernel);
   const bool aligned = IsLineAligned(data);
   const FilterView::Ops* ops = width == HashWidth::k64 ? ViewOpsFor<HashWidth::k64>(plan.kernel, aligned)
                                                        : ViewOpsFor<HashWidth::k32>(plan.kernel, aligned);
@@ -228,20 +256,21 @@ FilterView MakeView(const uint8_t* data, uint32_t len_bytes, int num_probes, Has
 class FastLocalBloomFilter final : public Filter {
  public:
   // A built filter owns its 64-byte-aligned bits.
-  FastLocalBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes, HashWidth width)
+  // kernel: the query kernel of its view (the spec's kernel=; not serialized).
+  FastLocalBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes, HashWidth width, KernelChoice kernel)
       : owned_(std::move(bits)),
         data_(owned_.data()),
         len_bytes_(static_cast<uint32_t>(owned_.size())),
         num_probes_(num_probes),
         width_(width),
-        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
+        view_(MakeView(data_, len_bytes_, num_probes_, width_, kernel)) {}
   // An opened filter views bytes its caller keeps alive.
   FastLocalBloomFilter(Slice view, int num_probes, HashWidth width)
       : data_(view.udata()),
         len_bytes_(static_cast<uint32_t>(view.size())),
         num_probes_(num_probes),
         width_(width),
-        view_(MakeView(data_, len_bytes_, num_probes_, width_)) {}
+        view_(MakeView(data_, len_bytes_, num_probes_, width_, KernelChoice::kAuto)) {}
 
   // Through the view's ops (a tail call): one query code path for the object
   // and the view, specialised for this filter's width and probe count.
@@ -278,6 +307,9 @@ class FastLocalBloomFilter final : public Filter {
 
   HashWidth hash_width() const override { return width_; }
 
+  // Queries through `kernel` from now on (same answers; OpenForPolicy).
+  void UseKernel(KernelChoice kernel) { view_ = MakeView(data_, len_bytes_, num_probes_, width_, kernel); }
+
  private:
   CacheAlignedArray<uint8_t> owned_;
   const uint8_t* data_;
@@ -289,10 +321,14 @@ class FastLocalBloomFilter final : public Filter {
 
 class FastLocalBloomPolicy final : public FilterPolicy {
  public:
-  FastLocalBloomPolicy(int millibits_per_key, int num_probes, HashWidth width)
-      : millibits_per_key_(millibits_per_key), num_probes_(num_probes), width_(width) {
+  // kernel_name: the spec's kernel= text, which names `kernel`.
+  FastLocalBloomPolicy(int millibits_per_key, int num_probes, HashWidth width, KernelChoice kernel,
+                       const std::string& kernel_name)
+      : millibits_per_key_(millibits_per_key), num_probes_(num_probes), width_(width), kernel_(kernel) {
+    // kernel= only where it is not auto, so the default's canonical spec is unchanged.
     spec_ = std::string(kVariantName) + ":bpk=" + FormatNumber(bits_per_key()) +
-            ",probes=" + std::to_string(num_probes_) + ",hash=" + HashWidthText(width_);
+            ",probes=" + std::to_string(num_probes_) + ",hash=" + HashWidthText(width_) +
+            (kernel == KernelChoice::kAuto ? "" : ",kernel=" + kernel_name);
   }
 
   const std::string& spec() const override { return spec_; }
@@ -300,6 +336,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   HashWidth hash_width() const override { return width_; }
   double bits_per_key() const override { return millibits_per_key_ / 1000.0; }
   std::optional<int> num_probes() const override { return num_probes_; }
+  KernelChoice kernel() const { return kernel_; }
 
   // RocksDB's GetSliceHash64 = XXPH3_64 (the XXH3 preview its format is tied to).
   uint64_t HashKey(Slice key) const override {
@@ -310,7 +347,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
     CacheAlignedArray<uint8_t> bits(n == 0 ? 0 : DataBytesForKeys(n, millibits_per_key_));
     if (n != 0) AddAll(hashes, n, width_, static_cast<uint32_t>(bits.size()), num_probes_, bits.data());
-    *out = std::make_unique<FastLocalBloomFilter>(std::move(bits), num_probes_, width_);
+    *out = std::make_unique<FastLocalBloomFilter>(std::move(bits), num_probes_, width_, kernel_);
     return Status::OK();
   }
 
@@ -328,6 +365,7 @@ class FastLocalBloomPolicy final : public FilterPolicy {
   int millibits_per_key_;
   int num_probes_;
   HashWidth width_;
+  KernelChoice kernel_;
   std::string spec_;
 };
 
@@ -341,9 +379,23 @@ Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   HashWidth width = HashWidth::k64;
   s = spec.GetHashWidth(HashWidth::k64, {HashWidth::k64, HashWidth::k32}, &width);
   if (!s.ok()) return s;
-  s = spec.Finish({"bpk", "probes", "hash"});
+  std::string kernel_name = "auto";
+  if (spec.GetRaw("kernel", &kernel_name)) {
+    const std::vector<std::string> kernels = KernelChoices();
+    if (std::find(kernels.begin(), kernels.end(), kernel_name) == kernels.end()) {
+      std::string allowed;
+      for (const auto& k : kernels) allowed += (allowed.empty() ? "" : "|") + k;
+      return Status::InvalidArgument("fastlocal: kernel=" + kernel_name + " is not allowed; this build allows kernel=" +
+                                     allowed + " (the query kernel; avx2 and avx512 only where compiled in)");
+    }
+  }
+  s = spec.Finish({"bpk", "probes", "hash", "kernel"});
   if (!s.ok()) return s;
-  *out = std::make_unique<FastLocalBloomPolicy>(millibits, probes, width);
+  const KernelChoice kernel = kernel_name == "scalar" ? KernelChoice::kScalar
+                              : kernel_name == "avx2" ? KernelChoice::kAvx2
+                              : kernel_name == "avx512" ? KernelChoice::kAvx512
+                                                        : KernelChoice::kAuto;
+  *out = std::make_unique<FastLocalBloomPolicy>(millibits, probes, width, kernel, kernel_name);
   return Status::OK();
 }
 
@@ -423,6 +475,24 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
   return Status::OK();
 }
 
+// OpenFilterFor (policy_open.h): the bytes opened as OpenFilter opens them,
+// then queried through the kernel the policy's spec chose.
+Status OpenForPolicy(const FilterPolicy& policy, Slice bytes, std::unique_ptr<Filter>* out) {
+  std::unique_ptr<Filter> f;
+  Status s = OpenFilter(bytes, &f);
+  if (!s.ok()) return s;
+  const auto* p = dynamic_cast<const FastLocalBloomPolicy*>(&policy);
+  if (p != nullptr && p->kernel() != KernelChoice::kAuto) {
+    auto* fl = dynamic_cast<FastLocalBloomFilter*>(f.get());
+    // An empty filter (no keys) opens as an always-false filter: no kernel to choose.
+    if (fl != nullptr) fl->UseKernel(p->kernel());
+  }
+  *out = std::move(f);
+  return Status::OK();
+}
+
+const bool kPolicyOpenerRegistered = RegisterPolicyOpener(kVariantName, &OpenForPolicy);
+
 }  // namespace
 
 std::unique_ptr<Filter> NewFastLocalBloomView(Slice data, int num_probes, HashWidth width) {
@@ -433,7 +503,8 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     kVariantName,
     "RocksDB format_version=5 Bloom (FastLocalBloom): one 64-byte line per key, probes by multiply, bit-exact",
     "bpk=0.5..100 (default 10; below 1 raised to 1 as RocksDB does) probes=1..30 (default RocksDB's "
-    "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer)",
+    "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer) "
+    "kernel=auto|scalar|avx2|avx512 (the query kernel, same answers; default auto = the fastest compiled in)",
     &Create, &OpenLayout, &OpenNative, {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
     FpModelKind::kExact, nullptr, /*has_probes=*/true});
 

@@ -58,6 +58,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common/slice.h"
 #include "filters/fast_local_bloom_avx2.h"
@@ -146,7 +148,10 @@ inline bool MayMatchLine(uint32_t h2, int num_probes, const uint8_t* line) {
 // query one filter many times (the filter's FilterView): the kernel for the
 // probe count and the AVX-512 lanes it tests, so a query spends no
 // instructions on num_probes. kUpto8 / kUpto16 exist only with AVX-512.
-enum class ProbeKernel : int { kGeneral = 0, kUpto8 = 1, kUpto16 = 2 };
+// kScalar and kAvx2 are chosen only by the spec's kernel= (KernelChoice), so
+// that one build can time the scalar loop or the AVX2 rounds beside its
+// default kernel; kAvx2 exists only where AVX2 is compiled in.
+enum class ProbeKernel : int { kGeneral = 0, kUpto8 = 1, kUpto16 = 2, kScalar = 3, kAvx2 = 4 };
 struct ProbePlan {
   ProbeKernel kernel;
   uint16_t lanes;  // kUpto8: EvenLanesAvx512(k); kUpto16: LanesAvx512(k); else 0
@@ -163,6 +168,10 @@ inline ProbePlan PlanProbes(int num_probes) {
 // plan = PlanProbes(num_probes) (kKernel = plan.kernel).
 template <ProbeKernel kKernel>
 inline bool MayMatchLinePlanned(uint32_t h2, int num_probes, uint16_t lanes, const uint8_t* line) {
+  if constexpr (kKernel == ProbeKernel::kScalar) return MayMatchLineScalar(h2, num_probes, line);
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+  if constexpr (kKernel == ProbeKernel::kAvx2) return MayMatchLineAvx2(h2, num_probes, line);
+#endif
 #if defined(FILTERLAB_FASTLOCAL_AVX512)
   if constexpr (kKernel == ProbeKernel::kUpto8) return MayMatchLineAvx512Upto8(h2, lanes, line);
   if constexpr (kKernel == ProbeKernel::kUpto16) return MayMatchLineAvx512Upto16(h2, lanes, line);
@@ -170,6 +179,17 @@ inline bool MayMatchLinePlanned(uint32_t h2, int num_probes, uint16_t lanes, con
   (void)lanes;
   return MayMatchLine(h2, num_probes, line);
 }
+
+// The spec's kernel= (default auto): which query kernel a filter's view
+// runs. auto: the fastest compiled in (PlanProbes: AVX-512, else AVX2, else
+// scalar); scalar: MayMatchLineScalar (an early exit at the first zero bit);
+// avx2 / avx512: that kernel, an error where it is not compiled in. All give
+// the same answers (fast_local_bloom_test.cc); only the time differs.
+enum class KernelChoice : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3 };
+// The choices this build accepts, e.g. {"auto", "scalar", "avx2", "avx512"}.
+std::vector<std::string> KernelChoices();
+// The plan of `choice` for num_probes (kAuto and kAvx512: PlanProbes).
+ProbePlan PlanProbes(int num_probes, KernelChoice choice);
 
 // Adds n hashes into `data` (len_bytes > 0, a multiple of 64) through an
 // 8-deep prefetch pipeline. Same bits as adding one by one in any order.

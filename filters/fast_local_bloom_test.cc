@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "common/aligned_array.h"
 #include "filters/filter_test_util.h"
+#include "filters/policy_open.h"
 #include "filters/registry.h"
 #include "hashing/remix.h"
 #include "hashing/xxh3.h"
@@ -242,8 +244,17 @@ TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
             case fastlocal::ProbeKernel::kGeneral:
               planned = fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kGeneral>(h2, probes, plan.lanes, line);
               break;
+            case fastlocal::ProbeKernel::kScalar:
+            case fastlocal::ProbeKernel::kAvx2:
+              ADD_FAILURE() << "PlanProbes(" << probes << ") chose a kernel only kernel= chooses";
+              break;
           }
           differ += scalar != planned;
+          // The kernels kernel= chooses, on the same lines.
+          differ += scalar != fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kScalar>(h2, probes, 0, line);
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+          differ += scalar != fastlocal::MayMatchLinePlanned<fastlocal::ProbeKernel::kAvx2>(h2, probes, 0, line);
+#endif
           (scalar ? trues : falses)++;
         }
       }
@@ -284,6 +295,109 @@ TEST(FastLocalBloomTest, ViewAnswersAsMayContain) {
       EXPECT_GE(positives, added.size());
     }
   }
+}
+
+// kernel= changes only which kernel answers: every kernel this build has
+// gives the default's answers through MayContain, the view and the batch
+// path, for probe counts of every AVX round shape and both widths, on
+// filters built and opened at an unaligned address; the bits are the same.
+TEST(FastLocalBloomTest, KernelChoiceGivesTheSameAnswers) {
+  const std::vector<std::string> kernels = fastlocal::KernelChoices();
+  ASSERT_GE(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0], "auto");
+  EXPECT_EQ(kernels[1], "scalar");
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+  EXPECT_NE(std::find(kernels.begin(), kernels.end(), "avx2"), kernels.end());
+#endif
+  for (const char* base : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
+                           "fastlocal:bpk=10,probes=8", "fastlocal:bpk=10,probes=17", "fastlocal:bpk=50"}) {
+    const auto added = Hashes(41, 3000);
+    std::vector<uint64_t> queries = Hashes(42, 20000);
+    queries.insert(queries.end(), added.begin(), added.end());
+    auto reference = Build(*Policy(base), added);
+    const std::string bytes = reference->Serialize();
+    for (const std::string& kernel : kernels) {
+      const std::string spec = std::string(base) + ",kernel=" + kernel;
+      SCOPED_TRACE(spec);
+      auto built = Build(*Policy(spec), added);
+      EXPECT_EQ(built->Serialize(), bytes);
+      std::vector<char> batch_results(queries.size());
+      built->MayContainBatch(queries.data(), queries.size(), reinterpret_cast<bool*>(batch_results.data()));
+      const FilterView view = built->View();
+      size_t differ = 0, positives = 0;
+      for (size_t i = 0; i < queries.size(); ++i) {
+        const bool want = reference->MayContain(queries[i]);
+        differ += built->MayContain(queries[i]) != want;
+        differ += view.MayContain(queries[i]) != want;
+        differ += (batch_results[i] != 0) != want;
+        positives += want;
+      }
+      EXPECT_EQ(differ, 0u);
+      // Both answers exercised: every added key, and the outside queries' negatives.
+      EXPECT_GE(positives, added.size());
+      EXPECT_LT(positives, queries.size());
+    }
+  }
+}
+
+// The kernel is not in the bytes: OpenFilter opens a kernel=scalar filter
+// with the default kernel, OpenFilterFor with the policy's (the view's ops
+// are the built filter's), and both answer as the built filter.
+TEST(FastLocalBloomTest, OpenFilterForKeepsThePolicysKernel) {
+  const auto added = Hashes(51, 3000);
+  std::vector<uint64_t> queries = Hashes(52, 20000);
+  queries.insert(queries.end(), added.begin(), added.end());
+  for (const std::string& kernel : fastlocal::KernelChoices()) {
+    SCOPED_TRACE(kernel);
+    auto policy = Policy("fastlocal:bpk=10,kernel=" + kernel);
+    auto built = Build(*policy, added);
+    const std::string bytes = built->Serialize();
+    std::vector<char> unaligned(bytes.size() + 8);
+    std::memcpy(unaligned.data() + 5, bytes.data(), bytes.size());
+    const Slice at(unaligned.data() + 5, bytes.size());
+    std::unique_ptr<Filter> plain, for_policy;
+    ASSERT_TRUE(OpenFilter(at, &plain).ok());
+    ASSERT_TRUE(OpenFilterFor(*policy, at, &for_policy).ok());
+    // Unaligned opened filters take the unaligned prefetch, so compare the query op itself.
+    EXPECT_EQ(for_policy->View().ops->may_contain, built->View().ops->may_contain);
+#if defined(FILTERLAB_FASTLOCAL_AVX2)
+    if (kernel == "scalar") {
+      EXPECT_NE(plain->View().ops->may_contain, built->View().ops->may_contain) << "the default kernel is not scalar";
+    }
+#endif
+    size_t differ = 0;
+    for (uint64_t h : queries) {
+      differ += (for_policy->MayContain(h) != built->MayContain(h)) + (plain->MayContain(h) != built->MayContain(h));
+    }
+    EXPECT_EQ(differ, 0u);
+  }
+  // No keys: an empty filter, opened whatever the kernel.
+  std::unique_ptr<Filter> empty;
+  auto scalar = Policy("fastlocal:bpk=10,kernel=scalar");
+  const std::string none = Build(*scalar, {})->Serialize();
+  ASSERT_TRUE(OpenFilterFor(*scalar, Slice(none.data(), none.size()), &empty).ok());
+  EXPECT_FALSE(empty->MayContain(1));
+}
+
+TEST(FastLocalBloomTest, KernelChoiceIsInTheCanonicalSpecUnlessAuto) {
+  EXPECT_EQ(Policy("fastlocal:bpk=10,kernel=auto")->spec(), "fastlocal:bpk=10,probes=6,hash=64");
+  EXPECT_EQ(Policy("fastlocal:bpk=10,kernel=scalar")->spec(), "fastlocal:bpk=10,probes=6,hash=64,kernel=scalar");
+  EXPECT_EQ(Policy(Policy("fastlocal:kernel=scalar,hash=32")->spec())->spec(),
+            "fastlocal:bpk=10,probes=6,hash=32,kernel=scalar");
+  for (const char* bad : {"fastlocal:bpk=10,kernel=sse", "fastlocal:bpk=10,kernel=", "fastlocal:bpk=10,kernel=Scalar"}) {
+    std::unique_ptr<FilterPolicy> p;
+    const Status s = NewFilterPolicy(bad, &p);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << " -> " << s.ToString();
+    EXPECT_NE(s.message().find("kernel"), std::string::npos) << bad << " -> " << s.ToString();
+    // The spec parser refuses an empty value itself; a named kernel gets the allowed ones.
+    if (std::string(bad).back() != '=') {
+      EXPECT_NE(s.message().find("auto|scalar"), std::string::npos) << "the allowed kernels are named: " << s.ToString();
+    }
+  }
+#if !defined(FILTERLAB_FASTLOCAL_AVX2)
+  std::unique_ptr<FilterPolicy> p;
+  EXPECT_TRUE(NewFilterPolicy("fastlocal:kernel=avx2", &p).IsInvalidArgument()) << "avx2 is not compiled in";
+#endif
 }
 
 TEST(FastLocalBloomTest, PipelinedBuildEqualsOneByOne) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "filters/filter.h"
+#include "filters/policy_open.h"
 #include "sim/floor.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
@@ -87,7 +88,9 @@ Status BuildOne(const FilterPolicy& policy, uint32_t id, uint32_t n, int key_siz
   return Status::OK();
 }
 
-Status Materialise(std::vector<std::string>& blobs, bool want_huge, bool via_object, FilterSet* set) {
+// The filters are reopened with the policy's query settings (OpenFilterFor: FastLocalBloom's kernel=).
+Status Materialise(const FilterPolicy& policy, std::vector<std::string>& blobs, bool want_huge, bool via_object,
+                   FilterSet* set) {
   uint64_t total = 0;
   for (const auto& b : blobs) total += (b.size() + 63) / 64 * 64;
   Status s = CheckMemory(total, "speed working set");
@@ -99,7 +102,7 @@ Status Materialise(std::vector<std::string>& blobs, bool want_huge, bool via_obj
     char* dst = set->arena->data() + off;
     std::memcpy(dst, b.data(), b.size());
     std::unique_ptr<Filter> f;
-    s = OpenFilter(Slice(dst, b.size()), &f);
+    s = OpenFilterFor(policy, Slice(dst, b.size()), &f);
     if (!s.ok()) return Status::Corruption("reopening a serialized filter failed: " + s.message());
     set->filters.push_back(std::move(f));
     off += (b.size() + 63) / 64 * 64;
@@ -139,7 +142,7 @@ Status BuildWorkingSet(const FilterPolicy& policy, const SpeedConfig& cfg, bool 
     set->keys.push_back(n);
     set->total_keys += n;
   }
-  return Materialise(blobs, want_huge, cfg.query_path == "object", set);
+  return Materialise(policy, blobs, want_huge, cfg.query_path == "object", set);
 }
 
 enum class Pick { kSingle, kRandom, kSkewed };
@@ -672,7 +675,7 @@ class SpeedRun {
     set->ids.push_back(id);
     set->keys.push_back(static_cast<uint32_t>(cfg_.huge_keys));
     set->total_keys = cfg_.huge_keys;
-    return Materialise(blobs, want_huge, cfg_.query_path == "object", set);
+    return Materialise(policy_, blobs, want_huge, cfg_.query_path == "object", set);
   }
 
  private:

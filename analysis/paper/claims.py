@@ -6,7 +6,8 @@ figure is read off the committed results.
 Verdicts:
 - reproduced: within the claim's tolerance ("sigma": within 4 binomial sigma of
   both samples; "upper": ours at or below the published bound, counting our 95%
-  interval; a number: |ours / published - 1| <= that fraction; {absolute = x}:
+  interval; "lower": ours at or above the published bound, counting our interval; a number:
+  |ours / published - 1| <= that fraction; {absolute = x}:
   |ours - published| <= x, for changes near zero).
 - diverges, explained / diverges, unexplained: outside it; "explained" is set in
   published.toml (explained = true) only where the note gives the cause with evidence.
@@ -79,6 +80,8 @@ class Claim:
             ok = self.z is not None and abs(self.z) <= SIGMA_LIMIT
         elif self.tolerance == "upper":
             ok = (m.low if m.low is not None else m.value) <= self.published
+        elif self.tolerance == "lower":
+            ok = (m.high if m.high is not None else m.value) >= self.published
         elif isinstance(self.tolerance, dict):
             ok = abs(m.value - self.published) <= float(self.tolerance["absolute"])
         else:
@@ -132,9 +135,9 @@ def read_published(path: str | Path) -> list[Claim]:
         tol = c["tolerance"]
         absolute = isinstance(tol, dict) and set(tol) == {"absolute"} and isinstance(tol["absolute"], (int, float)) \
             and tol["absolute"] > 0
-        if not (tol in ("sigma", "upper") or absolute or (isinstance(tol, (int, float)) and 0 < tol < 1)):
-            raise ClaimsError(f"{where}: tolerance {tol!r}; allowed: \"sigma\", \"upper\", a fraction in (0, 1) "
-                              "or { absolute = x }")
+        if not (tol in ("sigma", "upper", "lower") or absolute or (isinstance(tol, (int, float)) and 0 < tol < 1)):
+            raise ClaimsError(f"{where}: tolerance {tol!r}; allowed: \"sigma\", \"upper\", \"lower\", a fraction in "
+                              "(0, 1) or { absolute = x }")
         kind = c["ours"].get("kind")
         if kind not in MEASURES:
             raise ClaimsError(f"{where}: ours.kind {kind!r}; allowed: {', '.join(MEASURES)}")
@@ -202,18 +205,25 @@ def _fp_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries:
 
 
 def _speed_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """`sim speed`: the median time of `filter` over that of `over` in one mode and query mix
+    (`mix`, default mixed); with `over_mix`, `over` is taken in that mix instead (one filter's
+    outside queries over its inside ones: filter = over, mix = "outside", over_mix = "inside").
+    The interval from the repeats' extremes."""
     mode = ours["mode"]
     cells = speed_cells(df, modes=(mode,))
     if cells is None or cells.empty:
         return None
+    mix, over_mix = ours.get("mix", "mixed"), ours.get("over_mix", ours.get("mix", "mixed"))
     if mode != "build":
-        cells = cells[(cells["batch"] == 1) & (cells["mix"] == ours.get("mix", "mixed"))]
+        cells = cells[cells["batch"] == 1]
 
-    def median_of(name):
+    def median_of(name, in_mix):
         g = cells[cells["label"] == name]
+        if mode != "build":
+            g = g[g["mix"] == in_mix]
         return None if g.empty else g.iloc[0]
 
-    a, b = median_of(ours["filter"]), median_of(ours["over"])
+    a, b = median_of(ours["filter"], mix), median_of(ours["over"], over_mix)
     if a is None or b is None:
         return None
     r = float(a["median"]) / float(b["median"])
@@ -396,6 +406,33 @@ def _allocation_ratio(df: pd.DataFrame, ours: dict, published: float, published_
                     f"{a[0]:.3g} / {b[0]:.3g} reads per lookup over {int(a[2])} lookups each")
 
 
+def _gbench_change(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """A Google Benchmark (the gbench workers): the relative change of `measure` (cpu_ns or
+    real_ns per iteration, default cpu_ns) of one benchmark instance over another of the same
+    family, instances named by their arguments (`args` and `over`, e.g. {records = 32, hash = 1,
+    util_pct = 75} over {records = 32, hash = 0, util_pct = 100}): median over the repetitions
+    of each, minus one; the interval from the repetitions' extremes."""
+    if "command" not in df or "family" not in df:
+        return None
+    rows = df[(df["command"] == "gbench") & (df["family"] == ours["family"])]
+    measure = ours.get("measure", "cpu_ns")
+
+    def times(args: dict):
+        sel = rows
+        for key, value in args.items():
+            col = f"args_{key}"
+            if col not in sel:
+                return pd.Series(dtype=float)
+            sel = sel[sel[col] == value]
+        return sel[measure].astype(float)
+
+    a, b = times(ours["args"]), times(ours["over"])
+    if a.empty or b.empty:
+        return None
+    return Measured(float(a.median() / b.median() - 1), float(a.min() / b.max() - 1), float(a.max() / b.min() - 1),
+                    None, f"medians {float(a.median()):.3g} / {float(b.median()):.3g} ns, {len(a)} repetitions")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
@@ -404,7 +441,8 @@ def _pending(df, ours, published, published_queries) -> None:
 MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "range_stat": _range_stat,
             "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes,
             "hash_fallback": _hash_fallback, "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
-            "dynamic_ratio": _dynamic_ratio, "allocation_ratio": _allocation_ratio, "pending": _pending}
+            "dynamic_ratio": _dynamic_ratio, "allocation_ratio": _allocation_ratio, "gbench_change": _gbench_change,
+            "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

@@ -125,7 +125,7 @@ def _claims_tabular(claims: list[Claim]) -> str:
         mark = {"reproduced": "", "diverges, explained": r"$^\dagger$", "diverges, unexplained": r"$^\ast$",
                 "not measured": r"$^\circ$"}[c.verdict]
         pub = fmt(c.published, "ratio") if c.unit == "ratio" else fmt_published(c.published)
-        bound = "$\\le$" if c.tolerance == "upper" else ""
+        bound = {"upper": "$\\le$", "lower": "$\\ge$"}.get(c.tolerance, "") if isinstance(c.tolerance, str) else ""
         rows.append(f"{tex_escape(c.claim)}{mark} & {bound}${pub}${unit} & ${ours}${unit if c.measured else ''}"
                     f" & ${fmt(c.ratio, 'ratio')}$ & ${z}$ & {VERDICT_SHORT[c.verdict]} \\\\")
     rows += [r"\bottomrule", r"\end{tabular}"]
@@ -596,6 +596,125 @@ def speed_floor_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
     return "\n".join(out) + "\n", vals
 
 
+# Section fastlocal's kernel paragraph: speed_scalar's labels and the names of their values.
+KERNELS = {"Scalar": "fastlocal:kernel=scalar", "AvxTwo": "fastlocal:kernel=avx2", "Default": "fastlocal"}
+
+
+def kernel_values(results_root: Path) -> dict[str, str]:
+    """Experiment speed_scalar: per kernel (Scalar, AvxTwo, Default) and query pick (single,
+    random), the median net ns per query all inside and all outside and their ratio, as
+    kernel<Kernel><Pick>Inside / Outside / Ratio; and the probes per key."""
+    from ..speed_data import speed_cells
+
+    names = [f"kernel{k}{p}{m}" for k in KERNELS for p in ("Single", "Random") for m in ("Inside", "Outside", "Ratio")]
+    vals = {n: "--" for n in names + ["kernelProbes"]}
+    try:
+        df = load(results_root / "speed_scalar")
+    except FileNotFoundError:
+        return vals
+    cells = speed_cells(df)
+    if cells is None:
+        return vals
+    for key, label in KERNELS.items():
+        for pick in ("single", "random"):
+            c = cells[(cells["label"] == label) & (cells["mode"] == pick) & (cells["batch"] == 1)]
+            med = {m: c.loc[c["mix"] == m, "median"] for m in ("inside", "outside")}
+            if med["inside"].empty or med["outside"].empty:
+                continue
+            inside, outside = float(med["inside"].iloc[0]), float(med["outside"].iloc[0])
+            stem = f"kernel{key}{pick.capitalize()}"
+            vals.update({f"{stem}Inside": f"{inside:.3g}", f"{stem}Outside": f"{outside:.3g}",
+                         f"{stem}Ratio": f"{outside / inside:.2f}"})
+    if "filter" in df:
+        probes = df["filter"].dropna().astype(str).str.extract(r"probes=(\d+)")[0].dropna().unique()
+        vals["kernelProbes"] = ", ".join(sorted(probes)) or "--"
+    return vals
+
+
+def block_seek_values(results_root: Path) -> dict[str, str]:
+    """Experiment engine_block_seek: the block sizes swept, the blog's (assumed) 32-entry block's
+    size, times and share of fallbacks, the largest block's change at util 0.75 and 1, and at
+    util 0.75 the smallest block's change and the largest saving over all blocks."""
+    from ..engine_data import block_seek_summary
+
+    names = ("blockSeekEntries", "blockSeekSmallKiB", "blockSeekSmallBinary", "blockSeekSmallHash",
+             "blockSeekSmallHashOne", "blockSeekSmallFallback", "blockSeekLargeEntries", "blockSeekLargeKiB",
+             "blockSeekLargeChange", "blockSeekLargeChangeOne", "blockSeekRepetitions", "blockSeekSmallestEntries",
+             "blockSeekSmallestChange", "blockSeekBestEntries", "blockSeekBestChange")
+    vals = {n: "--" for n in names}
+    try:
+        s = block_seek_summary(load(results_root / "engine_block_seek"))
+    except FileNotFoundError:
+        return vals
+    if s is None:
+        return vals
+    records = sorted(int(r) for r in s["records"].unique())
+    vals["blockSeekEntries"] = ", ".join(map(str, records[:-1])) + f" and {records[-1]}" if len(records) > 1 \
+        else str(records[0])
+    vals["blockSeekRepetitions"] = str(int(s["n"].min()))
+
+    def row(n, hashed, util):
+        r = s[(s["records"] == n) & (s["hash"] == hashed) & (s["util_pct"] == util)]
+        return None if r.empty else r.iloc[0]
+
+    small, large = (32 if 32 in records else records[0]), records[-1]
+    b, h, h1 = row(small, 0, 100), row(small, 1, 75), row(small, 1, 100)
+    if b is not None and h is not None:
+        vals.update(blockSeekSmallKiB=f"{b['block_bytes'] / 1024:.1f}", blockSeekSmallBinary=f"{b['median']:.0f}",
+                    blockSeekSmallHash=f"{h['median']:.0f}",
+                    blockSeekSmallFallback=f"{100 * h['fallback_ratio']:.0f}\\%")
+    if h1 is not None:
+        vals["blockSeekSmallHashOne"] = f"{h1['median']:.0f}"
+    lb, lh, lh1 = row(large, 0, 100), row(large, 1, 75), row(large, 1, 100)
+    vals["blockSeekLargeEntries"] = str(large)
+    if lb is not None and lh is not None:
+        vals.update(blockSeekLargeKiB=f"{lb['block_bytes'] / 1024:.0f}",
+                    blockSeekLargeChange=f"{100 * lh['change']:+.1f}\\%")
+    if lh1 is not None:
+        vals["blockSeekLargeChangeOne"] = f"{100 * lh1['change']:+.1f}\\%"
+    hashed = s[(s["hash"] == 1) & (s["util_pct"] == 75)]
+    smallest, best = hashed.loc[hashed["records"].idxmin()], hashed.loc[hashed["change"].idxmin()]
+    vals.update(blockSeekSmallestEntries=str(int(smallest["records"])),
+                blockSeekSmallestChange=f"{100 * smallest['change']:+.1f}\\%",
+                blockSeekBestEntries=str(int(best["records"])), blockSeekBestChange=f"{100 * best['change']:+.1f}\\%")
+    return vals
+
+
+def _one_row(g, hashed: int, util: int):
+    r = g[(g["hash"] == hashed) & (g["util_pct"] == util)]
+    return None if r.empty else r.iloc[0]
+
+
+def block_seek_table_tex(results_root: Path) -> str:
+    """Experiment engine_block_seek as a column-wide table: per block, entries, KiB, CPU ns per
+    seek by binary search and through the index at util ratios 0.75 and 1 (medians) with the
+    change, and at 0.75 the share of fallbacks and the index's bytes per key."""
+    from ..engine_data import block_seek_summary
+
+    try:
+        s = block_seek_summary(load(results_root / "engine_block_seek"))
+    except FileNotFoundError:
+        s = None
+    if s is None or s.empty:
+        return "\\textit{not measured: no committed results for experiment engine\\_block\\_seek.}\n"
+    out = [r"\begin{tabular}{@{}rrrrrrr@{}}", r"\toprule",
+           r"entries & KiB & binary ns & hash $\frac34$ ns & hash 1 ns & fallbacks $\frac34$ & B/key $\frac34$ \\",
+           r"\midrule"]
+
+    def timed(r, change=True):
+        if r is None:
+            return "--"
+        return f"${r['median']:.0f}$" + (f" (${100 * r['change']:+.1f}\\%$)" if change else "")
+
+    for records, g in s.groupby("records", sort=True):
+        b, h, h1 = (_one_row(g, hashed, util) for hashed, util in ((0, 100), (1, 75), (1, 100)))
+        index = "-- & --" if h is None else f"${100 * h['fallback_ratio']:.0f}\\%$ & ${h['index_bytes_per_key']:.2f}$"
+        kib = "--" if b is None else f"${b['block_bytes'] / 1024:.1f}$"
+        out.append(f"${int(records)}$ & {kib} & {timed(b, False)} & {timed(h)} & {timed(h1)} & {index} \\\\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
 def generate(results_root: str | Path, out_dir: str | Path, published: str | Path = PAPER / "published.toml") -> list[Path]:
     results_root, out_dir = Path(results_root), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -610,6 +729,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
     extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
     extra.update(probes_values(results_root))
+    extra.update(kernel_values(results_root))
+    extra.update(block_seek_values(results_root))
     try:
         sp = load(results_root / "speed_published")
         extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
@@ -638,7 +759,8 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
                        ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text),
                        ("engine_filters.tex", ef_text),
-                       ("allocation.tex", alloc_text)):
+                       ("allocation.tex", alloc_text),
+                       ("block_seek.tex", block_seek_table_tex(results_root))):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)

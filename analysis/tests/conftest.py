@@ -229,11 +229,30 @@ def engine_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def gbench_frame() -> pd.DataFrame:
+    """engine_bench's BM_DataBlockSeekForGet as the gbench worker prints it, flattened by the
+    runner: one 32-record block, binary search 100 ns, the hash index at util 0.75 80 ns (-20%),
+    5 repetitions each at 0.95..1.05 of it; fallbacks 10%, 1.36 index bytes per key."""
+    rows = []
+    for args, ns in (({"records": 32, "hash": 0, "util_pct": 100}, 100.0),
+                     ({"records": 32, "hash": 1, "util_pct": 75}, 80.0)):
+        for rep, f in enumerate((1.0, 0.95, 1.05, 0.98, 1.02)):
+            name = "BM_DataBlockSeekForGet/" + "/".join(f"{k}:{v}" for k, v in args.items())
+            record = {"command": "gbench", "benchmark": name, "family": "BM_DataBlockSeekForGet", "args": args,
+                      "repetition": rep, "iterations": 1000, "real_ns": ns * f + 1, "cpu_ns": ns * f, "label": "",
+                      "counters": {"block_bytes": 4000.0, "fallback_ratio": 0.1 if args["hash"] else 0.0,
+                                   "index_bytes_per_key": 1.36 if args["hash"] else 0.0}}
+            for row in flatten(record):
+                rows.append({"experiment": "fixture", "sweep": "block_seek", "worker": "gbench engine",
+                             "run_key": "gbench", **row})
+    return pd.DataFrame(rows)
+
+
 @pytest.fixture
 def results_dir(tmp_path):
     d = tmp_path / "fixture"
     d.mkdir()
-    tidy(pd.concat([fixture_frame(), engine_frame()], ignore_index=True)).to_parquet(d / "results.parquet",
-                                                                                   index=False)
+    tidy(pd.concat([fixture_frame(), engine_frame(), gbench_frame()], ignore_index=True)).to_parquet(
+        d / "results.parquet", index=False)
     (d / "meta.json").write_text(json.dumps({"plots": [], "tables": []}))
     return d

@@ -76,5 +76,5 @@ def test_check_spec_reports_the_keys_a_variant_accepts(build):
     out = subprocess.run([str(build / "filterlab-tool"), "check-spec", "--json", "fastlocal:bpk=10", "onebit"],
                          capture_output=True, text=True, timeout=60)
     records = [json.loads(line) for line in out.stdout.splitlines()]
-    assert records[0]["keys"] == ["bpk", "probes", "hash"]
+    assert records[0]["keys"] == ["bpk", "probes", "hash", "kernel"]
     assert records[1]["keys"] == ["bpk", "hash"]

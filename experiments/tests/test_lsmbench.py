@@ -377,6 +377,9 @@ def expected_runs(name: str, build: Path) -> int:
     # drawing the model lines.
     if name.startswith("engine_allocation"):
         return 2 * 2 + 2 * 2
+    # engine_block_seek: one gbench run times every block size, index and repetition.
+    if name == "engine_block_seek":
+        return 1
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 6,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on
