@@ -24,6 +24,11 @@
 #include "filters/ribbon/ribbon_banding.h"
 #include "filters/ribbon/ribbon_hasher.h"
 
+#if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__) && defined(__AVX512VBMI2__) && \
+    !defined(FILTERLAB_FORCE_SCALAR)
+#define FILTERLAB_RIBBON_AVX512 1
+#endif
+
 namespace filterlab::ribbon {
 
 struct InterleavedLayout {
@@ -55,6 +60,19 @@ struct InterleavedLayout {
 // every key passes.
 void BackSubstitute(const Banding& banding, const InterleavedLayout& layout, uint8_t* data,
                     bool random_free_slots = false);
+
+// BackSubstitute's two kernels, which write the same bytes (ribbon_test.cc
+// compares them over 1..32 columns): the scalar one (per slot and column a
+// 128-bit shift, AND and POPCNT) and, where the compiler targets AVX-512
+// with VPOPCNTDQ and VBMI2 and FILTERLAB_FORCE_SCALAR is not set, eight
+// columns per register pair (ribbon_solution.cc), which BackSubstitute
+// then uses.
+void BackSubstituteScalar(const Banding& banding, const InterleavedLayout& layout, uint8_t* data,
+                          bool random_free_slots = false);
+#ifdef FILTERLAB_RIBBON_AVX512
+void BackSubstituteAvx512(const Banding& banding, const InterleavedLayout& layout, uint8_t* data,
+                          bool random_free_slots = false);
+#endif
 
 inline CoeffRow LoadSegment(const uint8_t* data, uint32_t segment) {
   uint64_t low, high;

@@ -82,6 +82,36 @@ TEST(Ribbon, BandingOrderChangesNoSolution) {
   }
 }
 
+// The AVX-512 back-substitution writes the bytes of its scalar twin: every
+// column count 1..32, whole (2^c) and fractional (2^(c - 1/2)) FP targets,
+// so that lower blocks have one column fewer, standard and homogeneous
+// (random free slots) right-hand sides, over bandings of 1000 random keys.
+TEST(Ribbon, SimdBackSubstitutionEqualsScalarTwin) {
+#ifndef FILTERLAB_RIBBON_AVX512
+  GTEST_SKIP() << "built without AVX-512 VPOPCNTDQ and VBMI2: the scalar back-substitution is the only one";
+#else
+  constexpr size_t kKeys = 1000;
+  const uint32_t slots = ribbon::NumSlotsForKeys(kKeys);
+  SplitMix64 rng(31);
+  for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
+    for (double one_in : {std::ldexp(1.0, static_cast<int>(c)), std::ldexp(1.0, static_cast<int>(c)) / std::sqrt(2.0)}) {
+      for (bool homogeneous : {false, true}) {
+        std::vector<uint64_t> hashes(kKeys);
+        for (auto& h : hashes) h = rng.Next();
+        ribbon::Banding banding;
+        ASSERT_TRUE(banding.FindSeedAndBand(slots, hashes.data(), kKeys, 0, homogeneous));
+        const auto layout = ribbon::InterleavedLayout::For(
+            slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, one_in, 0));
+        std::vector<uint8_t> scalar(layout.data_bytes()), simd(layout.data_bytes());
+        ribbon::BackSubstituteScalar(banding, layout, scalar.data(), homogeneous);
+        ribbon::BackSubstituteAvx512(banding, layout, simd.data(), homogeneous);
+        EXPECT_EQ(simd, scalar) << c << " columns, 1/FP " << one_in << (homogeneous ? ", homogeneous" : "");
+      }
+    }
+  }
+#endif
+}
+
 TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
   auto policy = MustPolicy("ribbon:bpk=10");
   const auto hashes = TestHashes(1, 5000);
