@@ -7,9 +7,6 @@
 
 #include "hashing/remix.h"
 
-#ifdef FILTERLAB_RIBBON_AVX512
-#include <immintrin.h>
-#endif
 
 namespace filterlab::ribbon {
 
