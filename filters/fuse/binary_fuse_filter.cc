@@ -26,6 +26,15 @@
 // segment after h0's: offsets 1 and 2 from bits 46..63 and 28..45 of one
 // product (SlotBits1), offset 3 (4-wise) from the top of a second
 // (SlotBits2); L <= 2^18, so no offset reads below bit 28.
+//
+// Hot query (`filterlab-sim speed --filter binary_fuse:arity=3,fingerprint=8
+// --filter binary_fuse:arity=4,fingerprint=8 --filter fastlocal:bpk=10
+// --working_set_mb 64 --modes single --mixes mixed --queries 10000000
+// --no_floor`, medians of 3 on the shared 2-vCPU Sapphire Rapids Xeon at
+// load 2.5-3.4): 3-wise 1.60 ns, 4-wise 1.85 ns, FastLocalBloom 2.34 in the
+// same runs (each run's fuse figures below its FastLocalBloom's): one
+// multiply seeds the hash (fuse_hash.h), one more places the first slot,
+// one gives the offsets, then three or four byte loads.
 #include <algorithm>
 #include <cmath>
 #include <memory>

@@ -16,10 +16,17 @@
 
 namespace filterlab::fuse {
 
-// Bijective in `hash` for each seed, so distinct hashes stay distinct; a
-// new seed (< 2^32) flips input bits of the full-avalanche mixer, so every
-// output bit changes (no multiply on the query's path).
-inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return Mix64(hash ^ (uint64_t{seed} << 32)); }
+// One multiply by an odd multiplier of the seed: bijective in `hash` for
+// each seed, so distinct hashes stay distinct. The key hashes are already
+// uniform 64-bit values (XXH3), so the product needs no further mixing:
+// its top bits (the first slot) and the top bits of SlotBits1/2 (the
+// others) depend on every bit of the hash, and a new seed changes the
+// multiplier in every bit (seed x an even step), so a retry sees unrelated
+// slots (multiply-shift hashing with another multiplier). One multiply on a
+// query's path where a full-avalanche mixer took two and three xor-shifts.
+inline constexpr uint64_t kSeedMultiplier = 0x9e3779b97f4a7c15ULL;  // odd
+inline constexpr uint64_t kSeedStep = 0x7f4a7c159e3779b8ULL;        // even
+inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return hash * (kSeedMultiplier + seed * kSeedStep); }
 
 template <class Fingerprint>
 inline Fingerprint FingerprintOf(uint64_t mixed) {

@@ -33,8 +33,13 @@ class Banding {
   uint32_t num_slots() const { return num_slots_; }
   uint32_t num_starts() const { return num_slots_ - kCoeffBits + 1; }
   uint32_t ordinal_seed() const { return ordinal_seed_; }
-  CoeffRow coeff_row(uint32_t slot) const { return coeff_rows_[slot]; }
+  CoeffRow coeff_row(uint32_t slot) const {
+    return static_cast<CoeffRow>(coeff_words_[2 * size_t{slot} + 1]) << 64 | coeff_words_[2 * size_t{slot}];
+  }
   ResultRow result_row(uint32_t slot) const { return result_rows_[slot]; }
+  // Slot i's row as two words: low 64 bits at [2i], high at [2i + 1].
+  const uint64_t* coeff_words() const { return coeff_words_.data(); }
+  const ResultRow* result_rows() const { return result_rows_.data(); }
 
   // Bytes of working memory for num_slots slots (rows and results).
   static size_t MemoryBytes(uint32_t num_slots) { return size_t{num_slots} * (sizeof(CoeffRow) + sizeof(ResultRow)); }
@@ -42,11 +47,13 @@ class Banding {
  private:
   void Reset(uint32_t num_slots);
   bool AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed, bool homogeneous);
-  bool Add(uint32_t start, CoeffRow cr, ResultRow rr);
 
   uint32_t num_slots_ = 0;
   uint32_t ordinal_seed_ = 0;
-  std::vector<CoeffRow> coeff_rows_;
+  // Slot i's coefficient row: low 64 bits at 2i, high at 2i + 1 (the walk
+  // works on the halves, ribbon_banding.cc). A stored row has bit 0 set, so
+  // a slot is empty exactly when its low word is 0.
+  std::vector<uint64_t> coeff_words_;
   std::vector<ResultRow> result_rows_;
 };
 

@@ -62,14 +62,21 @@
 //
 // Speed (`filterlab-sim speed --filter ribbon:bpk=10 --filter fastlocal:bpk=10
 // --working_set_mb 200 --modes build,single,random --mixes mixed --queries 4000000
-// --no_floor`, ~10k-key filters, medians of 3 runs on the shared 2-vCPU Xeon
-// at load 12-13): build 54.6 ns/key [53.2-58.2] (keys, hash and Build; Build
-// alone 44; the banding interleaves three keys' row walks, ribbon_banding.cc,
-// where one walk at a time gave 74.1 [72.5-81.3] in the same runs), hot
-// query 14.0 ns, random filter 231 ns (the query's 4-5 lines prefetched
-// together); FastLocalBloom in the same runs 16.3 / 2.3 / 68. RocksDB's
-// filter_bench (release build) on the older EPYC machine kind: 74 / 29 / 306
-// (../shared/spec/peer-figures.md).
+// --no_floor`, ~10k-key filters, 7.03 bits/key; medians of 3 runs on the
+// shared 2-vCPU Sapphire Rapids Xeon at load 1.0-1.2, interleaved with
+// RocksDB 11.8.1's filter_bench, a release build, `filter_bench -impl=2
+// -bits_per_key=10 -quick`, the same 200 MB of ~10k-key filters of 24-byte
+// keys, 7.00 bits/key): build 38.9 ns/key [38.8-39.3] (keys, hash and
+// Build; Build alone 29), hot query 6.3 ns [6.2-6.9], random filter 125 ns
+// [122-127]; RocksDB's Ribbon 86.5 / 23.5 / 366, so 0.45 / 0.27 / 0.34 of
+// it. FastLocalBloom in the same runs: ours 15.1 / 2.3 / 65, RocksDB's
+// (-impl=1) 22.3 / 6.8 / 295. Where the time goes (filterlab_bench
+// --benchmark_filter=ribbon/, one 10k-key filter from ready hashes): banding
+// 16 ns/key (four interleaved walks, ribbon_banding.cc), back-substitution
+// 2.2 (AVX-512, eight columns per step, ribbon_solution.cc); a hot query is
+// 23 AVX-512 instructions (the kernel) and ~100 scalar ones (rehash,
+// placing, the row's shifts), a random-filter one a single round of misses
+// for its 4-5 lines.
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -123,15 +130,21 @@ bool QueryAt(uint64_t h, const ribbon::QueryPlace& p, const uint8_t* data) {
   return kHomogeneous ? ribbon::HomogeneousQueryAt(h, p, data) : ribbon::QueryAt(h, p, data);
 }
 
-// A query first asks for all the lines it reads, then computes (RocksDB's
-// reader does the same): alone, the 2-5 misses of a cold filter overlap.
+// The scalar query first asks for all the lines it reads, then computes
+// (RocksDB's reader does the same): alone, the 2-5 misses of a cold filter
+// overlap. The AVX-512 kernel's four loads already issue at once, and the
+// prefetch loop beside it cost more hot than it gained cold (sim speed,
+// ribbon:bpk=10, 200 MB, medians of 3 interleaved: single 10.1 with it,
+// 6.75 ns without; random 123 with, 129 without).
 template <bool kHomogeneous>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const InterleavedLayout layout = UnpackLayout(view.param);
   const uint8_t* data = static_cast<const uint8_t*>(view.data);
   const uint64_t h = ribbon::Rehash(hash, RawSeedOfView(view.param));
   const ribbon::QueryPlace p = ribbon::PlaceOf(h, layout);
+#ifndef FILTERLAB_RIBBON_AVX512
   ribbon::PrefetchPlace(p, data);
+#endif
   return QueryAt<kHomogeneous>(h, p, data);
 }
 void ViewPrefetch(const FilterView& view, uint64_t hash) {

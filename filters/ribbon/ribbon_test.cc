@@ -82,6 +82,65 @@ TEST(Ribbon, BandingOrderChangesNoSolution) {
   }
 }
 
+// The AVX-512 query kernel computes what its scalar twin does: random
+// solution bytes in an exactly sized buffer, every column count 1..32, every
+// start bit in the first and a middle block, and the last block at start
+// bit 0 (the only start there; the kernel must not read past it), 4 random
+// coefficient rows each.
+TEST(Ribbon, SimdSolutionBitsEqualScalarTwin) {
+#ifndef FILTERLAB_RIBBON_AVX512
+  GTEST_SKIP() << "built without AVX-512 VPOPCNTDQ and VBMI2: the scalar kernel is the only one";
+#else
+  constexpr uint32_t kBlocks = 3;
+  SplitMix64 rng(11);
+  for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
+    std::vector<uint8_t> data(size_t{kBlocks} * c * 16);
+    for (auto& b : data) b = static_cast<uint8_t>(rng.Next());
+    for (uint32_t block = 0; block < kBlocks; ++block) {
+      for (uint32_t start_bit = 0; start_bit < ribbon::kCoeffBits; ++start_bit) {
+        if (block == kBlocks - 1 && start_bit != 0) break;
+        const ribbon::QueryPlace p{block * c, c, start_bit};
+        for (int k = 0; k < 4; ++k) {
+          const ribbon::CoeffRow cr = ribbon::CoeffRowOf(rng.Next());
+          ASSERT_EQ(ribbon::SolutionBitsAvx512(cr, p, data.data()), ribbon::SolutionBitsScalar(cr, p, data.data()))
+              << "columns " << c << " block " << block << " start bit " << start_bit;
+        }
+      }
+    }
+  }
+#endif
+}
+
+// The AVX-512 back-substitution writes the bytes of its scalar twin: every
+// column count 1..32, whole (2^c) and fractional (2^(c - 1/2)) FP targets,
+// so that lower blocks have one column fewer, standard and homogeneous
+// (random free slots) right-hand sides, over bandings of 1000 random keys.
+TEST(Ribbon, SimdBackSubstitutionEqualsScalarTwin) {
+#ifndef FILTERLAB_RIBBON_AVX512
+  GTEST_SKIP() << "built without AVX-512 VPOPCNTDQ and VBMI2: the scalar back-substitution is the only one";
+#else
+  constexpr size_t kKeys = 1000;
+  const uint32_t slots = ribbon::NumSlotsForKeys(kKeys);
+  SplitMix64 rng(31);
+  for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
+    for (double one_in : {std::ldexp(1.0, static_cast<int>(c)), std::ldexp(1.0, static_cast<int>(c)) / std::sqrt(2.0)}) {
+      for (bool homogeneous : {false, true}) {
+        std::vector<uint64_t> hashes(kKeys);
+        for (auto& h : hashes) h = rng.Next();
+        ribbon::Banding banding;
+        ASSERT_TRUE(banding.FindSeedAndBand(slots, hashes.data(), kKeys, 0, homogeneous));
+        const auto layout = ribbon::InterleavedLayout::For(
+            slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, one_in, 0));
+        std::vector<uint8_t> scalar(layout.data_bytes()), simd(layout.data_bytes());
+        ribbon::BackSubstituteScalar(banding, layout, scalar.data(), homogeneous);
+        ribbon::BackSubstituteAvx512(banding, layout, simd.data(), homogeneous);
+        EXPECT_EQ(simd, scalar) << c << " columns, 1/FP " << one_in << (homogeneous ? ", homogeneous" : "");
+      }
+    }
+  }
+#endif
+}
+
 TEST(Ribbon, SerializedFormHasRibbonTrailerAndReadsBack) {
   auto policy = MustPolicy("ribbon:bpk=10");
   const auto hashes = TestHashes(1, 5000);
