@@ -138,7 +138,7 @@ Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int fing
   return OpenPeeled(layout, seed, fingerprint_bits, text, data, out);
 }
 
-// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,seed=S,segment_length=L,
+// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,format=2,seed=S,segment_length=L,
 // segment_count=C" + (C + A - 1) L fingerprints, in place at any alignment.
 Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"arity", "fingerprint", "hash", "seed", "segment_length", "segment_count"};
@@ -148,6 +148,7 @@ Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filt
                                 "' (expected arity, fingerprint, hash, seed, segment_length, segment_count)");
     }
   }
+  if (Status f = CheckPeeledFormat(layout, "binary_fuse"); !f.ok()) return f;
   std::string arity, fingerprint;
   HashWidth width;
   long long seed = 0, length = 0, count = 0;
@@ -159,7 +160,7 @@ Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filt
     s = layout.GetInt("segment_length", 4LL, 1LL << kMinLog2SegmentLength, 1LL << kMaxLog2SegmentLength, &length);
   }
   if (s.ok()) s = layout.GetInt("segment_count", 0LL, 0LL, 1LL << 32, &count);
-  if (s.ok()) s = layout.Finish({"arity", "fingerprint", "hash", "seed", "segment_length", "segment_count"});
+  if (s.ok()) s = layout.Finish({"arity", "fingerprint", "hash", "format", "seed", "segment_length", "segment_count"});
   if (!s.ok()) return Status::Corruption("binary_fuse filter layout: " + s.message());
   if ((length & (length - 1)) != 0) {
     return Status::Corruption("binary_fuse filter layout '" + layout.text() + "': segment_length " +

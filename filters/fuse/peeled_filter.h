@@ -34,6 +34,7 @@
 #include "common/slice.h"
 #include "common/status.h"
 #include "filters/filter.h"
+#include "filters/filter_spec.h"
 #include "filters/fp_model.h"
 #include "filters/fuse/fuse_hash.h"
 #include "filters/fuse/peeling.h"
@@ -111,6 +112,33 @@ inline void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, b
 }
 inline constexpr FilterView::Ops kEmptyOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
 
+// The layout text names the slot and fingerprint mixing of fuse_hash.h as
+// format=N. Bytes are only readable with the mixing that built them: read with
+// another, a stored key's slots and fingerprint differ and the filter answers
+// "absent" for keys it holds. So any change to that mixing bumps kPeeledFormat,
+// and a reader refuses bytes of another format (CheckPeeledFormat) instead of
+// answering wrong. format=2: slots from hash x (odd base + seed x even step).
+// Bytes without format= came from earlier mixings and are refused: rebuild them.
+inline constexpr int kPeeledFormat = 2;
+
+inline Status CheckPeeledFormat(FilterSpec& layout, const char* family) {
+  if (!layout.Has("format")) {
+    return Status::Corruption(std::string(family) + " filter layout '" + layout.text() +
+                              "' has no format= (written by a filterlab before format " +
+                              std::to_string(kPeeledFormat) +
+                              ", with another slot mixing, which this reader cannot answer for): rebuild the filter");
+  }
+  long long format = 0;
+  Status s = layout.GetInt("format", kPeeledFormat, 1LL, 1LL << 20, &format);
+  if (!s.ok()) return Status::Corruption(std::string(family) + " filter layout: " + s.message());
+  if (format != kPeeledFormat) {
+    return Status::Corruption(std::string(family) + " filter layout '" + layout.text() + "': format " +
+                              std::to_string(format) + ", this reader reads format " + std::to_string(kPeeledFormat) +
+                              " only: rebuild the filter");
+  }
+  return Status::OK();
+}
+
 template <class Layout, class Fingerprint>
 class PeeledFilter final : public Filter {
  public:
@@ -132,10 +160,11 @@ class PeeledFilter final : public Filter {
     AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(bytes_), DataBytes()), Describe(), out);
   }
   using Filter::Serialize;
-  // e.g. "binary_fuse:arity=3,fingerprint=8,hash=64,seed=0,segment_length=8192,segment_count=136".
+  // e.g. "binary_fuse:arity=3,fingerprint=8,hash=64,format=2,seed=0,segment_length=8192,segment_count=136".
   std::string Describe() const override {
     return layout_.DescribePrefix() + "fingerprint=" + std::to_string(8 * sizeof(Fingerprint)) +
-           ",hash=64,seed=" + std::to_string(seed_) + "," + layout_.DescribeSize();
+           ",hash=64,format=" + std::to_string(kPeeledFormat) + ",seed=" + std::to_string(seed_) + "," +
+           layout_.DescribeSize();
   }
   HashWidth hash_width() const override { return HashWidth::k64; }
 

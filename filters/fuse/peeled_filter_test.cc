@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "filters/filter_test_util.h"
+#include "filters/trailer.h"
 
 namespace filterlab::fuse {
 namespace {
@@ -101,5 +102,45 @@ TEST(PeeledFilterTest, LayoutGrowsWhereNoSeedPeels) {
   EXPECT_GT(grown, 0) << "no input needed the grown layout: the test no longer covers it";
 }
 
+// Bytes carry the slot mixing's format; bytes of another format, or of the
+// mixings before format= existed, are refused rather than read with today's
+// mixing (which would answer "absent" for stored keys).
+TEST(PeeledFilterTest, BytesOfAnotherFormatAreRefused) {
+  const std::vector<uint64_t> hashes = TestHashes(11, 5000);
+  for (const char* spec : {"xor:fingerprint=8", "binary_fuse:arity=3,fingerprint=8", "binary_fuse:arity=4,fingerprint=16"}) {
+    SCOPED_TRACE(spec);
+    std::unique_ptr<Filter> built = MustBuild(*MustPolicy(spec), hashes);
+    const std::string layout = built->Describe();
+    const std::string tag = ",format=" + std::to_string(kPeeledFormat);
+    ASSERT_NE(layout.find(tag), std::string::npos) << layout;
+    const Slice data(static_cast<const char*>(built->View().data), built->DataBytes());
+
+    std::string bytes;
+    AppendWithFilterlabTrailer(data, layout, &bytes);
+    std::unique_ptr<Filter> reopened;
+    ASSERT_TRUE(OpenFilter(bytes, &reopened).ok());
+    for (uint64_t h : hashes) ASSERT_TRUE(reopened->MayContain(h));
+
+    std::string old_layout = layout;
+    old_layout.erase(old_layout.find(tag), tag.size());
+    bytes.clear();
+    AppendWithFilterlabTrailer(data, old_layout, &bytes);
+    Status s = OpenFilter(bytes, &reopened);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.message().find("no format="), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("rebuild"), std::string::npos) << s.ToString();
+
+    std::string other = layout;
+    other.replace(other.find(tag), tag.size(), ",format=" + std::to_string(kPeeledFormat + 1));
+    bytes.clear();
+    AppendWithFilterlabTrailer(data, other, &bytes);
+    s = OpenFilter(bytes, &reopened);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.message().find("reads format " + std::to_string(kPeeledFormat) + " only"), std::string::npos)
+        << s.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace filterlab::fuse
+

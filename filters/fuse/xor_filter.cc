@@ -66,7 +66,7 @@ Status CreateXorPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   return Status::OK();
 }
 
-// Reads "xor:fingerprint=F,hash=64,seed=S,block_length=B" + 3 B fingerprints,
+// Reads "xor:fingerprint=F,hash=64,format=2,seed=S,block_length=B" + 3 B fingerprints,
 // in place at any alignment.
 Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"fingerprint", "hash", "seed", "block_length"};
@@ -76,6 +76,7 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
                                 "' (expected fingerprint, hash, seed, block_length)");
     }
   }
+  if (Status f = CheckPeeledFormat(layout, "xor"); !f.ok()) return f;
   std::string fingerprint;
   HashWidth width;
   long long seed = 0, block_length = 0;
@@ -85,7 +86,7 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
   if (s.ok()) {
     s = layout.GetInt("block_length", 0LL, 0LL, static_cast<long long>(XorLayout::kMaxBlockLength), &block_length);
   }
-  if (s.ok()) s = layout.Finish({"fingerprint", "hash", "seed", "block_length"});
+  if (s.ok()) s = layout.Finish({"fingerprint", "hash", "format", "seed", "block_length"});
   if (!s.ok()) return Status::Corruption("xor filter layout: " + s.message());
   return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed),
                     std::stoi(fingerprint), layout.text(), data, out);
