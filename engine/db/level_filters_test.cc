@@ -299,7 +299,8 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
 // model's closed form cancels beyond quad precision (fp_model_test.cc;
 // level_allocation_test.cc has the allocation alone). Each flush succeeds,
 // the key is found, and the level's model FP is a probability: without an
-// allocation, that filter's (~1e-29).
+// allocation, that filter's (1.01e-16: the Poisson mixture's crowded
+// lines dominate).
 TEST(LevelFilters, AOneKeyFlushEvaluatesItsFiltersModels) {
   struct Case {
     std::optional<allocation::AllocationPolicy> policy;
@@ -325,7 +326,7 @@ TEST(LevelFilters, AOneKeyFlushEvaluatesItsFiltersModels) {
     if (!c.policy) {
       EXPECT_EQ(l0.filter.rfind("fastlocal:bpk=46,", 0), 0u) << l0.filter;
       EXPECT_GT(l0.model_fp, 0) << l0.filter;
-      EXPECT_LT(l0.model_fp, 1e-20) << l0.filter;
+      EXPECT_LT(l0.model_fp, 1e-12) << l0.filter;
     }
   }
 }
