@@ -75,7 +75,9 @@ Menu MakeMenu(const LevelInput& level) {
   if (level.family != nullptr) {
     for (const auto& p : level.family->points()) {
       double fp = 1;
-      if (ModelFpRateAt(*p.policy, KeyCount(level.keys), &fp).ok()) m.all.push_back({p.policy->spec(), p.bits_per_key, fp});
+      if (ModelFpRateAt(*p.policy, KeyCount(level.keys), &fp).ok()) {
+        m.all.push_back({p.policy->spec(), p.bits_per_key, fp});
+      }
     }
   }
   for (const Choice& c : m.all) {

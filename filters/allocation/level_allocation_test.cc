@@ -296,7 +296,9 @@ TEST(LevelAllocation, AFewKeysLevelGetsTheLeastFpWithAModelValue) {
                                           AllocationPolicy::kNoLastLevel}) {
       in.policy = policy;
       const Allocation b = Solve(in);
-      for (const auto& l : b.levels) EXPECT_TRUE(l.fp >= 0 && l.fp <= 1) << AllocationPolicyName(policy) << " " << l.spec;
+      for (const auto& l : b.levels) {
+        EXPECT_TRUE(l.fp >= 0 && l.fp <= 1) << AllocationPolicyName(policy) << " " << l.spec;
+      }
     }
     in.policy = AllocationPolicy::kUniform;
     in.budget_bits_per_key = 46;
