@@ -19,6 +19,8 @@
 #if defined(__AVX512F__) && !defined(FILTERLAB_FORCE_SCALAR)
 #define FILTERLAB_FASTLOCAL_AVX512 1
 #include <immintrin.h>
+
+#include "common/avx512_warnings.h"
 #endif
 
 namespace filterlab::fastlocal {
@@ -26,14 +28,7 @@ namespace filterlab::fastlocal {
 #ifdef FILTERLAB_FASTLOCAL_AVX512
 inline constexpr bool kHasAvx512Path = true;
 
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which
-// -Wmaybe-uninitialized (and, once inlined into a caller where the path is
-// certain, -Wuninitialized) reports at every use (a known false positive).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+FILTERLAB_AVX512_WARNINGS_OFF  // GCC's false positives on its intrinsics (common/avx512_warnings.h)
 
 namespace avx512_detail {
 // phi^0..phi^7 mod 2^32 (phi = 0x9e3779b9), and the steps to the next round.
@@ -120,9 +115,7 @@ inline bool MayMatchLineAvx512(uint32_t h2, int num_probes, const uint8_t* line)
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+FILTERLAB_AVX512_WARNINGS_ON
 #else
 inline constexpr bool kHasAvx512Path = false;
 #endif

@@ -3,8 +3,9 @@
 // filter built from precomputed splitmix64 hashes, build ns/key, and
 // may-contain ns/op for added ("inside") and fresh ("outside") hashes, one at
 // a time and in batches of 16. The filter fits in L2, so these are compute
-// costs, not cache-miss costs. Used by rocksdb_filters_bench.cc and
-// split_block_bloom_bench.cc, so their figures compare within one run.
+// costs, not cache-miss costs. Used by rocksdb_filters_bench.cc,
+// split_block_bloom_bench.cc and ribbon/ribbon_bench.cc
+// (RegisterFilterBenchmarks), so their figures compare within one run.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -66,26 +67,36 @@ inline std::vector<uint64_t> QueryHashes(bool inside) {
   return q;
 }
 
-inline void BM_MayContain(benchmark::State& state, const std::string& spec, bool inside) {
-  auto policy = MustPolicy(spec);
-  const auto added = BenchHashes(1, kKeys);
-  std::unique_ptr<Filter> f;
-  if (!policy->Build(added.data(), added.size(), &f).ok()) std::abort();
+// One query per iteration, cycling through QueryHashes(inside):
+// `may_match(hash)` is a filter's MayContain or a kernel on its bytes.
+template <typename MayMatch>
+void QueryLoop(benchmark::State& state, bool inside, const MayMatch& may_match) {
   const auto queries = QueryHashes(inside);
   size_t i = 0, positives = 0;
   for (auto _ : state) {
-    positives += f->MayContain(queries[i]);
+    positives += may_match(queries[i]);
     i = (i + 1) & (kQueries - 1);
   }
   benchmark::DoNotOptimize(positives);
   SetTimePer(state, "op", 1);
 }
 
-inline void BM_MayContainBatch(benchmark::State& state, const std::string& spec, bool inside) {
+// `spec`'s filter over the kKeys added hashes.
+inline std::unique_ptr<Filter> BuiltFilter(const std::string& spec) {
   auto policy = MustPolicy(spec);
   const auto added = BenchHashes(1, kKeys);
   std::unique_ptr<Filter> f;
   if (!policy->Build(added.data(), added.size(), &f).ok()) std::abort();
+  return f;
+}
+
+inline void BM_MayContain(benchmark::State& state, const std::string& spec, bool inside) {
+  const std::unique_ptr<Filter> f = BuiltFilter(spec);
+  QueryLoop(state, inside, [&](uint64_t h) { return f->MayContain(h); });
+}
+
+inline void BM_MayContainBatch(benchmark::State& state, const std::string& spec, bool inside) {
+  const std::unique_ptr<Filter> f = BuiltFilter(spec);
   const auto queries = QueryHashes(inside);
   bool results[kBatch];
   size_t i = 0, positives = 0;
@@ -96,6 +107,18 @@ inline void BM_MayContainBatch(benchmark::State& state, const std::string& spec,
   }
   benchmark::DoNotOptimize(positives);
   SetTimePer(state, "op", kBatch);
+}
+
+// The benchmarks every filter gets, under the names experiment configs and
+// --benchmark_filter select: "<group>/build/<spec>", then per inside and
+// outside "<group>/single/<where>/<spec>" and "<group>/batch16/<where>/<spec>".
+inline void RegisterFilterBenchmarks(const std::string& group, const std::string& spec) {
+  benchmark::RegisterBenchmark((group + "/build/" + spec).c_str(), BM_Build, spec);
+  for (bool inside : {true, false}) {
+    const std::string where = inside ? "inside" : "outside";
+    benchmark::RegisterBenchmark((group + "/single/" + where + "/" + spec).c_str(), BM_MayContain, spec, inside);
+    benchmark::RegisterBenchmark((group + "/batch16/" + where + "/" + spec).c_str(), BM_MayContainBatch, spec, inside);
+  }
 }
 
 }  // namespace filterlab::bench_util

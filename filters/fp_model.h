@@ -38,6 +38,13 @@ double CacheLocalPoissonFpRate(double bits_per_key, int probes, int block_bits);
 // its block, repeats allowed) with Poisson keys per block. probes <= 64.
 // E.g. 0.96647% at B = 512, b = 10, k = 6 (vs 0.95757% above).
 double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
+// The same value as a sum of positive terms over the Poisson key count and
+// the occupancy of the block (no cancellation, O(k (B/b) B) operations):
+// what CacheLocalIdealFpRate falls back to where its closed form cancels
+// beyond quad precision (few keys per block, many probes: one key in a
+// 512-bit line at 21 probes). Throws std::invalid_argument beyond ~2e8
+// operations.
+double CacheLocalIdealOccupancyFpRate(double bits_per_key, int probes, int block_bits);
 
 // Exact Poisson mixture for the "two probes per 64-bit word" layout
 // (DynamicBloom, worm *_BLOCK variants): each key touches `words_touched`

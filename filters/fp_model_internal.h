@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,21 +90,34 @@ AlternatingSum MakeAlternatingSum(Real sum, Real abs_sum, double ulps_per_term) 
 }
 
 // Evaluates sum_in<Real>() in long double and, if its estimated relative
-// error exceeds 1e-10, again in quad precision; throws std::domain_error
-// naming `what` if even that is not accurate enough.
+// error exceeds 1e-10, again in quad precision. The value, or nullopt if
+// even quad precision is not accurate enough; *relative_error (if given)
+// gets the last estimate.
+inline constexpr double kMaxAlternatingSumError = 1e-10;
 template <typename SumIn>
-double AccurateAlternatingSum(const SumIn& sum_in, const std::string& what) {
-  constexpr double kMaxRelativeError = 1e-10;
+std::optional<double> TryAccurateAlternatingSum(const SumIn& sum_in, double* relative_error = nullptr) {
   AlternatingSum s = sum_in(static_cast<long double>(0));
-  if (s.relative_error <= kMaxRelativeError) return s.value;
-  if (kHaveWiderQuad) {
-    s = sum_in(static_cast<Quad>(0));
-    if (s.relative_error <= kMaxRelativeError) return s.value;
-  }
+  if (s.relative_error > kMaxAlternatingSumError && kHaveWiderQuad) s = sum_in(static_cast<Quad>(0));
+  if (relative_error != nullptr) *relative_error = s.relative_error;
+  if (s.relative_error <= kMaxAlternatingSumError) return s.value;
+  return std::nullopt;
+}
+
+[[noreturn]] inline void InaccurateSum(const std::string& what, double relative_error) {
   char error_text[32];
-  std::snprintf(error_text, sizeof error_text, "%.3g", s.relative_error);
+  std::snprintf(error_text, sizeof error_text, "%.3g", relative_error);
   throw std::domain_error("fpmodel: cannot evaluate " + what + " accurately (estimated rounding error " +
                           error_text + " relative; fewer bits/key or probes are fine)");
+}
+
+// TryAccurateAlternatingSum, throwing std::domain_error naming `what` where
+// it has no accurate value.
+template <typename SumIn>
+double AccurateAlternatingSum(const SumIn& sum_in, const std::string& what) {
+  double relative_error = 0;
+  const std::optional<double> value = TryAccurateAlternatingSum(sum_in, &relative_error);
+  if (!value) InaccurateSum(what, relative_error);
+  return *value;
 }
 
 // Probe patterns inside a line (fp_model_pattern_cover.cc, derivation there).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include "filters/trailer.h"
 
@@ -81,6 +82,17 @@ FpModelKind FpModelKindOf(const FilterPolicy& policy) {
   const FilterVariant* v = FindFilterVariant(policy.variant());
   if (v == nullptr) return FpModelKind::kExact;
   return v->fp_model_of != nullptr ? v->fp_model_of(policy) : v->fp_model;
+}
+
+Status ModelFpRateAt(const FilterPolicy& policy, size_t n, double* fp) {
+  try {
+    *fp = policy.ModelFpRate(n);
+    return Status::OK();
+  } catch (const std::logic_error& e) {  // std::invalid_argument, std::domain_error (fp_model_internal.h)
+    return Status::InvalidArgument(policy.spec() + ": no model FP rate at " + std::to_string(n) + " keys: " + e.what());
+  } catch (const std::runtime_error& e) {  // std::range_error, std::overflow_error
+    return Status::InvalidArgument(policy.spec() + ": no model FP rate at " + std::to_string(n) + " keys: " + e.what());
+  }
 }
 
 Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out,

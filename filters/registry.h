@@ -68,6 +68,13 @@ Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out
 // whose variant is not registered (a test double) counts as exact.
 FpModelKind FpModelKindOf(const FilterPolicy& policy);
 
+// policy.ModelFpRate(n) as a Status. Where a variant's model has no value
+// at n (the fpmodel functions throw std::domain_error or
+// std::invalid_argument where their domain or their precision ends), an
+// InvalidArgument naming the spec, n and the model's reason, instead of an
+// exception that would end a caller without a handler (a flush thread).
+Status ModelFpRateAt(const FilterPolicy& policy, size_t n, double* fp);
+
 namespace internal {
 struct FilterRegistrar {
   explicit FilterRegistrar(FilterVariant variant);

@@ -17,13 +17,7 @@ namespace filterlab {
 namespace {
 
 using bench_util::BenchHashes;
-using bench_util::BM_Build;
-using bench_util::BM_MayContain;
-using bench_util::BM_MayContainBatch;
 using bench_util::kKeys;
-using bench_util::kQueries;
-using bench_util::QueryHashes;
-using bench_util::SetTimePer;
 
 // The FastLocalBloom query kernels on a built filter's lines (line lookup included).
 template <bool (*kKernel)(uint32_t, int, const uint8_t*)>
@@ -32,26 +26,15 @@ void BM_FastLocalKernel(benchmark::State& state, int probes, bool inside) {
   const uint32_t len = fastlocal::DataBytesForKeys(kKeys, 10000);
   std::vector<uint8_t> data(len);
   fastlocal::AddAll(added.data(), added.size(), HashWidth::k64, len, probes, data.data());
-  const auto queries = QueryHashes(inside);
-  size_t i = 0, positives = 0;
-  for (auto _ : state) {
-    const auto s = fastlocal::Split(queries[i], HashWidth::k64);
-    positives += kKernel(s.probe_hash, probes, data.data() + fastlocal::LineOffset(s.line_hash, len));
-    i = (i + 1) & (kQueries - 1);
-  }
-  benchmark::DoNotOptimize(positives);
-  SetTimePer(state, "op", 1);
+  bench_util::QueryLoop(state, inside, [&](uint64_t h) {
+    const auto s = fastlocal::Split(h, HashWidth::k64);
+    return kKernel(s.probe_hash, probes, data.data() + fastlocal::LineOffset(s.line_hash, len));
+  });
 }
 
 int RegisterAll() {
   for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "legacy:bpk=10", "legacy_block:bpk=10"}) {
-    const std::string s = spec;
-    benchmark::RegisterBenchmark(("rocksdb/build/" + s).c_str(), BM_Build, s);
-    for (bool inside : {true, false}) {
-      const std::string where = inside ? "inside/" : "outside/";
-      benchmark::RegisterBenchmark(("rocksdb/single/" + where + s).c_str(), BM_MayContain, s, inside);
-      benchmark::RegisterBenchmark(("rocksdb/batch16/" + where + s).c_str(), BM_MayContainBatch, s, inside);
-    }
+    bench_util::RegisterFilterBenchmarks("rocksdb", spec);
   }
   for (int probes : {6, 16}) {
     for (bool inside : {true, false}) {

@@ -18,13 +18,7 @@ namespace filterlab {
 namespace {
 
 using bench_util::BenchHashes;
-using bench_util::BM_Build;
-using bench_util::BM_MayContain;
-using bench_util::BM_MayContainBatch;
 using bench_util::kKeys;
-using bench_util::kQueries;
-using bench_util::QueryHashes;
-using bench_util::SetTimePer;
 
 // ceil(10000 * 10 / 256) blocks, as sbbf:bpk=10 sizes them.
 constexpr uint32_t kBlocks = (kKeys * 10 + 255) / 256;
@@ -34,24 +28,15 @@ void BM_SbbfKernel(benchmark::State& state, bool inside) {
   const auto added = BenchHashes(1, kKeys);
   CacheAlignedArray<uint32_t> blocks(size_t{kBlocks} * sbbf::kBlockWords);
   for (uint64_t h : added) sbbf::BlockAddScalar(blocks.data() + size_t{sbbf::BlockIndex(h, kBlocks)} * 8, Lower32(h));
-  const auto queries = QueryHashes(inside);
-  size_t i = 0, positives = 0;
-  for (auto _ : state) {
-    const uint64_t h = queries[i];
-    positives += kKernel(blocks.data() + size_t{sbbf::BlockIndex(h, kBlocks)} * 8, Lower32(h));
-    i = (i + 1) & (kQueries - 1);
-  }
-  benchmark::DoNotOptimize(positives);
-  SetTimePer(state, "op", 1);
+  bench_util::QueryLoop(state, inside, [&](uint64_t h) {
+    return kKernel(blocks.data() + size_t{sbbf::BlockIndex(h, kBlocks)} * 8, Lower32(h));
+  });
 }
 
 int RegisterAll() {
-  const std::string spec = "sbbf:bpk=10";
-  benchmark::RegisterBenchmark(("sbbf/build/" + spec).c_str(), BM_Build, spec);
+  bench_util::RegisterFilterBenchmarks("sbbf", "sbbf:bpk=10");
   for (bool inside : {true, false}) {
     const std::string where = inside ? "inside" : "outside";
-    benchmark::RegisterBenchmark(("sbbf/single/" + where + "/" + spec).c_str(), BM_MayContain, spec, inside);
-    benchmark::RegisterBenchmark(("sbbf/batch16/" + where + "/" + spec).c_str(), BM_MayContainBatch, spec, inside);
     benchmark::RegisterBenchmark(("sbbf/kernel/scalar/" + where).c_str(), BM_SbbfKernel<sbbf::BlockMayMatchScalar>,
                                  inside);
 #ifdef FILTERLAB_SBBF_AVX2

@@ -2,7 +2,6 @@
 // ModelFpRate, through the registry) over lists of bits/key, probes and
 // keys. One JSON line per (spec, bits/key, probes, keys).
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,11 +102,9 @@ Status ModelRecord(const ModelPolicy& p, double keys, JsonRecord* out) {
   const FilterPolicy& policy = *p.policy;
   const int hash_bits = static_cast<int>(policy.hash_width());
   double fp = 0;
-  try {
-    fp = policy.ModelFpRate(static_cast<size_t>(keys));
-  } catch (const std::exception& e) {  // a model's domain ends (e.g. too few keys per block)
-    return Status::InvalidArgument(policy.spec() + " at " + FormatNumber(keys) + " keys: " + e.what());
-  }
+  // InvalidArgument where the model's domain ends (e.g. too few keys per block).
+  Status s = ModelFpRateAt(policy, static_cast<size_t>(keys), &fp);
+  if (!s.ok()) return s;
   if (!std::isfinite(fp)) {
     return Status::InvalidArgument(policy.spec() + " at " + FormatNumber(keys) +
                                    " keys: no model (the variant cannot build a filter of that size)");

@@ -17,9 +17,11 @@ void NoteTableFilter(const TableProperties& props, FileMetaData* meta) {
   if (props.filter_spec.empty()) return;
   std::unique_ptr<FilterPolicy> policy;
   // The spec was checked when the table was written or opened; a variant
-  // missing from this build keeps the no-filter figure.
-  if (NewFilterPolicy(props.filter_spec, &policy).ok()) {
-    meta->filter_model_fp = policy->ModelFpRate(props.num_filter_keys);
+  // missing from this build, or a model without a value at the table's key
+  // count (ModelFpRateAt), keeps the no-filter figure.
+  double fp = 1;
+  if (NewFilterPolicy(props.filter_spec, &policy).ok() && ModelFpRateAt(*policy, props.num_filter_keys, &fp).ok()) {
+    meta->filter_model_fp = fp;
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -290,6 +291,46 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
 // 40-bit trailer. 1000 keys: 5000 bits -> 10 lines, overhead 120 + 40; 1030
 // keys: 5150 -> 11 lines, overhead 482 + 40: tables of one size share one
 // rounding, which a mean over a spread of counts would miss.
+// A flush of one key into an empty tree. Under optimal the allocation
+// evaluates its whole menu at the level's one key, up to fastlocal:bpk=48
+// (one 512-bit line at 22 probes); under uniform at 46 bits/key it
+// evaluates fastlocal:bpk=46 (21 probes) first; without an allocation the
+// table's bookkeeping evaluates fastlocal:bpk=46 at its one key. There the
+// model's closed form cancels beyond quad precision (fp_model_test.cc;
+// level_allocation_test.cc has the allocation alone). Each flush succeeds,
+// the key is found, and the level's model FP is a probability: without an
+// allocation, that filter's (1.01e-16: the Poisson mixture's crowded
+// lines dominate).
+TEST(LevelFilters, AOneKeyFlushEvaluatesItsFiltersModels) {
+  struct Case {
+    std::optional<allocation::AllocationPolicy> policy;
+    double budget;
+  };
+  for (const Case& c : {Case{allocation::AllocationPolicy::kOptimal, 5.0},
+                        Case{allocation::AllocationPolicy::kUniform, 46.0}, Case{std::nullopt, 0}}) {
+    ScratchDir dir;
+    Options o = test::SmallOptions();
+    o.filter_policy = test::Policy(c.policy ? "fastlocal:bpk=10" : "fastlocal:bpk=46");
+    if (c.policy) o.filter_allocation = Options::FilterAllocation{*c.policy, c.budget, 0};
+    const std::string what = c.policy ? allocation::AllocationPolicyName(*c.policy) : "fastlocal:bpk=46";
+    std::unique_ptr<DB> db;
+    ASSERT_TRUE(DB::Open(o, dir.db(), &db).ok()) << what;
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(1), test::Value(1, 0)).ok()) << what;
+    ASSERT_TRUE(db->Flush(true).ok()) << what;
+    std::string v;
+    EXPECT_TRUE(db->Get(ReadOptions(), Key(1), &v).ok()) << what;
+    const DbStats stats = db->GetStats();
+    const LevelStats& l0 = stats.levels[0];
+    ASSERT_EQ(l0.files, 1u) << what;
+    EXPECT_TRUE(l0.model_fp >= 0 && l0.model_fp <= 1) << what << ": " << l0.filter << " " << l0.model_fp;
+    if (!c.policy) {
+      EXPECT_EQ(l0.filter.rfind("fastlocal:bpk=46,", 0), 0u) << l0.filter;
+      EXPECT_GT(l0.model_fp, 0) << l0.filter;
+      EXPECT_LT(l0.model_fp, 1e-12) << l0.filter;
+    }
+  }
+}
+
 TEST(LevelFilters, FilterOverheadIsTheTablesRounding) {
   const std::string spec = "fastlocal:bpk=5";
   EXPECT_DOUBLE_EQ(FilterOverheadBits(spec, 5, {1000}), 160.0);

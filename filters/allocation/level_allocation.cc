@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
@@ -18,26 +19,51 @@ struct Choice {
   double fp = 1;
 };
 
-double ModelFp(const std::string& spec, double keys) {
+size_t KeyCount(double keys) { return static_cast<size_t>(std::llround(keys)); }
+
+// The model FP of `spec` at `keys` (1 for no filter); nullopt where the
+// model has no value there (ModelFpRateAt) or the spec is not registered.
+std::optional<double> ModelFp(const std::string& spec, double keys) {
   if (spec.empty()) return 1.0;
   std::unique_ptr<FilterPolicy> policy;
-  if (!NewFilterPolicy(spec, &policy).ok()) return 1.0;  // specs come from the family's own menu
-  return policy->ModelFpRate(static_cast<size_t>(std::llround(keys)));
+  double fp = 1;
+  if (!NewFilterPolicy(spec, &policy).ok() || !ModelFpRateAt(*policy, KeyCount(keys), &fp).ok()) return std::nullopt;
+  return fp;
 }
 
-// The level's allocation for a filter spending `bits` of its family's memory ("none" below its smallest).
+// The level's allocation for a filter spending `bits` of its family's
+// memory ("none" below its smallest), with its model FP at the level's keys
+// (0 without keys). A filter whose model has no value at those keys (header)
+// gives way to the largest menu point below it that has one, or none.
 LevelAllocation FromBits(const LevelInput& level, double bits) {
   LevelAllocation a;
+  a.fp = level.keys > 0 ? 1.0 : 0.0;
   if (level.family == nullptr || (level.family->sized_by_bpk() && bits < level.family->min_bits_per_key())) {
     return a;
   }
   a.spec = level.family->SpecForBits(bits);
   a.bits_per_key = level.family->BitsForBits(bits);
-  return a;
+  if (level.keys <= 0) return a;
+  if (const std::optional<double> fp = ModelFp(a.spec, level.keys)) {
+    a.fp = *fp;
+    return a;
+  }
+  const auto& points = level.family->points();
+  for (size_t k = points.size(); k-- > 0;) {
+    double fp = 1;
+    if (points[k].bits_per_key < a.bits_per_key && ModelFpRateAt(*points[k].policy, KeyCount(level.keys), &fp).ok()) {
+      a.spec = points[k].policy->spec();
+      a.bits_per_key = points[k].bits_per_key;
+      a.fp = fp;
+      return a;
+    }
+  }
+  return LevelAllocation{"", 0, 1, 0};
 }
 
 // A level's menu: none, then every point of its family with its FP at the
-// level's keys (all), and the lower convex hull of those in (bits, fp).
+// level's keys (all; a point whose model has no value there is left out),
+// and the lower convex hull of those in (bits, fp).
 struct Menu {
   std::vector<Choice> all;
   std::vector<Choice> hull;
@@ -48,7 +74,10 @@ Menu MakeMenu(const LevelInput& level) {
   m.all.push_back(Choice{});
   if (level.family != nullptr) {
     for (const auto& p : level.family->points()) {
-      m.all.push_back({p.policy->spec(), p.bits_per_key, p.policy->ModelFpRate(static_cast<size_t>(level.keys))});
+      double fp = 1;
+      if (ModelFpRateAt(*p.policy, KeyCount(level.keys), &fp).ok()) {
+        m.all.push_back({p.policy->spec(), p.bits_per_key, fp});
+      }
     }
   }
   for (const Choice& c : m.all) {
@@ -168,7 +197,7 @@ double SolveRest(const AllocationInput& in, const std::vector<double>& w, const 
       // The real filter at the interpolated bpk: where the curve is not
       // convex between the two hull points it lies above their chord.
       const LevelAllocation real = FromBits(in.levels[i], partial_bits);
-      p = Pick{real.spec, real.bits_per_key, ModelFp(real.spec, in.levels[i].keys)};
+      p = Pick{real.spec, real.bits_per_key, real.fp};
     } else if (i != fixed) {
       const Choice& c = menus[i].hull[at[i]];
       p = Pick{c.spec, c.bits, c.fp};
@@ -210,6 +239,7 @@ std::vector<LevelAllocation> Optimal(const AllocationInput& in, const std::vecto
     if (in.levels[i].keys <= 0) continue;
     out[i].spec = best[i].spec;
     out[i].bits_per_key = best[i].bits;
+    out[i].fp = best[i].fp;
   }
   return out;
 }
@@ -322,7 +352,7 @@ Status Allocate(const AllocationInput& in, Allocation* out) {
   for (size_t i = 0; i < L; ++i) {
     LevelAllocation& a = levels[i];
     a.weight = w[i];
-    a.fp = in.levels[i].keys > 0 ? ModelFp(a.spec, in.levels[i].keys) : 0.0;
+    if (in.levels[i].keys <= 0) a.fp = 0;
     if (a.spec.empty()) a.bits_per_key = 0;
     out->total_bits += a.bits_per_key * in.levels[i].keys;
     out->expected_reads += a.expected_reads();

@@ -64,6 +64,14 @@
 // A level with no keys costs nothing and weighs nothing: it is left out of
 // the solve and given uniform's filter (what a first table there would get
 // before the next allocation counts it).
+//
+// A filter whose FP model has no value at a level's key count
+// (ModelFpRateAt in filters/registry.h: the fpmodel functions refuse where
+// their domain or precision ends) is not offered to that level: optimal's
+// menu for the level leaves it out, and where another policy's bits (or
+// optimal's interpolated bpk) land on it, the level gets the largest menu
+// point below it whose model has a value there, or no filter if none has.
+// The allocation never throws for it.
 #pragma once
 
 #include <memory>

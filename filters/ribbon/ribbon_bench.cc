@@ -20,9 +20,6 @@ namespace filterlab {
 namespace {
 
 using bench_util::BenchHashes;
-using bench_util::BM_Build;
-using bench_util::BM_MayContain;
-using bench_util::BM_MayContainBatch;
 using bench_util::kKeys;
 using bench_util::SetTimePer;
 
@@ -59,15 +56,9 @@ void BM_BackSubstitute(benchmark::State& state) {
 }
 
 int RegisterAll() {
-  const std::string spec = "ribbon:bpk=10";
-  benchmark::RegisterBenchmark(("ribbon/build/" + spec).c_str(), BM_Build, spec);
+  bench_util::RegisterFilterBenchmarks("ribbon", "ribbon:bpk=10");
   benchmark::RegisterBenchmark("ribbon/banding", BM_Banding);
   benchmark::RegisterBenchmark("ribbon/back_substitute", BM_BackSubstitute);
-  for (bool inside : {true, false}) {
-    const std::string where = inside ? "inside" : "outside";
-    benchmark::RegisterBenchmark(("ribbon/single/" + where + "/" + spec).c_str(), BM_MayContain, spec, inside);
-    benchmark::RegisterBenchmark(("ribbon/batch16/" + where + "/" + spec).c_str(), BM_MayContainBatch, spec, inside);
-  }
   return 0;
 }
 [[maybe_unused]] const int kRegistered = RegisterAll();

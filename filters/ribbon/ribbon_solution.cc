@@ -80,13 +80,7 @@ void BackSubstituteScalar(const Banding& banding, const InterleavedLayout& layou
 }
 
 #ifdef FILTERLAB_RIBBON_AVX512
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which
-// -Wmaybe-uninitialized reports at every use (a known false positive).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+FILTERLAB_AVX512_WARNINGS_OFF  // GCC's false positives on its intrinsics (common/avx512_warnings.h)
 namespace {
 
 // kGroups registers of eight columns each: lo[g] lane k holds the low 64
@@ -137,9 +131,7 @@ void BackSubstituteGroups(const Banding& banding, const InterleavedLayout& layou
 }
 
 }  // namespace
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+FILTERLAB_AVX512_WARNINGS_ON
 
 void BackSubstituteAvx512(const Banding& banding, const InterleavedLayout& layout, uint8_t* data,
                           bool random_free_slots) {

@@ -29,6 +29,8 @@
     !defined(FILTERLAB_FORCE_SCALAR)
 #define FILTERLAB_RIBBON_AVX512 1
 #include <immintrin.h>
+
+#include "common/avx512_warnings.h"
 #endif
 
 namespace filterlab::ribbon {
@@ -158,13 +160,7 @@ inline uint64_t SolutionBitsScalar(CoeffRow cr, const QueryPlace& p, const uint8
 }
 
 #ifdef FILTERLAB_RIBBON_AVX512
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which
-// -Wmaybe-uninitialized reports at every use (a known false positive).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+FILTERLAB_AVX512_WARNINGS_OFF  // GCC's false positives on its intrinsics (common/avx512_warnings.h)
 // SolutionBitsScalar's bits, eight columns per step: each block's segments
 // of the eight columns are two masked 64-byte loads (lanes past the c
 // columns, and the whole next block when start_bit is 0, masked off, so
@@ -212,9 +208,7 @@ inline uint64_t SolutionBitsAvx512(CoeffRow cr, const QueryPlace& p, const uint8
   }
   return got;
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+FILTERLAB_AVX512_WARNINGS_ON
 #endif
 
 inline uint64_t SolutionBits(CoeffRow cr, const QueryPlace& p, const uint8_t* data) {
