@@ -1,6 +1,8 @@
 #include "engine/table/block.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "engine/memtable/internal_key.h"
@@ -72,6 +74,80 @@ Status Block::Parse() {
     return Status::Corruption(name_ + ": empty block with " + std::to_string(num_restarts_) + " restart points");
   }
   return Status::OK();
+}
+
+namespace {
+
+// Bytes [skip, skip + 8) of `key`, zero-padded, as a big-endian integer: for
+// keys sharing their first `skip` bytes, integer order agrees with bytewise
+// order (a < b implies Prefix(a) <= Prefix(b)).
+uint64_t KeyPrefix(const Slice& key, size_t skip) {
+  uint64_t v = 0;
+  const size_t n = key.size() > skip ? std::min<size_t>(key.size() - skip, 8) : 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(key.data()) + skip;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t{p[i]} << (56 - 8 * i);
+  return v;
+}
+
+// Index of the first a[i] >= t (Strict: > t) in a[0, n), n >= 1; the loop
+// has no data-dependent branch (the compiler turns the step into a cmov).
+template <bool Strict>
+size_t BoundSearch(const uint64_t* a, size_t n, uint64_t t) {
+  const uint64_t* base = a;
+  while (n > 1) {
+    const size_t half = n / 2;
+    base = (Strict ? base[half - 1] <= t : base[half - 1] < t) ? base + half : base;
+    n -= half;
+  }
+  return static_cast<size_t>(base - a) + ((Strict ? *base <= t : *base < t) ? 1 : 0);
+}
+
+}  // namespace
+
+Status Block::BuildSearchPrefixes() {
+  BlockIter it(this);
+  auto user_part = [&](Slice k) { return order_ == KeyOrder::kInternal ? ExtractUserKey(k) : k; };
+  Slice first, last;
+  if (!it.DecodeRestartKey(0, &first) || !it.DecodeRestartKey(num_restarts_ - 1, &last)) return it.status();
+  // Restart keys are sorted, so what the first and last share, all share.
+  const Slice a = user_part(first), b = user_part(last);
+  size_t skip = 0;
+  while (skip < a.size() && skip < b.size() && a[skip] == b[skip]) ++skip;
+  std::vector<uint64_t> prefixes(num_restarts_);
+  for (uint32_t i = 0; i < num_restarts_; ++i) {
+    Slice k;
+    if (!it.DecodeRestartKey(i, &k)) return it.status();
+    prefixes[i] = KeyPrefix(user_part(k), skip);
+  }
+  common_prefix_.assign(a.data(), skip);
+  restart_prefixes_ = std::move(prefixes);
+  return Status::OK();
+}
+
+void Block::SearchRange(const Slice& target, uint32_t* left, uint32_t* right) const {
+  const uint32_t n = num_restarts_;
+  if (restart_prefixes_.empty()) {
+    *left = 0;
+    *right = n - 1;
+    return;
+  }
+  const Slice u = order_ == KeyOrder::kInternal ? ExtractUserKey(target) : target;
+  const size_t skip = common_prefix_.size();
+  const int c = std::memcmp(u.data(), common_prefix_.data(), std::min(u.size(), skip));
+  if (c < 0 || (c == 0 && u.size() < skip)) {  // below every restart key
+    *left = *right = 0;
+    return;
+  }
+  if (c > 0) {  // above every restart key
+    *left = *right = n - 1;
+    return;
+  }
+  const uint64_t t = KeyPrefix(u, skip);
+  const uint64_t* p = restart_prefixes_.data();
+  const size_t lo = BoundSearch<false>(p, n, t);             // restarts before lo: key < target
+  const size_t hi = lo < n ? lo + BoundSearch<true>(p + lo, n - lo, t) : n;  // from hi: key > target
+  *left = lo > 0 ? static_cast<uint32_t>(lo - 1) : 0;
+  *right = hi > 0 ? static_cast<uint32_t>(hi - 1) : 0;
 }
 
 int BlockIter::Compare(const Slice& a, const Slice& b) const {
@@ -173,7 +249,8 @@ void BlockIter::Seek(const Slice& target) {
   }
   // Last restart whose key is < target (or == target: exact hit).
   const char* base = block_->contents_.data();
-  uint32_t left = 0, right = block_->num_restarts_ - 1;
+  uint32_t left = 0, right = 0;
+  block_->SearchRange(target, &left, &right);
   while (left < right) {
     const uint32_t mid = left + (right - left + 1) / 2;
     // Both places the next probe can be: their key lines load while this
@@ -207,13 +284,13 @@ bool BlockIter::FindRestarts(const Slice* targets, size_t n, uint32_t* out) {
   if (!status_.ok()) return false;
   // out[i] is the search's left end, right[i] its right end (as in Seek).
   thread_local std::vector<uint32_t> right;
-  right.assign(n, block_->num_restarts_ - 1);
+  right.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (block_->order_ == KeyOrder::kInternal && targets[i].size() < kInternalKeyTrailerBytes) {
       SetCorruption("seek target of " + std::to_string(targets[i].size()) + " bytes is not an internal key");
       return false;
     }
-    out[i] = 0;
+    block_->SearchRange(targets[i], &out[i], &right[i]);
   }
   const char* base = block_->contents_.data();
   for (bool active = n > 0; active;) {

@@ -103,6 +103,9 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
                                                                                   : KeyOrder::kBytewise;
   s = Block::Open(std::move(contents), DescribeBlock(kind, handle, file_->name()), order, &block);
   if (!s.ok()) return s;
+  // The index is searched by every lookup for the reader's lifetime: worth its search aid (block.h).
+  if (kind == BlockKind::kIndex) s = block->BuildSearchPrefixes();
+  if (!s.ok()) return s;
   *out = std::move(block);
   return Status::OK();
 }
@@ -219,7 +222,8 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
   // write), and the cache holds them as pinned entries, charged to its
   // budget and never evicted, until the reader closes.
   if (options_.block_cache != nullptr) {
-    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->size(), /*pinned=*/true);
+    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->memory_usage(),
+                                /*pinned=*/true);
     if (filter) options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
   }
   index_block_ = std::move(index);
