@@ -19,6 +19,21 @@ Status Block::Open(std::string contents, std::string name, KeyOrder order, std::
   return Status::OK();
 }
 
+struct Block::SharedAlloc : Block {
+  SharedAlloc(std::string contents, std::string name, KeyOrder order)
+      : Block(std::move(contents), std::move(name), order) {}
+};
+
+Status Block::OpenShared(std::string contents, std::string name, KeyOrder order, Status (*prepare)(Block*),
+                         std::shared_ptr<const Block>* out) {
+  auto block = std::make_shared<SharedAlloc>(std::move(contents), std::move(name), order);
+  Status s = block->Parse();
+  if (s.ok() && prepare != nullptr) s = prepare(block.get());
+  if (!s.ok()) return s;
+  *out = std::move(block);
+  return Status::OK();
+}
+
 uint32_t Block::RestartOffset(uint32_t i) const {
   return DecodeFixed32(contents_.data() + restarts_offset_ + 4 * size_t{i});
 }
@@ -105,6 +120,7 @@ size_t BoundSearch(const uint64_t* a, size_t n, uint64_t t) {
 }  // namespace
 
 Status Block::BuildSearchPrefixes() {
+  if (restarts_offset_ == 0) return Status::OK();  // an empty block: nothing to search
   BlockIter it(this);
   auto user_part = [&](Slice k) { return order_ == KeyOrder::kInternal ? ExtractUserKey(k) : k; };
   Slice first, last;
@@ -160,7 +176,7 @@ void BlockIter::SetCorruption(const std::string& what) {
 }
 
 void BlockIter::SeekToRestartPoint(uint32_t index) {
-  key_.clear();
+  key_size_ = 0;
   value_ = Slice();
   restart_index_ = index;
   next_offset_ = block_->RestartOffset(index);
@@ -191,15 +207,19 @@ bool BlockIter::ParseNextEntry() {
                   " bytes of key and value but the entries end after " + std::to_string(end - p));
     return false;
   }
-  if (shared > key_.size()) {
+  if (shared > key_size_) {
     SetCorruption("entry at offset " + std::to_string(current_) + " shares " + std::to_string(shared) +
-                  " bytes with a previous key of " + std::to_string(key_.size()) + " bytes");
+                  " bytes with a previous key of " + std::to_string(key_size_) + " bytes");
     return false;
   }
-  key_.resize(shared);
-  key_.append(p, non_shared);
-  if (block_->order_ == KeyOrder::kInternal && key_.size() < kInternalKeyTrailerBytes) {
-    SetCorruption("entry at offset " + std::to_string(current_) + " has a " + std::to_string(key_.size()) +
+  if (shared == 0) {
+    key_data_ = p;
+    key_size_ = non_shared;
+  } else {
+    AssembleKey(shared, p, non_shared);
+  }
+  if (block_->order_ == KeyOrder::kInternal && key_size_ < kInternalKeyTrailerBytes) {
+    SetCorruption("entry at offset " + std::to_string(current_) + " has a " + std::to_string(key_size_) +
                   "-byte key, shorter than an internal key's 8-byte trailer");
     return false;
   }
@@ -210,6 +230,27 @@ bool BlockIter::ParseNextEntry() {
   }
   valid_ = true;
   return true;
+}
+
+void BlockIter::AssembleKey(size_t shared, const char* p, size_t non_shared) {
+  const size_t n = shared + non_shared;
+  char* dst;
+  if (n <= sizeof(key_inline_)) {
+    dst = key_inline_;
+  } else {
+    // Growing the heap buffer keeps its first bytes, where a previous key
+    // assembled there already holds the shared prefix.
+    const bool prev_in_heap = !key_heap_.empty() && key_data_ == key_heap_.data();
+    if (key_heap_.size() < n) key_heap_.resize(n);
+    if (prev_in_heap) key_data_ = key_heap_.data();  // (resize may have moved it)
+    dst = key_heap_.data();
+  }
+  // The previous key (in the block or the other buffer) supplies the prefix;
+  // in this same buffer it is already in place.
+  if (key_data_ != dst) std::memcpy(dst, key_data_, shared);
+  std::memcpy(dst + shared, p, non_shared);
+  key_data_ = dst;
+  key_size_ = n;
 }
 
 bool BlockIter::DecodeRestartKey(uint32_t index, Slice* key) {

@@ -82,6 +82,9 @@ TEST(Block, EmptyBlock) {
   it.Seek(target);
   EXPECT_FALSE(it.Valid());
   EXPECT_TRUE(it.status().ok());
+  // An empty block (a table without keys has an empty index) gets no search aid.
+  EXPECT_TRUE(block->BuildSearchPrefixes().ok());
+  EXPECT_FALSE(block->has_search_prefixes());
 }
 
 TEST(Block, PrefixCompressionAndRestartLayout) {
@@ -342,6 +345,72 @@ TEST(Block, SearchPrefixesRefuseACorruptRestartKey) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("test block"), std::string::npos) << s.ToString();
   EXPECT_FALSE(bad->has_search_prefixes());
+}
+
+// Keys are assembled in the iterator's inline buffer up to 64 bytes and in a
+// heap buffer beyond; restart entries are read in place. Keys of 1..150
+// bytes sharing long prefixes, so consecutive entries move between the
+// block, the inline and the heap buffer (and the heap buffer grows while
+// holding the previous key): every key read back whole, and seeks land
+// where the model says.
+TEST(Block, KeysAssembledAcrossInlineAndHeapBuffers) {
+  SplitMix64 rng(515);
+  std::map<std::string, int> user_keys;
+  const std::string stem(120, 's');
+  while (user_keys.size() < 300) {
+    std::string k = stem.substr(0, rng.Next() % stem.size());
+    const size_t len = 1 + rng.Next() % 30;
+    for (size_t i = 0; i < len; ++i) k += "ab\x00\xff"[rng.Next() % 4];
+    user_keys[k] = 1;
+  }
+  std::vector<Entry> entries;
+  for (const auto& [k, v] : user_keys) {
+    Entry e;
+    AppendInternalKey(&e.ikey, k, 7, kTypeValue);
+    e.value = "v";
+    entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(), EntryLess);
+  for (int restart_interval : {1, 4, 16, 1000}) {
+    SCOPED_TRACE("restart_interval=" + std::to_string(restart_interval));
+    auto block = OpenOrDie(Build(entries, restart_interval, false));
+    BlockIter it(block.get());
+    size_t i = 0;
+    for (it.SeekToFirst(); it.Valid(); it.Next(), ++i) {
+      ASSERT_LT(i, entries.size());
+      ASSERT_EQ(it.key().ToString(), entries[i].ikey) << i;
+    }
+    EXPECT_EQ(i, entries.size());
+    for (size_t j = 0; j < entries.size(); j += 7) {
+      BlockIter s(block.get());
+      s.Seek(entries[j].ikey);
+      ASSERT_TRUE(s.Valid());
+      EXPECT_EQ(s.key().ToString(), entries[j].ikey);
+      s.Next();
+      if (j + 1 < entries.size()) {
+        ASSERT_TRUE(s.Valid());
+        EXPECT_EQ(s.key().ToString(), entries[j + 1].ikey);
+      }
+    }
+  }
+}
+
+// OpenShared parses like Open, runs the preparation step before the block
+// becomes shared, and returns the step's error instead of a block.
+TEST(Block, OpenSharedPreparesOrFails) {
+  const auto entries = RandomEntries(40, 12, 5);
+  const std::string contents = Build(entries, 1, false);
+  std::shared_ptr<const Block> block;
+  ASSERT_TRUE(Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
+                                [](Block* b) { return b->BuildSearchPrefixes(); }, &block)
+                  .ok());
+  EXPECT_TRUE(block->has_search_prefixes());
+  std::shared_ptr<const Block> failed;
+  const Status s = Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
+                                     [](Block*) { return Status::Corruption("prepare refused"); }, &failed);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_FALSE(failed);
+  EXPECT_FALSE(Block::OpenShared(contents.substr(0, 3), "short block", KeyOrder::kInternal, nullptr, &failed).ok());
 }
 
 TEST(Block, HashLookupOutcomesAreReported) {
