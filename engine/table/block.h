@@ -7,7 +7,7 @@
 // Seek (range seeks, and point lookups without a hash index or on a
 // collision) binary-searches the restart array for the last restart key <
 // target (stopping early on equality), then scans forward to the first key
-// >= target. SeekForGet (spec §1.4) is the point-lookup path for data blocks
+// >= target, having asked for the interval's first 1 KiB of lines at once. SeekForGet (spec §1.4) is the point-lookup path for data blocks
 // with a hash index: it scans only the restart interval the index names.
 //
 // Blocks with many restarts (a table's index block: one restart per entry,
