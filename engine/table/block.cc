@@ -1,6 +1,8 @@
 #include "engine/table/block.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "engine/memtable/internal_key.h"
@@ -12,6 +14,21 @@ namespace filterlab::engine {
 Status Block::Open(std::string contents, std::string name, KeyOrder order, std::unique_ptr<Block>* out) {
   std::unique_ptr<Block> block(new Block(std::move(contents), std::move(name), order));
   Status s = block->Parse();
+  if (!s.ok()) return s;
+  *out = std::move(block);
+  return Status::OK();
+}
+
+struct Block::SharedAlloc : Block {
+  SharedAlloc(std::string contents, std::string name, KeyOrder order)
+      : Block(std::move(contents), std::move(name), order) {}
+};
+
+Status Block::OpenShared(std::string contents, std::string name, KeyOrder order, Status (*prepare)(Block*),
+                         std::shared_ptr<const Block>* out) {
+  auto block = std::make_shared<SharedAlloc>(std::move(contents), std::move(name), order);
+  Status s = block->Parse();
+  if (s.ok() && prepare != nullptr) s = prepare(block.get());
   if (!s.ok()) return s;
   *out = std::move(block);
   return Status::OK();
@@ -74,6 +91,81 @@ Status Block::Parse() {
   return Status::OK();
 }
 
+namespace {
+
+// Bytes [skip, skip + 8) of `key`, zero-padded, as a big-endian integer: for
+// keys sharing their first `skip` bytes, integer order agrees with bytewise
+// order (a < b implies Prefix(a) <= Prefix(b)).
+uint64_t KeyPrefix(const Slice& key, size_t skip) {
+  uint64_t v = 0;
+  const size_t n = key.size() > skip ? std::min<size_t>(key.size() - skip, 8) : 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(key.data()) + skip;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t{p[i]} << (56 - 8 * i);
+  return v;
+}
+
+// Index of the first a[i] >= t (Strict: > t) in a[0, n), n >= 1; the loop
+// has no data-dependent branch (the compiler turns the step into a cmov).
+template <bool Strict>
+size_t BoundSearch(const uint64_t* a, size_t n, uint64_t t) {
+  const uint64_t* base = a;
+  while (n > 1) {
+    const size_t half = n / 2;
+    base = (Strict ? base[half - 1] <= t : base[half - 1] < t) ? base + half : base;
+    n -= half;
+  }
+  return static_cast<size_t>(base - a) + ((Strict ? *base <= t : *base < t) ? 1 : 0);
+}
+
+}  // namespace
+
+Status Block::BuildSearchPrefixes() {
+  if (restarts_offset_ == 0) return Status::OK();  // an empty block: nothing to search
+  BlockIter it(this);
+  auto user_part = [&](Slice k) { return order_ == KeyOrder::kInternal ? ExtractUserKey(k) : k; };
+  Slice first, last;
+  if (!it.DecodeRestartKey(0, &first) || !it.DecodeRestartKey(num_restarts_ - 1, &last)) return it.status();
+  // Restart keys are sorted, so what the first and last share, all share.
+  const Slice a = user_part(first), b = user_part(last);
+  size_t skip = 0;
+  while (skip < a.size() && skip < b.size() && a[skip] == b[skip]) ++skip;
+  std::vector<uint64_t> prefixes(num_restarts_);
+  for (uint32_t i = 0; i < num_restarts_; ++i) {
+    Slice k;
+    if (!it.DecodeRestartKey(i, &k)) return it.status();
+    prefixes[i] = KeyPrefix(user_part(k), skip);
+  }
+  common_prefix_.assign(a.data(), skip);
+  restart_prefixes_ = std::move(prefixes);
+  return Status::OK();
+}
+
+void Block::SearchRange(const Slice& target, uint32_t* left, uint32_t* right) const {
+  const uint32_t n = num_restarts_;
+  if (restart_prefixes_.empty()) {
+    *left = 0;
+    *right = n - 1;
+    return;
+  }
+  const Slice u = order_ == KeyOrder::kInternal ? ExtractUserKey(target) : target;
+  const size_t skip = common_prefix_.size();
+  const int c = std::memcmp(u.data(), common_prefix_.data(), std::min(u.size(), skip));
+  if (c < 0 || (c == 0 && u.size() < skip)) {  // below every restart key
+    *left = *right = 0;
+    return;
+  }
+  if (c > 0) {  // above every restart key
+    *left = *right = n - 1;
+    return;
+  }
+  const uint64_t t = KeyPrefix(u, skip);
+  const uint64_t* p = restart_prefixes_.data();
+  const size_t lo = BoundSearch<false>(p, n, t);             // restarts before lo: key < target
+  const size_t hi = lo < n ? lo + BoundSearch<true>(p + lo, n - lo, t) : n;  // from hi: key > target
+  *left = lo > 0 ? static_cast<uint32_t>(lo - 1) : 0;
+  *right = hi > 0 ? static_cast<uint32_t>(hi - 1) : 0;
+}
+
 int BlockIter::Compare(const Slice& a, const Slice& b) const {
   return block_->order_ == KeyOrder::kInternal ? CompareInternalKeys(a, b) : a.compare(b);
 }
@@ -84,7 +176,7 @@ void BlockIter::SetCorruption(const std::string& what) {
 }
 
 void BlockIter::SeekToRestartPoint(uint32_t index) {
-  key_.clear();
+  key_size_ = 0;
   value_ = Slice();
   restart_index_ = index;
   next_offset_ = block_->RestartOffset(index);
@@ -115,15 +207,19 @@ bool BlockIter::ParseNextEntry() {
                   " bytes of key and value but the entries end after " + std::to_string(end - p));
     return false;
   }
-  if (shared > key_.size()) {
+  if (shared > key_size_) {
     SetCorruption("entry at offset " + std::to_string(current_) + " shares " + std::to_string(shared) +
-                  " bytes with a previous key of " + std::to_string(key_.size()) + " bytes");
+                  " bytes with a previous key of " + std::to_string(key_size_) + " bytes");
     return false;
   }
-  key_.resize(shared);
-  key_.append(p, non_shared);
-  if (block_->order_ == KeyOrder::kInternal && key_.size() < kInternalKeyTrailerBytes) {
-    SetCorruption("entry at offset " + std::to_string(current_) + " has a " + std::to_string(key_.size()) +
+  if (shared == 0) {
+    key_data_ = p;
+    key_size_ = non_shared;
+  } else {
+    AssembleKey(shared, p, non_shared);
+  }
+  if (block_->order_ == KeyOrder::kInternal && key_size_ < kInternalKeyTrailerBytes) {
+    SetCorruption("entry at offset " + std::to_string(current_) + " has a " + std::to_string(key_size_) +
                   "-byte key, shorter than an internal key's 8-byte trailer");
     return false;
   }
@@ -134,6 +230,27 @@ bool BlockIter::ParseNextEntry() {
   }
   valid_ = true;
   return true;
+}
+
+void BlockIter::AssembleKey(size_t shared, const char* p, size_t non_shared) {
+  const size_t n = shared + non_shared;
+  char* dst;
+  if (n <= sizeof(key_inline_)) {
+    dst = key_inline_;
+  } else {
+    // Growing the heap buffer keeps its first bytes, where a previous key
+    // assembled there already holds the shared prefix.
+    const bool prev_in_heap = !key_heap_.empty() && key_data_ == key_heap_.data();
+    if (key_heap_.size() < n) key_heap_.resize(n);
+    if (prev_in_heap) key_data_ = key_heap_.data();  // (resize may have moved it)
+    dst = key_heap_.data();
+  }
+  // The previous key (in the block or the other buffer) supplies the prefix;
+  // in this same buffer it is already in place.
+  if (key_data_ != dst) std::memcpy(dst, key_data_, shared);
+  std::memcpy(dst + shared, p, non_shared);
+  key_data_ = dst;
+  key_size_ = n;
 }
 
 bool BlockIter::DecodeRestartKey(uint32_t index, Slice* key) {
@@ -173,7 +290,8 @@ void BlockIter::Seek(const Slice& target) {
   }
   // Last restart whose key is < target (or == target: exact hit).
   const char* base = block_->contents_.data();
-  uint32_t left = 0, right = block_->num_restarts_ - 1;
+  uint32_t left = 0, right = 0;
+  block_->SearchRange(target, &left, &right);
   while (left < right) {
     const uint32_t mid = left + (right - left + 1) / 2;
     // Both places the next probe can be: their key lines load while this
@@ -198,6 +316,16 @@ void BlockIter::Seek(const Slice& target) {
 void BlockIter::SeekFromRestart(uint32_t restart, const Slice& target) {
   if (!status_.ok()) return;
   SeekToRestartPoint(restart);
+  // The scan reads this interval's entries in order: ask for its first
+  // lines (up to 1 KiB) at once, so their misses overlap rather than follow
+  // one another as each entry's header is decoded.
+  {
+    const char* base = block_->contents_.data();
+    const size_t begin = next_offset_;
+    const size_t end = restart + 1 < block_->num_restarts_ ? block_->RestartOffset(restart + 1)
+                                                           : block_->restarts_offset_;
+    for (size_t off = (begin | 63) + 1; off < end && off < begin + 1024; off += 64) __builtin_prefetch(base + off);
+  }
   while (ParseNextEntry()) {
     if (Compare(key(), target) >= 0) return;
   }
@@ -207,13 +335,13 @@ bool BlockIter::FindRestarts(const Slice* targets, size_t n, uint32_t* out) {
   if (!status_.ok()) return false;
   // out[i] is the search's left end, right[i] its right end (as in Seek).
   thread_local std::vector<uint32_t> right;
-  right.assign(n, block_->num_restarts_ - 1);
+  right.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (block_->order_ == KeyOrder::kInternal && targets[i].size() < kInternalKeyTrailerBytes) {
       SetCorruption("seek target of " + std::to_string(targets[i].size()) + " bytes is not an internal key");
       return false;
     }
-    out[i] = 0;
+    block_->SearchRange(targets[i], &out[i], &right[i]);
   }
   const char* base = block_->contents_.data();
   for (bool active = n > 0; active;) {

@@ -65,6 +65,8 @@ std::shared_ptr<const void> BlockCache::Lookup(const BlockCacheKey& key) {
   // Written only when it changes: a slot hit again and again (by readers on
   // several cores) then stays a read-only line, shared by their caches.
   if (slot.clock != kMaxClock) slot.clock = kMaxClock;
+  if (slot.hint.first != nullptr) __builtin_prefetch(slot.hint.first);
+  if (slot.hint.second != nullptr) __builtin_prefetch(slot.hint.second);
   return slot.value;
 }
 
@@ -88,6 +90,7 @@ void BlockCache::RemoveAt(Shard* shard, size_t i, Victims* victims) {
   slots[i].used = false;
   slots[i].pinned = false;
   slots[i].value.reset();  // moved-from already; keep empty slots empty
+  slots[i].hint = {};
 }
 
 void BlockCache::MakeRoom(Shard* shard, size_t charge, size_t budget, Victims* victims) {
@@ -123,7 +126,8 @@ void BlockCache::Grow(Shard* shard) {
   }
 }
 
-void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned) {
+void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned,
+                        BlockCacheHint hint) {
   const uint64_t hash = Hash(key);
   Shard& shard = ShardFor(hash);
   // Values leaving the cache are released after the lock: freeing a block
@@ -148,6 +152,7 @@ void BlockCache::Insert(const BlockCacheKey& key, std::shared_ptr<const void> va
   Slot& slot = shard.slots[i];
   slot.key = key;
   slot.value = std::move(value);
+  slot.hint = hint;
   slot.charge = charge;
   slot.clock = 1;
   slot.used = true;

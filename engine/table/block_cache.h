@@ -35,6 +35,11 @@
 // hit is two stalls: the slot's line and the shared_ptr's refcount increment
 // (the block's control block, a miss the reader would take anyway).
 //
+// A slot also holds up to two prefetch hints (BlockCacheHint: for a data
+// block, its restart array and first entry), issued as soon as the slot is
+// read, so on a hit the block's first lines load while the reference count
+// is incremented rather than after it.
+//
 // Eviction. Each slot's clock is 0..kMaxClock: an insert starts at 1, a hit
 // sets kMaxClock. When a shard needs room the hand sweeps its slots: a
 // nonzero clock is decremented, a zero clock is evicted. So an entry never
@@ -73,6 +78,16 @@
 #include <vector>
 
 namespace filterlab::engine {
+
+// Addresses a reader of a cached value touches first (e.g. a block's restart
+// array and first entry): a hit prefetches them from the slot it has just
+// read, so their loads overlap the reference-count increment on the value's
+// control block instead of following it. Prefetching never faults, so a
+// stale address costs only a wasted load.
+struct BlockCacheHint {
+  const void* first = nullptr;
+  const void* second = nullptr;
+};
 
 struct BlockCacheKey {
   uint64_t file_id = 0;  // from BlockCache::NewFileId, one per opened table
@@ -113,7 +128,8 @@ class BlockCache {
   // charged like any other but never evicted: only Erase removes it. While
   // pinned entries fill a shard's budget the shard keeps nothing else (a
   // pinned insert is kept even then, over the budget).
-  void Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned = false);
+  void Insert(const BlockCacheKey& key, std::shared_ptr<const void> value, size_t charge, bool pinned = false,
+              BlockCacheHint hint = {});
   void Erase(const BlockCacheKey& key);
 
   template <typename T>
@@ -162,11 +178,13 @@ class BlockCache {
   struct alignas(64) Slot {
     BlockCacheKey key;
     std::shared_ptr<const void> value;
+    BlockCacheHint hint;  // prefetched on a hit
     size_t charge = 0;
     uint8_t clock = 0;  // CLOCK counter, meaningful while `used`
     bool used = false;
     bool pinned = false;  // never evicted (Insert)
   };
+  static_assert(sizeof(Slot) == 64, "a probe must touch exactly one line");
   struct alignas(64) Shard {
     mutable SpinMutex mu;
     std::unique_ptr<Slot[]> slots;

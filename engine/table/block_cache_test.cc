@@ -228,7 +228,13 @@ void RunModelTest(int num_shard_bits, uint64_t seed) {
       const size_t usage_before = cache.usage();
       const bool had_key = cache.Lookup(key) != nullptr;
       ++lookups;
-      cache.Insert(key, Value(value), charge);
+      // Half the inserts carry prefetch hints: the value's bytes, and an
+      // address that is never mapped (a prefetch must not fault). Hints
+      // change nothing the model can see, through growth, eviction and erase.
+      auto stored = Value(value);
+      BlockCacheHint hint;
+      if (rng.Next() % 2 == 0) hint = {stored->data(), reinterpret_cast<const void*>(uintptr_t{64})};
+      cache.Insert(key, std::move(stored), charge, /*pinned=*/false, hint);
       if (charge > shard_budget) {
         model.erase(offset);
         ASSERT_EQ(cache.Lookup(key), nullptr) << "op " << op << ": oversize entry kept";

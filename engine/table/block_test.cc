@@ -82,6 +82,9 @@ TEST(Block, EmptyBlock) {
   it.Seek(target);
   EXPECT_FALSE(it.Valid());
   EXPECT_TRUE(it.status().ok());
+  // An empty block (a table without keys has an empty index) gets no search aid.
+  EXPECT_TRUE(block->BuildSearchPrefixes().ok());
+  EXPECT_FALSE(block->has_search_prefixes());
 }
 
 TEST(Block, PrefixCompressionAndRestartLayout) {
@@ -231,6 +234,183 @@ TEST(Block, BatchedSeekLandsWhereSeekDoes) {
       }
     }
   }
+}
+
+// The search aid (BuildSearchPrefixes) only narrows the binary search: with
+// it, Seek and the batched search land exactly where the model (lower bound
+// over the sorted entries) says, for internal and bytewise blocks whose keys
+// share a common prefix (so the aid skips it), are shorter than the skipped
+// prefix plus 8 bytes, tie on their 8 prefix bytes (differing only later),
+// or are versions of one user key; and for targets below, inside, a proper
+// prefix of, and above that common prefix.
+TEST(Block, SearchPrefixesLandWhereTheModelSays) {
+  for (KeyOrder order : {KeyOrder::kInternal, KeyOrder::kBytewise}) {
+    for (int restart_interval : {1, 3, 16}) {
+      SCOPED_TRACE("order=" + std::to_string(order == KeyOrder::kInternal) +
+                   " restart_interval=" + std::to_string(restart_interval));
+      SplitMix64 rng(4242 + restart_interval);
+      // User keys: "user/" + 0..14 bytes of a small alphabet; one in three
+      // has 8 fixed bytes after the prefix, so many tie on the aid's prefix.
+      std::map<std::string, int> user_keys;
+      while (user_keys.size() < 400) {
+        std::string k = "user/";
+        if (rng.Next() % 3 == 0) k += "abababab";
+        const size_t len = rng.Next() % 15;
+        for (size_t i = 0; i < len; ++i) k += "ab\x00\xff"[rng.Next() % 4];
+        user_keys[k] = order == KeyOrder::kInternal ? 1 + static_cast<int>(rng.Next() % 3) : 1;
+      }
+      std::vector<Entry> entries;
+      for (const auto& [k, versions] : user_keys) {
+        for (int v = 0; v < versions; ++v) {
+          Entry e;
+          if (order == KeyOrder::kInternal) {
+            AppendInternalKey(&e.ikey, k, 100 - 10 * v, kTypeValue);
+          } else {
+            e.ikey = k;
+          }
+          e.value = std::string(1 + rng.Next() % 5, 'v');
+          entries.push_back(std::move(e));
+        }
+      }
+      auto less = [&](const Entry& a, const Entry& b) {
+        return order == KeyOrder::kInternal ? EntryLess(a, b) : a.ikey < b.ikey;
+      };
+      std::sort(entries.begin(), entries.end(), less);
+      const std::string contents = Build(entries, restart_interval, false);
+      auto plain = OpenOrDie(contents, order);
+      auto aided = OpenOrDie(contents, order);
+      ASSERT_TRUE(aided->BuildSearchPrefixes().ok());
+      EXPECT_TRUE(aided->has_search_prefixes());
+      EXPECT_FALSE(plain->has_search_prefixes());
+      EXPECT_EQ(aided->memory_usage(), contents.size() + 8 * aided->num_restarts());
+
+      std::vector<std::string> user_targets = {"", "user", "user.", "user/", "user0", "\xff\xff", "user/ababababz"};
+      for (const auto& [k, versions] : user_keys) {
+        user_targets.push_back(k);
+        user_targets.push_back(k + "a");
+        user_targets.push_back(k.substr(0, k.size() - 1));
+        std::string bumped = k;
+        bumped.back() = static_cast<char>(bumped.back() + 1);
+        user_targets.push_back(bumped);
+      }
+      std::vector<std::string> owned;
+      for (const auto& uk : user_targets) {
+        if (order == KeyOrder::kBytewise) {
+          owned.push_back(uk);
+          continue;
+        }
+        for (SequenceNumber snap : {SequenceNumber{85}, kMaxSequenceNumber}) {
+          std::string t;
+          AppendInternalKey(&t, uk, snap, kValueTypeForSeek);
+          owned.push_back(t);
+        }
+      }
+      for (const auto& e : entries) owned.push_back(e.ikey);
+
+      std::vector<Slice> targets(owned.begin(), owned.end());
+      std::vector<uint32_t> restarts(targets.size());
+      BlockIter batch(aided.get());
+      ASSERT_TRUE(batch.FindRestarts(targets.data(), targets.size(), restarts.data()));
+      for (size_t i = 0; i < targets.size(); ++i) {
+        Entry probe{owned[i], ""};
+        const auto lower = std::lower_bound(entries.begin(), entries.end(), probe, less);
+        BlockIter a(aided.get()), p(plain.get());
+        a.Seek(targets[i]);
+        p.Seek(targets[i]);
+        batch.SeekFromRestart(restarts[i], targets[i]);
+        ASSERT_TRUE(a.status().ok() && p.status().ok() && batch.status().ok());
+        ASSERT_EQ(a.Valid(), lower != entries.end()) << i;
+        ASSERT_EQ(batch.Valid(), lower != entries.end()) << i;
+        ASSERT_EQ(p.Valid(), lower != entries.end()) << i;
+        if (lower == entries.end()) continue;
+        EXPECT_EQ(a.key().ToString(), lower->ikey) << i;
+        EXPECT_EQ(batch.key().ToString(), lower->ikey) << i;
+        EXPECT_EQ(p.key().ToString(), lower->ikey) << i;
+      }
+    }
+  }
+}
+
+// A block whose restart key does not decode is refused by
+// BuildSearchPrefixes with the block's Corruption, and is left without the aid.
+TEST(Block, SearchPrefixesRefuseACorruptRestartKey) {
+  const auto entries = RandomEntries(40, 12, 99);
+  std::string contents = Build(entries, 1, false);
+  auto good = OpenOrDie(contents);
+  // Restart 1's entry header: claim a shared prefix (restart keys share none).
+  const uint32_t off = good->RestartOffset(1);
+  contents[off] = 3;
+  auto bad = OpenOrDie(contents);
+  const Status s = bad->BuildSearchPrefixes();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("test block"), std::string::npos) << s.ToString();
+  EXPECT_FALSE(bad->has_search_prefixes());
+}
+
+// Keys are assembled in the iterator's inline buffer up to 64 bytes and in a
+// heap buffer beyond; restart entries are read in place. Keys of 1..150
+// bytes sharing long prefixes, so consecutive entries move between the
+// block, the inline and the heap buffer (and the heap buffer grows while
+// holding the previous key): every key read back whole, and seeks land
+// where the model says.
+TEST(Block, KeysAssembledAcrossInlineAndHeapBuffers) {
+  SplitMix64 rng(515);
+  std::map<std::string, int> user_keys;
+  const std::string stem(120, 's');
+  while (user_keys.size() < 300) {
+    std::string k = stem.substr(0, rng.Next() % stem.size());
+    const size_t len = 1 + rng.Next() % 30;
+    for (size_t i = 0; i < len; ++i) k += "ab\x00\xff"[rng.Next() % 4];
+    user_keys[k] = 1;
+  }
+  std::vector<Entry> entries;
+  for (const auto& [k, v] : user_keys) {
+    Entry e;
+    AppendInternalKey(&e.ikey, k, 7, kTypeValue);
+    e.value = "v";
+    entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(), EntryLess);
+  for (int restart_interval : {1, 4, 16, 1000}) {
+    SCOPED_TRACE("restart_interval=" + std::to_string(restart_interval));
+    auto block = OpenOrDie(Build(entries, restart_interval, false));
+    BlockIter it(block.get());
+    size_t i = 0;
+    for (it.SeekToFirst(); it.Valid(); it.Next(), ++i) {
+      ASSERT_LT(i, entries.size());
+      ASSERT_EQ(it.key().ToString(), entries[i].ikey) << i;
+    }
+    EXPECT_EQ(i, entries.size());
+    for (size_t j = 0; j < entries.size(); j += 7) {
+      BlockIter s(block.get());
+      s.Seek(entries[j].ikey);
+      ASSERT_TRUE(s.Valid());
+      EXPECT_EQ(s.key().ToString(), entries[j].ikey);
+      s.Next();
+      if (j + 1 < entries.size()) {
+        ASSERT_TRUE(s.Valid());
+        EXPECT_EQ(s.key().ToString(), entries[j + 1].ikey);
+      }
+    }
+  }
+}
+
+// OpenShared parses like Open, runs the preparation step before the block
+// becomes shared, and returns the step's error instead of a block.
+TEST(Block, OpenSharedPreparesOrFails) {
+  const auto entries = RandomEntries(40, 12, 5);
+  const std::string contents = Build(entries, 1, false);
+  std::shared_ptr<const Block> block;
+  ASSERT_TRUE(Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
+                                [](Block* b) { return b->BuildSearchPrefixes(); }, &block)
+                  .ok());
+  EXPECT_TRUE(block->has_search_prefixes());
+  std::shared_ptr<const Block> failed;
+  const Status s = Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
+                                     [](Block*) { return Status::Corruption("prepare refused"); }, &failed);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_FALSE(failed);
+  EXPECT_FALSE(Block::OpenShared(contents.substr(0, 3), "short block", KeyOrder::kInternal, nullptr, &failed).ok());
 }
 
 TEST(Block, HashLookupOutcomesAreReported) {

@@ -98,13 +98,11 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
     counters_->Add(kDataBlockReads);
     counters_->Add(kDataBytesRead, handle.size + kBlockTrailerSize);
   }
-  std::unique_ptr<Block> block;
   const KeyOrder order = (kind == BlockKind::kData || kind == BlockKind::kIndex) ? KeyOrder::kInternal
                                                                                   : KeyOrder::kBytewise;
-  s = Block::Open(std::move(contents), DescribeBlock(kind, handle, file_->name()), order, &block);
-  if (!s.ok()) return s;
-  *out = std::move(block);
-  return Status::OK();
+  // The index is searched by every lookup for the reader's lifetime: worth its search aid (block.h).
+  auto prepare = kind == BlockKind::kIndex ? +[](Block* b) { return b->BuildSearchPrefixes(); } : nullptr;
+  return Block::OpenShared(std::move(contents), DescribeBlock(kind, handle, file_->name()), order, prepare, out);
 }
 
 // Opening reads the table from its end: footer, metaindex, properties (which
@@ -219,7 +217,8 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
   // write), and the cache holds them as pinned entries, charged to its
   // budget and never evicted, until the reader closes.
   if (options_.block_cache != nullptr) {
-    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->size(), /*pinned=*/true);
+    options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->memory_usage(),
+                                /*pinned=*/true);
     if (filter) options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
   }
   index_block_ = std::move(index);
@@ -251,7 +250,10 @@ Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<con
   }
   if (read != nullptr) *read = true;
   Status s = ReadAndOpenBlock(BlockKind::kData, handle, out);
-  if (s.ok() && options_.block_cache != nullptr) options_.block_cache->Insert(key, *out, (*out)->size());
+  if (s.ok() && options_.block_cache != nullptr) {
+    options_.block_cache->Insert(key, *out, (*out)->size(), /*pinned=*/false,
+                                 BlockCacheHint{(*out)->restart_array(), (*out)->entries()});
+  }
   return s;
 }
 
