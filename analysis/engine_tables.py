@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .engine_data import (block_seek_summary, context_label, filter_rows, level_fp, medians, multiget_summary,
+from .engine_data import (block_seek_summary, context_label, filter_summary, level_fp, multiget_summary,
                           range_summary, space_summary, toggle_summary)
 
 
@@ -107,18 +107,18 @@ def range_estimates_table(df: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def engine_filters_table(df: pd.DataFrame) -> pd.DataFrame | None:
-    """Per filter (and engine): median µs per lookup of readrandom and readmissing, and the
-    measured FP rate per level (percent, pooled over repeats and read benchmarks)."""
-    rows = filter_rows(df)
-    if rows.empty or rows["filter_label"].nunique() < 2:
+    """Per filter (and engine): median µs per lookup of readrandom and readmissing (as
+    filter_summary gives them), and the measured FP rate per level (percent, pooled over
+    repeats and read benchmarks)."""
+    s = filter_summary(df)
+    if s is None:
         return None
-    med = medians(rows, ["filter_label", "benchmark"], "micros_per_op").set_index(["filter_label", "benchmark"])
     table: dict[str, dict] = {}
-    for label in pd.unique(rows["filter_label"]):
-        row = table.setdefault(label, {"filter": label})
+    for _, r in s.iterrows():
+        row = table.setdefault(r["filter_label"], {"filter": r["filter_label"]})
         for bench in ("readrandom", "readmissing"):
-            if (label, bench) in med.index:
-                row[f"{bench} µs/op"] = f"{med.loc[(label, bench), 'median']:.3f}"
+            if pd.notna(r[f"{bench}_us"]):
+                row[f"{bench} µs/op"] = f"{r[f'{bench}_us']:.3f}"
     lv = level_fp(df)
     if lv is not None:
         for _, r in lv.iterrows():

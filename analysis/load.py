@@ -40,14 +40,17 @@ def with_labels(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def wilson(positives, trials, level: float = 0.95):
-    """Wilson score interval for a binomial proportion (the same method as the sim's ci_low/ci_high)."""
+    """Wilson score interval for a binomial proportion (the same method as the sim's ci_low/ci_high).
+    The interval always holds the observed rate (exactly 0 below it at no positives); rounding
+    can put the computed bound a hair beyond it (2e-22 at 0 of 2e6), which plots would draw as
+    a negative error bar, so the bounds are clamped to it."""
     positives, trials = np.asarray(positives, float), np.asarray(trials, float)
     z = norm.ppf(0.5 + level / 2)
     p = positives / trials
     denom = 1 + z * z / trials
     center = (p + z * z / (2 * trials)) / denom
     half = z * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return center - half, center + half
+    return np.minimum(center - half, p), np.maximum(center + half, p)
 
 
 def pooled_fp(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:

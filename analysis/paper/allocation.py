@@ -11,7 +11,6 @@ from pathlib import Path
 import pandas as pd
 
 from ..allocation_plot import POLICIES
-from ..load import load
 from .claims import SIGMA_LIMIT
 
 # The budget the issue's target and the table are at (bits per key), and the target: at
@@ -48,11 +47,11 @@ def allocation_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
     largest deviation of the tables' filter memory from the budget (uniform, Monkey, optimal: the
     policies that spend it all) and the largest |z| of the
     measured reads against the filters' models (z = (measured - model) / binomial sigma)."""
+    from .generate import _results  # here, not at the top: generate imports this module
+
     vals = dict(EMPTY)
-    try:
-        rows = _readmissing(load(results_root / "engine_allocation"))
-    except FileNotFoundError:
-        rows = pd.DataFrame()
+    df = _results(results_root, "engine_allocation")
+    rows = _readmissing(df) if df is not None else pd.DataFrame()
     if rows.empty:
         return "\\textit{not measured: no committed results for experiment engine\\_allocation.}\n", vals
     rows = rows.copy()

@@ -32,8 +32,8 @@ def experiments(manifest: Path = PAPER / "paper.toml") -> list[dict]:
 
 def run_experiments(results: Path, quick: bool, jobs: int | None, manifest: Path = PAPER / "paper.toml") -> int:
     exps = experiments(manifest)
-    minutes = sum(e.get("quick_minutes" if quick else "minutes", 0) for e in exps)
-    print(f"paper: {len(exps)} experiments, about {minutes} minutes on 2 cores "
+    minutes = round(sum(e.get("quick_minutes" if quick else "minutes", 0) for e in exps), 1)
+    print(f"paper: {len(exps)} experiments, about {minutes:g} minutes on 2 cores "
           f"({'quick sizes' if quick else 'full size'}) -> {results}", file=sys.stderr)
     for e in exps:
         argv = [sys.executable, "-m", "experiments", "run", str(ROOT / e["config"]), "--results", str(results),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..load import load, pooled_fp
+from ..load import pooled_fp
 from ..speed_data import speed_cells
 
 SIGMA_LIMIT = 4.0
@@ -447,15 +447,14 @@ MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "rang
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
     """Fills each claim's measurement from results_root/<experiment>/, or says why it has none."""
+    from .generate import _results  # here, not at the top: generate imports this module
+
     results_root = Path(results_root)
     frames: dict[str, pd.DataFrame | None] = {}
     for c in claims:
         exp = c.ours.get("experiment")
         if exp not in frames:
-            try:
-                frames[exp] = load(results_root / exp)
-            except FileNotFoundError:
-                frames[exp] = None
+            frames[exp] = _results(results_root, exp)
         df = frames[exp]
         if c.ours["kind"] == "pending":
             c.missing = c.note

@@ -364,22 +364,9 @@ def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
     at page width."""
     from ..engine_plots import engine_io as draw
 
-    fig = draw(df)
-    if fig is None:
-        return None
-    fig.set_size_inches(PAGE, 5.6)
-    titles = ("readrandom: existing keys", "readmissing: missing keys",
-              "data-block reads from storage per lookup", "table bytes after the fill")
-    for ax, title in zip(fig.axes, titles):
-        ax.set_title(title)
-    for ax in fig.axes:
-        ax.title.set_fontsize(7)
-        ax.tick_params(labelsize=6)
-        if ax.get_legend() is not None:
-            for t in ax.get_legend().get_texts():
-                t.set_fontsize(5.5)
-    fig.tight_layout()
-    return fig
+    return draw(df, width=PAGE, height=5.6, text=7,
+                titles=("readrandom: existing keys", "readmissing: missing keys",
+                        "data-block reads from storage per lookup", "table bytes after the fill"))
 
 
 def allocation_cost(df: pd.DataFrame, claims) -> plt.Figure | None:

@@ -195,6 +195,15 @@ def verdict_counts(claims: list[Claim]) -> dict[str, str]:
     return counts
 
 
+def _results(results_root: Path, name: str) -> pd.DataFrame | None:
+    """The committed results of experiment `name` under results_root (its tidy frame), or None
+    where that experiment has none: the report then shows "--" or a "not measured" note."""
+    try:
+        return load(results_root / name)
+    except FileNotFoundError:
+        return None
+
+
 def setup_values(results_root: Path, experiments: list[str]) -> dict[str, str]:
     """Machine and build facts from the experiments' meta.json (the first that has each)."""
     vals: dict[str, str] = {}
@@ -229,9 +238,8 @@ def machine_values(results_root: Path) -> dict[str, str]:
     """The machine experiment's facts for the setup section: the page size the TLB really
     caches for 2 MiB guest pages, and at the largest working set the independent line-read
     floor (2 MiB pages, prefetch 32, one thread) and the dependent-load latency."""
-    try:
-        df = load(results_root / "machine")
-    except FileNotFoundError:
+    df = _results(results_root, "machine")
+    if df is None:
         return {k: "--" for k in ("translationHuge", "floorNs", "latencyNs", "floorMiB")}
     tr = df[(df["measure"] == "translation") & (df["page_bytes"] == 2 ** 21)]
     big = df[df["working_set_bytes"] == df["working_set_bytes"].max()]
@@ -266,9 +274,8 @@ def keys_values(results_root: Path) -> dict[str, str]:
     names = ("keysRatioTenM", "keysRatioTenMLow", "keysRatioTenMHigh", "keysRatioMax", "keysMax",
              "keysRatioMaxLow", "keysRatioMaxHigh", "keysFirstTenPercent", "keysFastSixtyfourMax",
              "keysFastThirtytwoMax", "keysLegacyMax", "keysModelMaxRatio")
-    try:
-        df = load(results_root / "fp_vs_keys")
-    except FileNotFoundError:
+    df = _results(results_root, "fp_vs_keys")
+    if df is None:
         return {k: "--" for k in names}
     vals = {k: "--" for k in names}
     vals["keysThreshold"] = f"{RATIO_THRESHOLD:g}"
@@ -311,9 +318,8 @@ def probes_values(results_root: Path) -> dict[str, str]:
     names = ("probesPoints", "probesAgree", "probesIndistinguishable", "probesDisagree", "probesDisagreeAt",
              "probesMaxLoss", "probesBoundaries", "probesBoundaryAgree", "probesBoundaryConsistent",
              "probesBoundaryContradict", "probesVariants", "probesOtherDisagree")
-    try:
-        df = load(results_root / "probes")
-    except FileNotFoundError:
+    df = _results(results_root, "probes")
+    if df is None:
         return {k: "--" for k in names}
     from ..load import probe_grid_rows
 
@@ -363,10 +369,8 @@ def pareto_table_tex(results_root: Path) -> str:
     Build's temporary bytes per key, and the speed medians where the speed sweeps have run."""
     from ..pareto_data import pareto_rows
 
-    try:
-        rows = pareto_rows(load(results_root / "filters_pareto"))
-    except FileNotFoundError:
-        rows = None
+    df = _results(results_root, "filters_pareto")
+    rows = pareto_rows(df) if df is not None else None
     if rows is None or rows.empty:
         return "\\textit{not measured: no committed results for experiment filters\\_pareto.}\n"
     keep = rows[rows["family"].isin(PARETO_TABLE_FAMILIES)
@@ -395,9 +399,8 @@ def multiget_values(results_root: Path) -> dict[str, str]:
 
     vals = dict.fromkeys(("multigetStrides", "multigetBatchOneLow", "multigetBatchOneHigh", "multigetBestLocal",
                           "multigetBestLocalBatch", "multigetBestRandom", "multigetBestRandomBatch"), "--")
-    try:
-        df = load(results_root / "engine_multiget")
-    except FileNotFoundError:
+    df = _results(results_root, "engine_multiget")
+    if df is None:
         return vals
     strides = sorted(df["stride"].dropna().unique()) if "stride" in df else []
     if len(strides) > 1:
@@ -430,10 +433,10 @@ def io_values(results_root: Path) -> dict[str, str]:
              "ioColdRandomUs", "ioColdRandomPninetynine", "ioColdRandomRocksPninetynine", "ioCachedRandomUs",
              "ioColdRandomReads")
     vals = dict.fromkeys(names, "--")
-    try:
-        rows = benchmark_rows(load(results_root / "engine_io"), ("readrandom", "readmissing"))
-    except FileNotFoundError:
+    df = _results(results_root, "engine_io")
+    if df is None:
         return vals
+    rows = benchmark_rows(df, ("readrandom", "readmissing"))
     if rows.empty or "direct_reads" not in rows:
         return vals
     rows = rows.assign(cold=rows["direct_reads"].fillna(False).astype(bool))
@@ -490,10 +493,8 @@ def engine_filters_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
                               "efFastRandom", "efRocksRandom", "efWithinModel", "efModelled",
                               "efFastestMissing", "efSlowestMissing", "efSlowestMissingUs", "efFastestMissingUs",
                               "efMissingVsRocks", "efRandomVsRocks", "efOutsideModel")}
-    try:
-        s = filter_summary(load(results_root / "engine_filters"))
-    except FileNotFoundError:
-        s = None
+    df = _results(results_root, "engine_filters")
+    s = filter_summary(df) if df is not None else None
     if s is None or s.empty:
         return "\\textit{not measured: no committed results for experiment engine\\_filters.}\n", vals
 
@@ -560,10 +561,8 @@ def speed_floor_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
 
     vals = {"floorWorkingSetMiB": "--", "floorFastPipelinedX": "--", "floorFastRandomX": "--",
             "floorBestPipelined": "--"}
-    try:
-        cells = speed_cells(load(results_root / "speed_floor"))
-    except FileNotFoundError:
-        cells = None
+    df = _results(results_root, "speed_floor")
+    cells = speed_cells(df) if df is not None else None
     if cells is None or cells.empty:
         return "\\textit{not measured: no committed results for experiment speed\\_floor.}\n", vals
     cells = cells[cells["mix"] == "mixed"]
@@ -608,9 +607,8 @@ def kernel_values(results_root: Path) -> dict[str, str]:
 
     names = [f"kernel{k}{p}{m}" for k in KERNELS for p in ("Single", "Random") for m in ("Inside", "Outside", "Ratio")]
     vals = {n: "--" for n in names + ["kernelProbes"]}
-    try:
-        df = load(results_root / "speed_scalar")
-    except FileNotFoundError:
+    df = _results(results_root, "speed_scalar")
+    if df is None:
         return vals
     cells = speed_cells(df)
     if cells is None:
@@ -642,10 +640,8 @@ def block_seek_values(results_root: Path) -> dict[str, str]:
              "blockSeekLargeChange", "blockSeekLargeChangeOne", "blockSeekRepetitions", "blockSeekSmallestEntries",
              "blockSeekSmallestChange", "blockSeekBestEntries", "blockSeekBestChange")
     vals = {n: "--" for n in names}
-    try:
-        s = block_seek_summary(load(results_root / "engine_block_seek"))
-    except FileNotFoundError:
-        return vals
+    df = _results(results_root, "engine_block_seek")
+    s = block_seek_summary(df) if df is not None else None
     if s is None:
         return vals
     records = sorted(int(r) for r in s["records"].unique())
@@ -691,10 +687,8 @@ def block_seek_table_tex(results_root: Path) -> str:
     change, and at 0.75 the share of fallbacks and the index's bytes per key."""
     from ..engine_data import block_seek_summary
 
-    try:
-        s = block_seek_summary(load(results_root / "engine_block_seek"))
-    except FileNotFoundError:
-        s = None
+    df = _results(results_root, "engine_block_seek")
+    s = block_seek_summary(df) if df is not None else None
     if s is None or s.empty:
         return "\\textit{not measured: no committed results for experiment engine\\_block\\_seek.}\n"
     out = [r"\begin{tabular}{@{}rrrrrrr@{}}", r"\toprule",
@@ -731,19 +725,18 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(probes_values(results_root))
     extra.update(kernel_values(results_root))
     extra.update(block_seek_values(results_root))
-    try:
-        sp = load(results_root / "speed_published")
-        extra["speedWorkingSetMiB"] = f"{sp['working_set_bytes'].median() / 2**20:.0f}"
-    except (FileNotFoundError, KeyError):
-        extra["speedWorkingSetMiB"] = "--"
-    try:
-        models = model_table(load(results_root / "model_accuracy"))
+    sp = _results(results_root, "speed_published")
+    extra["speedWorkingSetMiB"] = (f"{sp['working_set_bytes'].median() / 2**20:.0f}"
+                                   if sp is not None and "working_set_bytes" in sp else "--")
+    accuracy = _results(results_root, "model_accuracy")
+    if accuracy is not None:
+        models = model_table(accuracy)
         extra["modelsWithin"] = str(int(models["within"].sum()))
         extra["modelsAllowed"] = str(int(models["allowed"].sum()))
         extra["modelsOutside"] = ", ".join(tex_escape(v) for v in models.loc[~models["allowed"], "variant"]) or "none"
         extra["modelsTotal"] = str(len(models))
         models_text = model_table_tex(models)
-    except FileNotFoundError:
+    else:
         extra["modelsWithin"] = extra["modelsTotal"] = extra["modelsAllowed"] = extra["modelsOutside"] = "--"
         models_text = "\\textit{not measured: no committed results for experiment model\\_accuracy.}\n"
     written = []
@@ -766,10 +759,7 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     claims_frame(claims).to_csv(out_dir / "claims.csv", index=False)
     written.append(out_dir / "claims.csv")
     for name, (exp, draw) in FIGURES.items():
-        try:
-            df = load(results_root / exp)
-        except FileNotFoundError:
-            df = None
+        df = _results(results_root, exp)
         fig = draw(df, claims) if df is not None else None
         path = out_dir / f"{name}.pdf"
         if fig is None:

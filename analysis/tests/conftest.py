@@ -89,7 +89,7 @@ def _lsm_rows(sweep: str, base, seed: int, params: dict, records: list[dict]) ->
         run["bpk"] = float(params["bpk"])
     rows = []
     for i, rec in enumerate(records):
-        rec = {"engine": params.get("engine", "filterlab"), "num": 1000, "reads": 1000, **rec}
+        rec = {"engine": params.get("engine", "filterlab"), "num": 1000, "reads": 1000, "ops": 1000, **rec}
         rec.setdefault("ops_per_sec", 1e6 / rec["micros_per_op"])
         for flat in flatten(rec):
             rows.append({**run, "record_index": i, **flat})

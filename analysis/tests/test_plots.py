@@ -206,3 +206,16 @@ def test_floor_table_pivots_measures_and_notes_the_translation(results_dir):
     # Only prefetched line reads: the unprefetched ones (3x) are not the floor.
     assert t.iloc[0].tolist() == ["64 MiB", 80.0, 100.0, 10.0, 12.0]
     assert t.attrs["notes"] == ["4 KiB pages translate at 4 KiB", "2048 KiB pages translate at 4 KiB"]
+
+
+def test_wilson_interval_holds_the_observed_rate():
+    # 0 of 2x10^6 (a quick run's fastlocal at 50 bits/key): the lower bound is 0, not the
+    # 2e-22 rounding left, which the FP figure drew as a negative error bar and failed on.
+    from analysis.load import wilson
+
+    low, high = wilson([0, 19426, 2_000_000], [2_000_000] * 3)
+    assert low[0] == 0 and 0 < high[0] < 2e-6
+    p = 19426 / 2_000_000
+    assert low[1] < p < high[1]  # by hand: centre 0.0097140, half-width 1.96 sqrt(p (1 - p) / n) = 0.000136
+    assert low[1] == pytest.approx(0.009578, abs=1e-6) and high[1] == pytest.approx(0.009850, abs=1e-6)
+    assert high[2] == 1
