@@ -251,10 +251,13 @@ def probes(df: pd.DataFrame, claims) -> plt.Figure | None:
 
 
 def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
-    """Bits per key over the information-theoretic bound log2(1/FP) against the measured FP
-    rate (%), every filter family of filters_pareto, one colour each, the sizes of one layout
-    joined in FP order; horizontal whiskers: the 95% interval of the FP rate. Dashed: Bloom's
-    ideal +44%. Published points (binary fuse, XOR: bits/key at their published FP) as crosses."""
+    """The headline: every filter family of filters_pareto against its measured FP rate (%),
+    one colour each, the sizes of one layout joined in FP order. Left: bits per key over the
+    information-theoretic bound log2(1/FP), horizontal whiskers the FP's 95% interval, dashed
+    Bloom's ideal +44%, published points (binary fuse, XOR: bits/key at their published FP) as
+    crosses. Middle: hot single-filter query; right: random filter over the working set, one
+    query at a time (filled) and pipelined (hollow, dotted); net ns, medians of the repeats.
+    The speed panels stay empty until the speed sweeps have run."""
     import re
 
     from ..pareto_data import pareto_rows
@@ -263,28 +266,47 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     if rows is None or rows.empty:
         return None
     rows = rows[rows["fp"] > 0]
-    fig, ax = plt.subplots(figsize=(COLUMN, 3.3))
+    fig, axes = plt.subplots(1, 3, figsize=(PAGE, 2.6))
+    space, hot, random = axes
     seen = set()
     for fam, g in rows.groupby("family", sort=False):
         curves = g.groupby(g["filter"].map(lambda f: re.sub(r"(bpk|probes)=[^,]*,?", "", str(f)).rstrip(",:")),
                            sort=False)
         for _, c in curves:
             c = c.sort_values("fp")
-            err = [100 * (c["fp"] - c["ci_low"]).clip(lower=0), 100 * (c["ci_high"] - c["fp"]).clip(lower=0)]
-            ax.errorbar(100 * c["fp"], 100 * c["overhead"], xerr=err, fmt="-", marker=marker(fam), ms=3, lw=0.8,
-                        capsize=1.5, color=color(fam), label=None if fam in seen else fam)
+            label = None if fam in seen else fam
             seen.add(fam)
+            err = [100 * (c["fp"] - c["ci_low"]).clip(lower=0), 100 * (c["ci_high"] - c["fp"]).clip(lower=0)]
+            space.errorbar(100 * c["fp"], 100 * c["overhead"], xerr=err, fmt="-", marker=marker(fam), ms=3, lw=0.8,
+                           capsize=1.5, color=color(fam), label=label)
+            for ax, column, style in ((hot, "hot_ns", {}), (random, "random_ns", {}),
+                                      (random, "pipelined_ns", {"mfc": "white", "ls": ":"})):
+                pts = c[c[column] > 0] if column in c else c.iloc[0:0]
+                if not pts.empty:
+                    ax.plot(100 * pts["fp"], pts[column], marker=marker(fam), ms=3, lw=0.8, color=color(fam),
+                            **({"ls": "-"} | style))
     pub = {c.id: c.published for c in claims}
     for bits, fp in (("fuseThreeBits", "fuseThreeFp"), ("fuseFourBits", "fuseThreeFp"), ("xorEightBits", "xorEightFp")):
         if bits in pub and fp in pub:
             b, f = pub[bits], pub[fp] / 100
-            ax.plot([100 * f], [100 * (b / np.log2(1 / f) - 1)], "x", color="black", ms=4,
-                    label="published" if bits == "fuseThreeBits" else None)
-    ax.axhline(100 * (1 / np.log(2) - 1), color="0.5", lw=0.6, ls="--")
-    ax.set_xscale("log")
-    ax.set_xlabel("FP rate (%)")
-    ax.set_ylabel("bits/key over log2(1/FP) (%)")
-    return _legend_below(fig, ax, ncol=4)
+            space.plot([100 * f], [100 * (b / np.log2(1 / f) - 1)], "x", color="black", ms=4,
+                       label="published" if bits == "fuseThreeBits" else None)
+    space.axhline(100 * (1 / np.log(2) - 1), color="0.5", lw=0.6, ls="--")
+    space.set_ylabel("bits/key over log2(1/FP) (%)")
+    hot.set_ylabel("hot query, net ns")
+    random.set_ylabel("random-filter query, net ns")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("FP rate (%)")
+    for ax in (hot, random):
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_plain_125))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_plain_125))
+    handles, labels = space.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
 
 
 def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
