@@ -379,16 +379,52 @@ def pareto_table_tex(results_root: Path) -> str:
     def num(v, f):
         return "--" if v is None or (isinstance(v, float) and math.isnan(v)) else f.format(v)
 
-    out = [r"\begin{tabular}{@{}lrrrrrrr@{}}", r"\toprule",
-           r"filter & bits/key & FP (\%) & over bound & temp B/key & hot ns & random ns & pipelined ns \\",
+    out = [r"\begin{tabular}{@{}lrrrrrrrr@{}}", r"\toprule",
+           r"filter & bits/key & FP (\%) & over bound & temp B/key & build ns/key & hot ns & random ns & "
+           r"pipelined ns \\",
            r"\midrule"]
     for _, r in keep.iterrows():
         out.append(f"{tex_escape(r['filter'])} & ${r['bits_per_key']:.2f}$ & ${fmt(100 * r['fp'], 'percent')}$ & "
                    f"${100 * r['overhead']:+.1f}\\%$ & {num(r['temp_bytes_per_key'], '${:.3g}$')} & "
+                   f"{num(r['build_ns_per_key'], '${:.3g}$')} & "
                    f"{num(r['hot_ns'], '${:.3g}$')} & {num(r['random_ns'], '${:.3g}$')} & "
                    f"{num(r['pipelined_ns'], '${:.3g}$')} \\\\")
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
+
+
+def pareto_values(results_root: Path) -> dict[str, str]:
+    """Section modern, time: at 10 bits/key (Ribbon's Bloom-equivalent 10), build ns/key and
+    hot and random-filter query ns of FastLocalBloom, Ribbon, split-block Bloom and 3-wise
+    binary fuse8 (medians of filters_pareto's speed sweeps), and Ribbon's times over
+    FastLocalBloom's (the published trade: ~30% less space for ~3-4x the time)."""
+    from ..pareto_data import pareto_rows
+
+    names = {"fastlocal": "Fl", "ribbon": "Ribbon", "sbbf": "Sbbf", "binary_fuse:arity=3,fingerprint=8": "FuseThree"}
+    cols = {"build_ns_per_key": "Build", "hot_ns": "Hot", "random_ns": "Random"}
+    vals = {f"pareto{n}{c}": "--" for n in names.values() for c in cols.values()}
+    vals.update({f"paretoRibbonOverFl{c}": "--" for c in cols.values()})
+    df = _results(results_root, "filters_pareto")
+    rows = pareto_rows(df) if df is not None else None
+    if rows is None or rows.empty:
+        return vals
+
+    def row(prefix):
+        hit = rows[rows["filter"].str.startswith(prefix)
+                   & (rows["filter"].str.contains(r"bpk=10(?:,|$)") | rows["family"].isin(("xor", "binary_fuse")))]
+        return None if hit.empty else hit.iloc[0]
+
+    got = {name: row(prefix) for prefix, name in names.items()}
+    for name, r in got.items():
+        for col, stem in cols.items():
+            if r is not None and r[col] > 0:
+                vals[f"pareto{name}{stem}"] = f"{r[col]:.3g}"
+    fl, rb = got["Fl"], got["Ribbon"]
+    if fl is not None and rb is not None:
+        for col, stem in cols.items():
+            if fl[col] > 0 and rb[col] > 0:
+                vals[f"paretoRibbonOverFl{stem}"] = f"{rb[col] / fl[col]:.2f}"
+    return vals
 
 
 def multiget_values(results_root: Path) -> dict[str, str]:
@@ -719,6 +755,7 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(keys_values(results_root))
     extra["bloomIdeal"] = f"{100 * (1 / math.log(2) - 1):.0f}"
     extra.update(multiget_values(results_root))
+    extra.update(pareto_values(results_root))
     extra.update(io_values(results_root))
     fb = next((c.queries for c in claims if c.id == "flFpTen" and c.queries), None)
     extra["fbQuickQueries"] = f"{fb / 1e6:.1f}~million" if fb else "--"
