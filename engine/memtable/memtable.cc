@@ -96,7 +96,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
   data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
 }
 
-MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
+MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value, Finger* finger) const {
   if (bloom_) {
     if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
       bloom_counters_.Add(0);
@@ -104,10 +104,17 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) cons
     }
     bloom_counters_.Add(1);
   }
-  MemTableList::Iterator it(&list_);
-  it.Seek(MemTableSearchKey(key.internal_key()));
-  if (!it.Valid()) return GetResult::kNotFound;
-  const Slice ikey = DecodeEntryKey(it.key());
+  const MemTableSearchKey target(key.internal_key());
+  const char* entry = nullptr;
+  if (finger != nullptr) {
+    entry = finger->finger_.Seek(target);
+  } else {
+    MemTableList::Iterator it(&list_);
+    it.Seek(target);
+    if (it.Valid()) entry = it.key();
+  }
+  if (entry == nullptr) return GetResult::kNotFound;
+  const Slice ikey = DecodeEntryKey(entry);
   if (ExtractUserKey(ikey) != key.user_key()) return GetResult::kNotFound;
   switch (static_cast<ValueType>(ExtractTrailer(ikey) & 0xff)) {
     case kTypeValue:

@@ -126,8 +126,23 @@ class MemTable {
     kDeleted,   // newest visible version is a deletion or single deletion
     kMerge,     // newest visible version is a merge operand; *value holds it
   };
+  // Lookups for ascending keys (a sorted batch) can share a Finger: each
+  // skip-list search then starts where the previous one passed (see
+  // SkipList::Finger), so nearby keys cost a few steps instead of a full
+  // search from the top. Valid while the memtable lives; one per thread.
+  class Finger {
+   public:
+    explicit Finger(const MemTable* mem) : finger_(&mem->list_) {}
+
+   private:
+    friend class MemTable;
+    MemTableList::Finger finger_;
+  };
+
   // Newest version of key.user_key() with sequence <= the lookup's snapshot.
-  GetResult Get(const LookupKey& key, std::string* value) const;
+  // With a finger, key must be >= (in internal-key order) every key looked
+  // up with it before; the answer is the same as without.
+  GetResult Get(const LookupKey& key, std::string* value, Finger* finger = nullptr) const;
 
   struct RangeStats {
     uint64_t count = 0;

@@ -110,6 +110,39 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
   EXPECT_LE(list.max_height(), U64List::kMaxHeight);
 }
 
+TEST(SkipList, FingerSeeksMatchLowerBound) {
+  // Ascending targets with gaps from 0 (repeats) to ~1/4 of the key range,
+  // so a finger search climbs anywhere from level 0 to the top.
+  constexpr uint64_t kRange = 1000000;
+  Arena arena;
+  U64List list(U64Compare(), &arena);
+  std::set<uint64_t> model;
+  SplitMix64 rng(21);
+  for (int i = 0; i < 50000; ++i) {
+    const uint64_t key = rng.Next() % kRange;
+    if (model.insert(key).second) Insert(&list, key);
+  }
+  int seeks = 0;  // ~32 per run: the mean gap is ~31500
+  for (int run = 0; run < 20; ++run) {
+    U64List::Finger finger(&list);
+    uint64_t target = rng.Next() % 1000;
+    while (target < kRange + 100) {
+      const char* found = finger.Seek(target);
+      const auto lower = model.lower_bound(target);
+      if (lower == model.end()) {
+        ASSERT_EQ(found, nullptr) << target;
+      } else {
+        ASSERT_NE(found, nullptr) << target;
+        ASSERT_EQ(U64Compare().Decode(found), *lower) << target;
+      }
+      ++seeks;
+      const uint64_t kind = rng.Next() % 4;
+      target += kind == 0 ? 0 : kind == 1 ? rng.Next() % 20 : kind == 2 ? rng.Next() % 2000 : rng.Next() % 250000;
+    }
+  }
+  EXPECT_GT(seeks, 300);
+}
+
 // Keys stored as a 2-byte length and the bytes, compared bytewise (shorter
 // prefix first): lengths 0..3000 cover empty keys and keys above a quarter
 // arena block, which get an arena block of their own.
@@ -200,6 +233,16 @@ TEST(SkipList, ConcurrentReadersWithOneWriter) {
         const uint64_t k = order[r.Next() % n];
         ASSERT_TRUE(list.Contains(k)) << "published key missing";
         ASSERT_FALSE(list.Contains(k + 1)) << "never-inserted key found";
+      }
+      // A finger over an ascending sample of published keys finds each one.
+      std::vector<uint64_t> sample;
+      for (int probe = 0; probe < 64 && n > 0; ++probe) sample.push_back(order[r.Next() % n]);
+      std::sort(sample.begin(), sample.end());
+      U64List::Finger finger(&list);
+      for (uint64_t k : sample) {
+        const char* found = finger.Seek(k);
+        ASSERT_NE(found, nullptr);
+        ASSERT_EQ(U64Compare().Decode(found), k) << "published key missing from a finger search";
       }
       // A scan is sorted, holds only inserted keys and at least n of them.
       U64List::Iterator it(&list);
