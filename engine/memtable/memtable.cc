@@ -74,7 +74,10 @@ Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable
 }
 
 MemTable::MemTable(const MemTableOptions& options, std::unique_ptr<Filter> bloom)
-    : options_(options), list_(MemTableEntryComparator(), &arena_), bloom_(std::move(bloom)) {}
+    : options_(options),
+      arena_(options.huge_page_arena && options.write_buffer_size >= MemTableOptions::kHugePageArenaMinBuffer),
+      list_(MemTableEntryComparator(), &arena_),
+      bloom_(std::move(bloom)) {}
 
 MemTable::~MemTable() = default;
 

@@ -227,7 +227,8 @@ TEST(MemTable, FingerLookupsAgreeWithPlainGets) {
   for (int i = 0; i < 20000; ++i) {
     const uint64_t k = rng.Next() % 5000;
     const auto type = rng.Next() % 5 == 0 ? kTypeDeletion : kTypeValue;
-    mem->Add(++seq, type, Cat("key", 100000 + k), Cat("v", seq));
+    ++seq;
+    mem->Add(seq, type, Cat("key", 100000 + k), Cat("v", seq));
   }
   std::vector<std::pair<std::string, SequenceNumber>> lookups;
   for (uint64_t k = 0; k < 6000; k += 1 + rng.Next() % 3) {
@@ -242,7 +243,9 @@ TEST(MemTable, FingerLookupsAgreeWithPlainGets) {
     const LookupKey lkey(key, snap);
     const GetResult plain = mem->Get(lkey, &v1);
     ASSERT_EQ(mem->Get(lkey, &v2, &finger), plain) << key << " @" << snap;
-    if (plain == GetResult::kFound) EXPECT_EQ(v2, v1);
+    if (plain == GetResult::kFound) {
+      EXPECT_EQ(v2, v1);
+    }
     found += plain == GetResult::kFound;
   }
   EXPECT_GT(found, lookups.size() / 4);  // most keys exist; not a vacuous comparison
