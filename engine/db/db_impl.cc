@@ -698,8 +698,9 @@ Status ResolveTableEntry(const LookupResult& r, std::string* value) {
 }
 
 // Looks `key` up in a memtable: true if it decided the answer (*s set).
-bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, Status* s) {
-  switch (mem.Get(key, value)) {
+bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, Status* s,
+                 MemTable::Finger* finger = nullptr) {
+  switch (mem.Get(key, value, finger)) {
     case MemTable::GetResult::kFound:
       *s = Status::OK();
       return true;
@@ -852,14 +853,20 @@ void DBImpl::MultiGetInGuard(const SuperVersion& sv, SequenceNumber sequence, co
 }
 
 // Decides the keys the memtables answer; the rest become `pending`.
+// The batch's keys are sorted, so each memtable's searches share a finger:
+// a key near the previous one costs a few skip-list steps, not a full search.
 void DBImpl::MultiGetFromMemTables(const SuperVersion& v, MultiGetBatch* batch) {
   batch->pending.clear();
+  MemTable::Finger mem_finger(v.mem.get());
+  thread_local std::vector<MemTable::Finger> imm_fingers;  // keeps its capacity across calls
+  imm_fingers.clear();
+  for (const auto& imm : v.imm) imm_fingers.emplace_back(imm.get());
   for (size_t j = 0; j < batch->lkeys.size(); ++j) {
     const size_t i = batch->index(j);
     Status s;
-    bool done = MemTableGet(*v.mem, batch->lkeys[j], &(*batch->values)[i], &s);
+    bool done = MemTableGet(*v.mem, batch->lkeys[j], &(*batch->values)[i], &s, &mem_finger);
     for (size_t m = 0; !done && m < v.imm.size(); ++m) {
-      done = MemTableGet(*v.imm[m], batch->lkeys[j], &(*batch->values)[i], &s);
+      done = MemTableGet(*v.imm[m], batch->lkeys[j], &(*batch->values)[i], &s, &imm_fingers[m]);
     }
     if (done) {
       (*batch->statuses)[i] = s;

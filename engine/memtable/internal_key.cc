@@ -43,20 +43,6 @@ Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out) {
   return Status::OK();
 }
 
-uint64_t ExtractTrailer(const Slice& internal_key) {
-  assert(internal_key.size() >= kInternalKeyTrailerBytes);
-  return DecodeFixed64(internal_key.data() + internal_key.size() - kInternalKeyTrailerBytes);
-}
-
-int CompareInternalKeys(const Slice& a, const Slice& b) {
-  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
-  if (r != 0) return r;
-  const uint64_t ta = ExtractTrailer(a), tb = ExtractTrailer(b);
-  if (ta > tb) return -1;  // larger trailer (newer) first
-  if (ta < tb) return 1;
-  return 0;
-}
-
 LookupKey::LookupKey(const Slice& user_key, SequenceNumber snapshot) {
   assert(snapshot <= kMaxSequenceNumber);
   const size_t ikey_len = user_key.size() + kInternalKeyTrailerBytes;

@@ -12,6 +12,7 @@
 
 #include "common/slice.h"
 #include "common/status.h"
+#include "engine/util/coding.h"
 
 namespace filterlab::engine {
 
@@ -54,10 +55,20 @@ Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out);
 inline Slice ExtractUserKey(const Slice& internal_key) {
   return Slice(internal_key.data(), internal_key.size() - kInternalKeyTrailerBytes);
 }
-uint64_t ExtractTrailer(const Slice& internal_key);
+inline uint64_t ExtractTrailer(const Slice& internal_key) {
+  return DecodeFixed64(internal_key.data() + internal_key.size() - kInternalKeyTrailerBytes);
+}
 
 // Three-way comparison in internal-key order. Preconditions: both ≥ 8 bytes.
-int CompareInternalKeys(const Slice& a, const Slice& b);
+// Inline: the memtable's skip list calls it on every search step.
+inline int CompareInternalKeys(const Slice& a, const Slice& b) {
+  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
+  if (r != 0) return r;
+  const uint64_t ta = ExtractTrailer(a), tb = ExtractTrailer(b);
+  if (ta > tb) return -1;  // larger trailer (newer) first
+  if (ta < tb) return 1;
+  return 0;
+}
 
 // A memtable lookup key for (user_key, snapshot): the memtable entry prefix
 // varint32(len) ‖ user_key ‖ trailer(snapshot, kValueTypeForSeek), so it can

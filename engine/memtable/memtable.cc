@@ -17,13 +17,11 @@ Slice DecodeLengthPrefixed(const char* p) {
   return Slice(q, len);
 }
 
+Slice EntryValue(const Slice& internal_key) { return DecodeLengthPrefixed(internal_key.data() + internal_key.size()); }
+
 constexpr double kMaxBloomRatio = 0.25;
 
 }  // namespace
-
-int MemTableEntryComparator::operator()(const char* a, const char* b) const {
-  return CompareInternalKeys(DecodeLengthPrefixed(a), DecodeLengthPrefixed(b));
-}
 
 Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total_bits) {
   if (!(ratio >= 0.0)) {  // also rejects NaN
@@ -76,14 +74,18 @@ Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable
 }
 
 MemTable::MemTable(const MemTableOptions& options, std::unique_ptr<Filter> bloom)
-    : options_(options), list_(MemTableEntryComparator(), &arena_), bloom_(std::move(bloom)) {}
+    : options_(options),
+      arena_(options.huge_page_arena && options.write_buffer_size >= MemTableOptions::kHugePageArenaMinBuffer),
+      list_(MemTableEntryComparator(), &arena_),
+      bloom_(std::move(bloom)) {}
 
 MemTable::~MemTable() = default;
 
 void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, const Slice& value) {
   const size_t ikey_len = user_key.size() + kInternalKeyTrailerBytes;
   const size_t encoded_len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size();
-  char* buf = arena_.Allocate(encoded_len);
+  // The entry lives inline in its skip-list node (one allocation, one cache miss per search step).
+  char* buf = list_.AllocateKey(encoded_len);
   char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
   std::memcpy(p, user_key.data(), user_key.size());
   p += user_key.size();
@@ -97,7 +99,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
   data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
 }
 
-MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
+MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value, Finger* finger) const {
   if (bloom_) {
     if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
       bloom_counters_.Add(0);
@@ -105,16 +107,22 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) cons
     }
     bloom_counters_.Add(1);
   }
-  MemTableList::Iterator it(&list_);
-  it.Seek(key.memtable_key());
-  if (!it.Valid()) return GetResult::kNotFound;
-  const char* entry = it.key();
-  const Slice ikey = DecodeLengthPrefixed(entry);
+  const MemTableSearchKey target(key.internal_key());
+  const char* entry = nullptr;
+  if (finger != nullptr) {
+    entry = finger->finger_.Seek(target);
+  } else {
+    MemTableList::Iterator it(&list_);
+    it.Seek(target);
+    if (it.Valid()) entry = it.key();
+  }
+  if (entry == nullptr) return GetResult::kNotFound;
+  const Slice ikey = DecodeEntryKey(entry);
   if (ExtractUserKey(ikey) != key.user_key()) return GetResult::kNotFound;
   switch (static_cast<ValueType>(ExtractTrailer(ikey) & 0xff)) {
     case kTypeValue:
     case kTypeMerge: {
-      const Slice v = DecodeLengthPrefixed(ikey.data() + ikey.size());
+      const Slice v = EntryValue(ikey);
       value->assign(v.data(), v.size());
       return (ExtractTrailer(ikey) & 0xff) == kTypeValue ? GetResult::kFound : GetResult::kMerge;
     }
@@ -131,8 +139,8 @@ MemTable::RangeStats MemTable::ApproximateStats(const Slice& start, const Slice&
   const LookupKey lo(start, kMaxSequenceNumber), hi(limit, kMaxSequenceNumber);
   const uint64_t n = num_entries();
   uint64_t count = options_.approx_algorithm == ApproxAlgorithm::kNew
-                       ? list_.ApproximateNumEntries(lo.memtable_key(), hi.memtable_key())
-                       : list_.ApproximateNumEntriesOld(lo.memtable_key(), hi.memtable_key());
+                       ? list_.ApproximateNumEntries(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()))
+                       : list_.ApproximateNumEntriesOld(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()));
   if (count == 0 || n == 0) return {};
   count = std::min(count, n);
   return {count, count * (data_size() / n)};
@@ -142,18 +150,10 @@ size_t MemTable::ApproximateMemoryUsage() const {
   return arena_.MemoryUsage() + (bloom_ ? bloom_->DataBytes() : 0);
 }
 
-void MemTable::Iterator::Seek(const Slice& internal_key) {
-  seek_buf_.clear();
-  PutVarint32(&seek_buf_, static_cast<uint32_t>(internal_key.size()));
-  seek_buf_.append(internal_key.data(), internal_key.size());
-  it_.Seek(seek_buf_.data());
-}
+void MemTable::Iterator::Seek(const Slice& internal_key) { it_.Seek(MemTableSearchKey(internal_key)); }
 
-Slice MemTable::Iterator::key() const { return DecodeLengthPrefixed(it_.key()); }
+Slice MemTable::Iterator::key() const { return DecodeEntryKey(it_.key()); }
 
-Slice MemTable::Iterator::value() const {
-  const Slice ikey = DecodeLengthPrefixed(it_.key());
-  return DecodeLengthPrefixed(ikey.data() + ikey.size());
-}
+Slice MemTable::Iterator::value() const { return EntryValue(DecodeEntryKey(it_.key())); }
 
 }  // namespace filterlab::engine

@@ -34,6 +34,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/memtable/skiplist.h"
 #include "engine/util/arena.h"
+#include "engine/util/coding.h"
 #include "engine/util/thread_slot.h"
 #include "filters/filter.h"
 
@@ -41,12 +42,55 @@ namespace filterlab::engine {
 
 enum class ApproxAlgorithm { kNew, kOld };
 
-// Orders encoded memtable entries (or lookup keys, which share the prefix)
-// by their internal keys.
-struct MemTableEntryComparator {
-  int operator()(const char* a, const char* b) const;
+// The internal key an encoded entry starts with. Entries were written by
+// Add, so the varint is well formed; an internal key under 128 bytes (user
+// keys under 120) has a one-byte length, decoded without a call.
+inline Slice DecodeEntryKey(const char* entry) {
+  const auto first = static_cast<uint8_t>(entry[0]);
+  if (first < 0x80) return Slice(entry + 1, first);
+  uint32_t len = 0;
+  const char* q = GetVarint32Ptr(entry, entry + kMaxVarint32Bytes, &len);
+  return Slice(q, len);
+}
+
+// A search key for the memtable's skip list: an internal key, plus the first
+// 8 bytes of its user key as a big-endian number when it has at least 8.
+struct MemTableSearchKey {
+  explicit MemTableSearchKey(const Slice& internal_key);
+  Slice internal_key;
+  uint64_t prefix = 0;
+  bool has_prefix = false;
 };
-using MemTableList = SkipList<const char*, MemTableEntryComparator>;
+
+// The first 8 bytes at p as a big-endian number: numbers compare as the bytes do.
+inline uint64_t LoadBigEndian64(const char* p) { return __builtin_bswap64(DecodeFixed64(p)); }
+
+inline MemTableSearchKey::MemTableSearchKey(const Slice& ikey) : internal_key(ikey) {
+  if (ikey.size() >= kInternalKeyTrailerBytes + 8) {
+    prefix = LoadBigEndian64(ikey.data());
+    has_prefix = true;
+  }
+}
+
+// Orders encoded memtable entries, stored inline in the skip list's nodes,
+// by their internal keys; a search compares each entry against a decoded
+// MemTableSearchKey. When both user keys have 8+ bytes, unequal 8-byte
+// prefixes decide the order with one integer compare (the engine's keys
+// start with an 8-byte big-endian key number, so nearly every step of a
+// search ends there); otherwise, the full internal-key comparison.
+struct MemTableEntryComparator {
+  using DecodedKey = MemTableSearchKey;
+  MemTableSearchKey Decode(const char* entry) const { return MemTableSearchKey(DecodeEntryKey(entry)); }
+  int operator()(const char* entry, const MemTableSearchKey& key) const {
+    const Slice ikey = DecodeEntryKey(entry);
+    if (key.has_prefix && ikey.size() >= kInternalKeyTrailerBytes + 8) {
+      const uint64_t prefix = LoadBigEndian64(ikey.data());
+      if (prefix != key.prefix) return prefix < key.prefix ? -1 : 1;
+    }
+    return CompareInternalKeys(ikey, key.internal_key);
+  }
+};
+using MemTableList = SkipList<MemTableEntryComparator>;
 
 // "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom: 6 probes, its
 // 32-bit hash), made once per process.
@@ -62,6 +106,12 @@ struct MemTableOptions {
   // disables the memtable Bloom. The default is RocksDB's DynamicBloom.
   std::shared_ptr<const FilterPolicy> bloom_policy = DefaultMemTableBloomPolicy();
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
+  // Back the arena with 2 MiB transparent-huge-page chunks (Arena) when
+  // write_buffer_size is at least kHugePageArenaMinBuffer: a lookup in a big,
+  // full memtable then takes far fewer TLB misses. Smaller memtables use
+  // plain 4 KiB blocks (a chunk would be most of their memory).
+  bool huge_page_arena = true;
+  static constexpr size_t kHugePageArenaMinBuffer = size_t{16} << 20;
 };
 
 class MemTable {
@@ -82,8 +132,23 @@ class MemTable {
     kDeleted,   // newest visible version is a deletion or single deletion
     kMerge,     // newest visible version is a merge operand; *value holds it
   };
+  // Lookups for ascending keys (a sorted batch) can share a Finger: each
+  // skip-list search then starts where the previous one passed (see
+  // SkipList::Finger), so nearby keys cost a few steps instead of a full
+  // search from the top. Valid while the memtable lives; one per thread.
+  class Finger {
+   public:
+    explicit Finger(const MemTable* mem) : finger_(&mem->list_) {}
+
+   private:
+    friend class MemTable;
+    MemTableList::Finger finger_;
+  };
+
   // Newest version of key.user_key() with sequence <= the lookup's snapshot.
-  GetResult Get(const LookupKey& key, std::string* value) const;
+  // With a finger, key must be >= (in internal-key order) every key looked
+  // up with it before; the answer is the same as without.
+  GetResult Get(const LookupKey& key, std::string* value, Finger* finger = nullptr) const;
 
   struct RangeStats {
     uint64_t count = 0;
@@ -121,7 +186,6 @@ class MemTable {
 
    private:
     MemTableList::Iterator it_;
-    std::string seek_buf_;
   };
 
  private:

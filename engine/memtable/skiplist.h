@@ -1,5 +1,23 @@
 // SkipList: the memtable's ordered index (spec lsm-features.md §2.2–2.4).
 //
+// Inline keys: each node is ONE arena allocation holding its next pointers
+// followed by the key's bytes,
+//   [next[h−1] … next[1] next[0]] [key bytes …]
+//                                 ^ the node's address
+// so the key a search compares sits right after the level-0 pointer, in the
+// same cache line(s) as the node, and a step of a search costs one cache miss
+// rather than two (node, then a separately allocated key). The writer asks
+// for a node with AllocateKey(n), writes the key into the n bytes it gets,
+// then Insert()s that pointer. Keys are opaque bytes; the list never needs
+// their length (the comparator knows the format).
+//
+// Comparator: a copyable object with
+//   using DecodedKey = …;                 // a search key in a cheap-to-compare form
+//   DecodedKey Decode(const char* stored) const;
+//   int operator()(const char* stored, const DecodedKey& key) const;  // three-way
+// Searches decode their target once and compare every visited node's bytes
+// against it, so only the stored side is parsed per step.
+//
 // Concurrency: one writer, many readers, no locks on the read path. A node is
 // fully built (key and its own next pointers) before the writer publishes it
 // with a release store into its predecessors' next pointers; readers follow
@@ -14,7 +32,8 @@
 // node reaches height k+1 from k with probability 1/4 (Lehmer RNG output
 // below (2^31−1)/4), so level k holds ~N/4^k nodes and a search visits
 // ~B/2 nodes per level, ~2·log4(N) in all. Height 12 suits up to ~4^12 = 16M
-// entries per memtable without degrading.
+// entries per memtable without degrading. A node's height is drawn when
+// AllocateKey makes it (one draw per key, in insertion order).
 //
 // Range counts: ApproximateNumEntries(start, end) is the algorithm of
 // RocksDB PR #13047 (§2.3): walk down the levels counting in-range nodes at
@@ -34,6 +53,7 @@
 
 #include <atomic>
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <new>
 
@@ -42,14 +62,13 @@
 
 namespace filterlab::engine {
 
-// Comparator: a copyable object with int operator()(const Key&, const Key&)
-// const giving a three-way comparison.
-template <typename Key, class Comparator>
+template <class Comparator>
 class SkipList {
  private:
   struct Node;  // declared ahead for Iterator (clang resolves its use there eagerly)
 
  public:
+  using DecodedKey = typename Comparator::DecodedKey;
   static constexpr int kMaxHeight = 12;
   static constexpr int kBranching = 4;
   static constexpr uint32_t kDefaultSeed = 0xdeadbeef;
@@ -59,16 +78,21 @@ class SkipList {
   SkipList(const SkipList&) = delete;
   SkipList& operator=(const SkipList&) = delete;
 
-  // Writer only. Precondition: no key comparing equal is already present.
-  void Insert(const Key& key);
-  bool Contains(const Key& key) const;
+  // Writer only. A new, unpublished node with room for key_bytes of key
+  // (uninitialised); write the key there, then Insert(the returned pointer)
+  // before the next AllocateKey.
+  char* AllocateKey(size_t key_bytes);
+  // Writer only. Publishes the node AllocateKey returned as `key`.
+  // Precondition: no key comparing equal is already present.
+  void Insert(const char* key);
+  bool Contains(const DecodedKey& key) const;
 
   // Estimated number of keys k with start <= k < end (new algorithm, §2.3).
-  uint64_t ApproximateNumEntries(const Key& start, const Key& end) const;
+  uint64_t ApproximateNumEntries(const DecodedKey& start, const DecodedKey& end) const;
   // The replaced estimate (§2.4): max(0, rank(end) − rank(start)).
-  uint64_t ApproximateNumEntriesOld(const Key& start, const Key& end) const;
+  uint64_t ApproximateNumEntriesOld(const DecodedKey& start, const DecodedKey& end) const;
   // §2.4's rank estimate: about the number of keys < key.
-  uint64_t EstimateRank(const Key& key) const;
+  uint64_t EstimateRank(const DecodedKey& key) const;
 
   // Highest node so far (1 when empty).
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
@@ -78,10 +102,10 @@ class SkipList {
    public:
     explicit Iterator(const SkipList* list) : list_(list) {}
     bool Valid() const { return node_ != nullptr; }
-    // Precondition: Valid().
-    const Key& key() const {
+    // The stored key bytes. Precondition: Valid().
+    const char* key() const {
       assert(Valid());
-      return node_->key;
+      return node_->key();
     }
     void Next() {
       assert(Valid());
@@ -90,17 +114,17 @@ class SkipList {
     // O(log n): searches from the head for the last node before this one.
     void Prev() {
       assert(Valid());
-      node_ = list_->FindLessThan(node_->key);
+      node_ = list_->FindLessThan(list_->compare_.Decode(node_->key()));
       if (node_ == list_->head_) node_ = nullptr;
     }
     // First key >= target.
-    void Seek(const Key& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
+    void Seek(const DecodedKey& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
     // Last key <= target.
-    void SeekForPrev(const Key& target) {
+    void SeekForPrev(const DecodedKey& target) {
       Seek(target);
       if (!Valid()) {
         SeekToLast();
-      } else if (list_->compare_(node_->key, target) > 0) {
+      } else if (list_->compare_(node_->key(), target) > 0) {
         Prev();
       }
     }
@@ -115,33 +139,72 @@ class SkipList {
     const typename SkipList::Node* node_ = nullptr;
   };
 
- private:
-  struct Node {
-    explicit Node(const Key& k) : key(k) {}
-    Key key;
+  // A run of searches for ascending keys (a sorted MultiGet batch). Each
+  // search after the first starts from the previous one's path: it climbs
+  // from level 0 only while the previous path's successor at that level is
+  // still below the new key, then descends as usual from there, so a key
+  // d entries past the previous one costs O(log d) steps instead of
+  // O(log n). Valid only while the list lives; any thread, one per thread.
+  class Finger {
+   public:
+    explicit Finger(const SkipList* list) : list_(list) {
+      for (auto& node : path_) node = list->head_;
+    }
+    // The stored bytes of the first key >= target, or nullptr.
+    // Precondition: target >= every earlier target of this finger.
+    const char* Seek(const DecodedKey& target) {
+      const Node* n = list_->FindGreaterOrEqualFrom(target, path_);
+      return n == nullptr ? nullptr : n->key();
+    }
 
-    // The `height` next pointers are laid out right after the Node.
-    std::atomic<Node*>* links() { return reinterpret_cast<std::atomic<Node*>*>(this + 1); }
-    const std::atomic<Node*>* links() const { return reinterpret_cast<const std::atomic<Node*>*>(this + 1); }
-
-    Node* Next(int level) const { return links()[level].load(std::memory_order_acquire); }
-    void SetNext(int level, Node* x) { links()[level].store(x, std::memory_order_release); }
-    // Before publication only the writer can see the node: no ordering needed.
-    Node* NextRelaxed(int level) const { return links()[level].load(std::memory_order_relaxed); }
-    void SetNextRelaxed(int level, Node* x) { links()[level].store(x, std::memory_order_relaxed); }
+   private:
+    const SkipList* list_;
+    // path_[level]: last node < the previous target at that level (head_ at first).
+    Node* path_[kMaxHeight];
   };
-  static_assert(alignof(Node) <= Arena::kAlign, "arena alignment too small for nodes");
-  static_assert(sizeof(Node) % alignof(std::atomic<Node*>) == 0, "links after a Node would be misaligned");
 
-  Node* NewNode(const Key& key, int height);
+ private:
+  using Link = std::atomic<Node*>;
+  // A Node is never constructed: a Node* is the address of the key bytes,
+  // with next[level] stored (level + 1) links below it.
+  struct Node {
+    Node() = delete;
+    const char* key() const { return reinterpret_cast<const char*>(this); }
+    Link* link(int level) { return reinterpret_cast<Link*>(this) - (level + 1); }
+    const Link* link(int level) const { return reinterpret_cast<const Link*>(this) - (level + 1); }
+
+    Node* Next(int level) const { return link(level)->load(std::memory_order_acquire); }
+    void SetNext(int level, Node* x) { link(level)->store(x, std::memory_order_release); }
+    // Before publication only the writer can see the node: no ordering needed.
+    Node* NextRelaxed(int level) const { return link(level)->load(std::memory_order_relaxed); }
+    void SetNextRelaxed(int level, Node* x) { link(level)->store(x, std::memory_order_relaxed); }
+  };
+  static_assert(alignof(Link) <= Arena::kAlign, "arena alignment too small for next pointers");
+  static_assert(sizeof(Link) == sizeof(Node*), "links must be plain pointers in size");
+
+  Node* NewNode(size_t key_bytes, int height);
   int RandomHeight();
-  bool KeyIsAfterNode(const Key& key, const Node* n) const {
-    return n != nullptr && compare_(n->key, key) < 0;
+  bool KeyIsAfterNode(const DecodedKey& key, const Node* n) const {
+    return n != nullptr && compare_(n->key(), key) < 0;
+  }
+  // While a search compares x's successor at `level`, the node it visits
+  // next is either that successor's successor (step right) or x's successor
+  // one level down (step down), whose address is already in x's links:
+  // prefetching the latter overlaps its cache miss with the comparison, so
+  // each step down is (nearly) free. A step right loses nothing.
+  static void PrefetchBelow(const Node* x, int level) {
+    if (level > 0) {
+      const Node* below = x->Next(level - 1);
+      if (below != nullptr) __builtin_prefetch(below);
+    }
   }
   // First node >= key; fills prev[level] with the last node < key per level.
-  Node* FindGreaterOrEqual(const Key& key, Node** prev) const;
+  Node* FindGreaterOrEqual(const DecodedKey& key, Node** prev) const;
+  // As FindGreaterOrEqual, but starting from path[], the last nodes < an
+  // earlier key <= key per level (all head_ at first); updates path[].
+  Node* FindGreaterOrEqualFrom(const DecodedKey& key, Node** path) const;
   // Last node < key, or head_.
-  Node* FindLessThan(const Key& key) const;
+  Node* FindLessThan(const DecodedKey& key) const;
   // Last node, or head_ when empty.
   Node* FindLast() const;
 
@@ -150,24 +213,37 @@ class SkipList {
   Node* const head_;
   std::atomic<int> max_height_{1};
   Random rnd_;  // writer only
+  // Writer only: the node AllocateKey made and Insert will publish.
+  Node* pending_ = nullptr;
+  int pending_height_ = 0;
 };
 
-template <typename Key, class Comparator>
-SkipList<Key, Comparator>::SkipList(Comparator cmp, Arena* arena, uint32_t seed)
-    : compare_(cmp), arena_(arena), head_(NewNode(Key(), kMaxHeight)), rnd_(seed) {
-  for (int i = 0; i < kMaxHeight; ++i) head_->SetNextRelaxed(i, nullptr);
+template <class Comparator>
+SkipList<Comparator>::SkipList(Comparator cmp, Arena* arena, uint32_t seed)
+    : compare_(cmp), arena_(arena), head_(NewNode(0, kMaxHeight)), rnd_(seed) {}
+
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::NewNode(size_t key_bytes, int height) {
+  // Links first (aligned, as the arena block is), then the key: the node's
+  // address is just past its last link. A zero-length key still gets one
+  // byte so the node address is inside the allocation.
+  const size_t links_bytes = sizeof(Link) * static_cast<size_t>(height);
+  char* mem = arena_->AllocateAligned(links_bytes + (key_bytes > 0 ? key_bytes : 1));
+  Link* links = reinterpret_cast<Link*>(mem);
+  for (int i = 0; i < height; ++i) new (&links[i]) Link(nullptr);
+  return reinterpret_cast<Node*>(mem + links_bytes);
 }
 
-template <typename Key, class Comparator>
-typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::NewNode(const Key& key, int height) {
-  char* mem = arena_->AllocateAligned(sizeof(Node) + sizeof(std::atomic<Node*>) * height);
-  Node* node = new (mem) Node(key);
-  for (int i = 0; i < height; ++i) new (&node->links()[i]) std::atomic<Node*>(nullptr);
-  return node;
+template <class Comparator>
+char* SkipList<Comparator>::AllocateKey(size_t key_bytes) {
+  assert(pending_ == nullptr && "AllocateKey twice without Insert");
+  pending_height_ = RandomHeight();
+  pending_ = NewNode(key_bytes, pending_height_);
+  return reinterpret_cast<char*>(pending_);
 }
 
-template <typename Key, class Comparator>
-int SkipList<Key, Comparator>::RandomHeight() {
+template <class Comparator>
+int SkipList<Comparator>::RandomHeight() {
   // Grow with probability 1/4 per level: Next() is uniform on [1, 2^31−2].
   constexpr uint32_t kScaledInverseBranching = (Random::kMaxNext + 1) / kBranching;
   int height = 1;
@@ -175,13 +251,14 @@ int SkipList<Key, Comparator>::RandomHeight() {
   return height;
 }
 
-template <typename Key, class Comparator>
-typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindGreaterOrEqual(const Key& key,
-                                                                                       Node** prev) const {
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqual(const DecodedKey& key,
+                                                                             Node** prev) const {
   Node* x = head_;
   int level = max_height() - 1;
   while (true) {
     Node* next = x->Next(level);
+    PrefetchBelow(x, level);
     if (KeyIsAfterNode(key, next)) {
       x = next;
     } else {
@@ -191,14 +268,36 @@ typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindGreater
     }
   }
 }
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqualFrom(const DecodedKey& key,
+                                                                                 Node** path) const {
+  // Every path[level] is < an earlier key <= key, so it is a valid place to
+  // search from at its level. Climb to the lowest level whose successor of
+  // path[level] is >= key (key falls in that gap), or to the top.
+  const int top = max_height() - 1;
+  int level = 0;
+  while (level < top && KeyIsAfterNode(key, path[level]->Next(level))) ++level;
+  Node* x = path[level];
+  while (true) {
+    Node* next = x->Next(level);
+    PrefetchBelow(x, level);
+    if (KeyIsAfterNode(key, next)) {
+      x = next;
+    } else {
+      path[level] = x;
+      if (level == 0) return next;
+      --level;
+    }
+  }
+}
 
-template <typename Key, class Comparator>
-typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindLessThan(const Key& key) const {
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::FindLessThan(const DecodedKey& key) const {
   Node* x = head_;
   int level = max_height() - 1;
   while (true) {
     Node* next = x->Next(level);
-    if (next != nullptr && compare_(next->key, key) < 0) {
+    if (next != nullptr && compare_(next->key(), key) < 0) {
       x = next;
     } else {
       if (level == 0) return x;
@@ -207,8 +306,8 @@ typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindLessTha
   }
 }
 
-template <typename Key, class Comparator>
-typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindLast() const {
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::FindLast() const {
   Node* x = head_;
   int level = max_height() - 1;
   while (true) {
@@ -222,14 +321,19 @@ typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::FindLast() 
   }
 }
 
-template <typename Key, class Comparator>
-void SkipList<Key, Comparator>::Insert(const Key& key) {
+template <class Comparator>
+void SkipList<Comparator>::Insert(const char* key) {
+  assert(pending_ != nullptr && key == pending_->key() && "Insert takes the pointer AllocateKey returned");
+  Node* const node = pending_;
+  const int height = pending_height_;
+  pending_ = nullptr;
+
   Node* prev[kMaxHeight];
-  Node* x = FindGreaterOrEqual(key, prev);
-  assert(x == nullptr || compare_(key, x->key) != 0);
+  const DecodedKey decoded = compare_.Decode(key);
+  Node* x = FindGreaterOrEqual(decoded, prev);
+  assert(x == nullptr || compare_(x->key(), decoded) != 0);
   (void)x;
 
-  const int height = RandomHeight();
   const int old_max = max_height();
   if (height > old_max) {
     for (int i = old_max; i < height; ++i) prev[i] = head_;
@@ -238,21 +342,20 @@ void SkipList<Key, Comparator>::Insert(const Key& key) {
     max_height_.store(height, std::memory_order_relaxed);
   }
 
-  Node* node = NewNode(key, height);
   for (int i = 0; i < height; ++i) {
     node->SetNextRelaxed(i, prev[i]->NextRelaxed(i));
     prev[i]->SetNext(i, node);  // publication
   }
 }
 
-template <typename Key, class Comparator>
-bool SkipList<Key, Comparator>::Contains(const Key& key) const {
+template <class Comparator>
+bool SkipList<Comparator>::Contains(const DecodedKey& key) const {
   Node* x = FindGreaterOrEqual(key, nullptr);
-  return x != nullptr && compare_(key, x->key) == 0;
+  return x != nullptr && compare_(x->key(), key) == 0;
 }
 
-template <typename Key, class Comparator>
-uint64_t SkipList<Key, Comparator>::ApproximateNumEntries(const Key& start, const Key& end) const {
+template <class Comparator>
+uint64_t SkipList<Comparator>::ApproximateNumEntries(const DecodedKey& start, const DecodedKey& end) const {
   const Node* lb = head_;        // last node known to be < start
   const Node* ub = nullptr;      // first node known to be >= end (null = end of list)
   uint64_t count = 0;
@@ -265,11 +368,11 @@ uint64_t SkipList<Key, Comparator>::ApproximateNumEntries(const Key& start, cons
     }
     count = 0;
     const Node* next = lb->Next(level);
-    while (next != ub && compare_(next->key, start) < 0) {
+    while (next != ub && compare_(next->key(), start) < 0) {
       lb = next;
       next = lb->Next(level);
     }
-    while (next != ub && compare_(next->key, end) < 0) {
+    while (next != ub && compare_(next->key(), end) < 0) {
       ++count;
       next = next->Next(level);
     }
@@ -278,14 +381,14 @@ uint64_t SkipList<Key, Comparator>::ApproximateNumEntries(const Key& start, cons
   return count;
 }
 
-template <typename Key, class Comparator>
-uint64_t SkipList<Key, Comparator>::EstimateRank(const Key& key) const {
+template <class Comparator>
+uint64_t SkipList<Comparator>::EstimateRank(const DecodedKey& key) const {
   const Node* x = head_;
   int level = max_height() - 1;
   uint64_t count = 0;
   while (true) {
     const Node* next = x->Next(level);
-    if (next == nullptr || compare_(next->key, key) >= 0) {
+    if (next == nullptr || compare_(next->key(), key) >= 0) {
       if (level == 0) return count;
       // Each step at the next lower level is worth 1/B of a step here.
       count *= kBranching;
@@ -297,8 +400,8 @@ uint64_t SkipList<Key, Comparator>::EstimateRank(const Key& key) const {
   }
 }
 
-template <typename Key, class Comparator>
-uint64_t SkipList<Key, Comparator>::ApproximateNumEntriesOld(const Key& start, const Key& end) const {
+template <class Comparator>
+uint64_t SkipList<Comparator>::ApproximateNumEntriesOld(const DecodedKey& start, const DecodedKey& end) const {
   const uint64_t end_rank = EstimateRank(end);
   const uint64_t start_rank = EstimateRank(start);
   return end_rank > start_rank ? end_rank - start_rank : 0;

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
 #include <set>
 #include <thread>
 #include <vector>
@@ -15,10 +19,27 @@
 namespace filterlab::engine {
 namespace {
 
+// Keys are 8 stored bytes holding a native u64; searches take the u64.
 struct U64Compare {
-  int operator()(uint64_t a, uint64_t b) const { return a < b ? -1 : (a > b ? 1 : 0); }
+  using DecodedKey = uint64_t;
+  uint64_t Decode(const char* stored) const {
+    uint64_t v;
+    std::memcpy(&v, stored, sizeof(v));
+    return v;
+  }
+  int operator()(const char* stored, uint64_t b) const {
+    const uint64_t a = Decode(stored);
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
 };
-using U64List = SkipList<uint64_t, U64Compare>;
+using U64List = SkipList<U64Compare>;
+
+void Insert(U64List* list, uint64_t key) {
+  char* p = list->AllocateKey(sizeof(key));
+  std::memcpy(p, &key, sizeof(key));
+  list->Insert(p);
+}
+uint64_t KeyAt(const U64List::Iterator& it) { return U64Compare().Decode(it.key()); }
 
 TEST(SkipList, Empty) {
   Arena arena;
@@ -46,7 +67,7 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
   SplitMix64 rng(1);
   for (int i = 0; i < 2000; ++i) {
     const uint64_t key = rng.Next() % kRange;
-    if (model.insert(key).second) list.Insert(key);
+    if (model.insert(key).second) Insert(&list, key);
   }
   for (uint64_t k = 0; k < kRange; ++k) EXPECT_EQ(list.Contains(k), model.count(k) == 1) << k;
 
@@ -54,7 +75,7 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
   it.SeekToFirst();
   for (uint64_t k : model) {
     ASSERT_TRUE(it.Valid());
-    EXPECT_EQ(it.key(), k);
+    EXPECT_EQ(KeyAt(it), k);
     it.Next();
   }
   EXPECT_FALSE(it.Valid());
@@ -62,7 +83,7 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
   it.SeekToLast();
   for (auto r = model.rbegin(); r != model.rend(); ++r) {
     ASSERT_TRUE(it.Valid());
-    EXPECT_EQ(it.key(), *r);
+    EXPECT_EQ(KeyAt(it), *r);
     it.Prev();
   }
   EXPECT_FALSE(it.Valid());
@@ -74,7 +95,7 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
       EXPECT_FALSE(it.Valid()) << target;
     } else {
       ASSERT_TRUE(it.Valid()) << target;
-      EXPECT_EQ(it.key(), *lower);
+      EXPECT_EQ(KeyAt(it), *lower);
     }
     it.SeekForPrev(target);
     auto upper = model.upper_bound(target);
@@ -82,11 +103,93 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
       EXPECT_FALSE(it.Valid()) << target;
     } else {
       ASSERT_TRUE(it.Valid()) << target;
-      EXPECT_EQ(it.key(), *std::prev(upper));
+      EXPECT_EQ(KeyAt(it), *std::prev(upper));
     }
   }
   EXPECT_GT(list.max_height(), 1);
   EXPECT_LE(list.max_height(), U64List::kMaxHeight);
+}
+
+TEST(SkipList, FingerSeeksMatchLowerBound) {
+  // Ascending targets with gaps from 0 (repeats) to ~1/4 of the key range,
+  // so a finger search climbs anywhere from level 0 to the top.
+  constexpr uint64_t kRange = 1000000;
+  Arena arena;
+  U64List list(U64Compare(), &arena);
+  std::set<uint64_t> model;
+  SplitMix64 rng(21);
+  for (int i = 0; i < 50000; ++i) {
+    const uint64_t key = rng.Next() % kRange;
+    if (model.insert(key).second) Insert(&list, key);
+  }
+  int seeks = 0;  // ~32 per run: the mean gap is ~31500
+  for (int run = 0; run < 20; ++run) {
+    U64List::Finger finger(&list);
+    uint64_t target = rng.Next() % 1000;
+    while (target < kRange + 100) {
+      const char* found = finger.Seek(target);
+      const auto lower = model.lower_bound(target);
+      if (lower == model.end()) {
+        ASSERT_EQ(found, nullptr) << target;
+      } else {
+        ASSERT_NE(found, nullptr) << target;
+        ASSERT_EQ(U64Compare().Decode(found), *lower) << target;
+      }
+      ++seeks;
+      const uint64_t kind = rng.Next() % 4;
+      target += kind == 0 ? 0 : kind == 1 ? rng.Next() % 20 : kind == 2 ? rng.Next() % 2000 : rng.Next() % 250000;
+    }
+  }
+  EXPECT_GT(seeks, 300);
+}
+
+// Keys stored as a 2-byte length and the bytes, compared bytewise (shorter
+// prefix first): lengths 0..3000 cover empty keys and keys above a quarter
+// arena block, which get an arena block of their own.
+struct StringCompare {
+  using DecodedKey = std::string_view;
+  std::string_view Decode(const char* stored) const {
+    uint16_t len;
+    std::memcpy(&len, stored, sizeof(len));
+    return std::string_view(stored + sizeof(len), len);
+  }
+  int operator()(const char* stored, std::string_view b) const { return Decode(stored).compare(b); }
+};
+
+TEST(SkipList, VariableLengthKeysLiveInTheirNodes) {
+  Arena arena;
+  SkipList<StringCompare> list(StringCompare(), &arena);
+  std::map<std::string, const char*> model;  // key -> the node memory AllocateKey gave it
+  SplitMix64 rng(11);
+  for (int i = 0; i < 3000; ++i) {
+    const size_t len = i % 100 == 0 ? rng.Next() % 3001 : rng.Next() % 24;
+    std::string key(len, '\0');
+    for (auto& c : key) c = static_cast<char>('a' + rng.Next() % 3);
+    if (model.count(key)) continue;
+    char* p = list.AllocateKey(sizeof(uint16_t) + key.size());
+    const auto len16 = static_cast<uint16_t>(key.size());
+    std::memcpy(p, &len16, sizeof(len16));
+    std::memcpy(p + sizeof(len16), key.data(), key.size());
+    list.Insert(p);
+    model.emplace(key, p);
+  }
+  ASSERT_TRUE(model.count(""));  // rng % 24 == 0 happens ~125 times among the draws
+  // In order, each key read back from the very bytes the writer filled (the
+  // list keeps no copy and no separate key allocation).
+  SkipList<StringCompare>::Iterator it(&list);
+  it.SeekToFirst();
+  for (const auto& [key, p] : model) {
+    ASSERT_TRUE(it.Valid());
+    EXPECT_EQ(it.key(), p);
+    EXPECT_EQ(StringCompare().Decode(it.key()), key);
+    EXPECT_TRUE(list.Contains(key));
+    it.Next();
+  }
+  EXPECT_FALSE(it.Valid());
+  EXPECT_FALSE(list.Contains("d"));
+  it.Seek("b");
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(StringCompare().Decode(it.key()), model.lower_bound("b")->first);
 }
 
 TEST(SkipList, HeightsFollowTheBranchingFactor) {
@@ -94,7 +197,7 @@ TEST(SkipList, HeightsFollowTheBranchingFactor) {
   // probability 1 − (1 − 4^−6)^n ≈ 1 and height 12 only with 4^−11·n ≈ 0.05.
   Arena arena;
   U64List list(U64Compare(), &arena);
-  for (uint64_t i = 0; i < 200000; ++i) list.Insert(i);
+  for (uint64_t i = 0; i < 200000; ++i) Insert(&list, i);
   EXPECT_GE(list.max_height(), 7);
   EXPECT_LE(list.max_height(), 12);
 }
@@ -131,16 +234,26 @@ TEST(SkipList, ConcurrentReadersWithOneWriter) {
         ASSERT_TRUE(list.Contains(k)) << "published key missing";
         ASSERT_FALSE(list.Contains(k + 1)) << "never-inserted key found";
       }
+      // A finger over an ascending sample of published keys finds each one.
+      std::vector<uint64_t> sample;
+      for (int probe = 0; probe < 64 && n > 0; ++probe) sample.push_back(order[r.Next() % n]);
+      std::sort(sample.begin(), sample.end());
+      U64List::Finger finger(&list);
+      for (uint64_t k : sample) {
+        const char* found = finger.Seek(k);
+        ASSERT_NE(found, nullptr);
+        ASSERT_EQ(U64Compare().Decode(found), k) << "published key missing from a finger search";
+      }
       // A scan is sorted, holds only inserted keys and at least n of them.
       U64List::Iterator it(&list);
       size_t seen = 0;
       uint64_t prev = 0;
       for (it.SeekToFirst(); it.Valid(); it.Next()) {
         if (seen > 0) {
-          ASSERT_LT(prev, it.key());
+          ASSERT_LT(prev, KeyAt(it));
         }
-        ASSERT_TRUE(std::binary_search(keys.begin(), keys.end(), it.key()));
-        prev = it.key();
+        ASSERT_TRUE(std::binary_search(keys.begin(), keys.end(), KeyAt(it)));
+        prev = KeyAt(it);
         ++seen;
       }
       ASSERT_GE(seen, n);
@@ -151,7 +264,7 @@ TEST(SkipList, ConcurrentReadersWithOneWriter) {
   std::vector<std::thread> readers;
   for (int i = 0; i < kReaders; ++i) readers.emplace_back(reader, i);
   for (size_t i = 0; i < order.size(); ++i) {
-    list.Insert(order[i]);
+    Insert(&list, order[i]);
     published.store(i + 1, std::memory_order_release);
   }
   done.store(true, std::memory_order_release);
@@ -190,7 +303,7 @@ class ApproximateNumEntriesTest : public ::testing::Test {
     // does not depend on insertion order; inserting in key order keeps every
     // search path in cache and builds the million-entry list ~10x faster than
     // random order (each test runs in its own process and rebuilds it).
-    for (uint64_t k : *sorted_) list_->Insert(k);
+    for (uint64_t k : *sorted_) Insert(list_, k);
   }
   static void TearDownTestSuite() {
     delete list_;

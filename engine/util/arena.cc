@@ -1,7 +1,11 @@
 #include "engine/util/arena.h"
 
+#include <sys/mman.h>
+
 #include <cassert>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 
 namespace filterlab::engine {
 
@@ -48,9 +52,32 @@ char* Arena::AllocateFallback(size_t bytes) {
 }
 
 char* Arena::AllocateNewBlock(size_t block_bytes) {
-  blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_bytes));
+  // Same accounting either way: the block plus one owner's worth of bookkeeping.
   memory_usage_.fetch_add(block_bytes + sizeof(std::unique_ptr<char[]>), std::memory_order_relaxed);
+  if (huge_page_chunks_ && block_bytes == kBlockSize) return NewChunkBlock();
+  blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_bytes));
   return blocks_.back().get();
 }
+
+char* Arena::NewChunkBlock() {
+  static_assert(kHugeChunkBytes % kBlockSize == 0, "chunks must hold whole blocks");
+  if (chunk_bytes_remaining_ < kBlockSize) {
+    char* chunk = static_cast<char*>(std::aligned_alloc(kHugeChunkBytes, kHugeChunkBytes));
+    if (chunk == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    // Advice only: without THP support the chunk stays in 4 KiB pages.
+    (void)madvise(chunk, kHugeChunkBytes, MADV_HUGEPAGE);
+#endif
+    chunks_.emplace_back(chunk);
+    chunk_ptr_ = chunk;
+    chunk_bytes_remaining_ = kHugeChunkBytes;
+  }
+  char* block = chunk_ptr_;
+  chunk_ptr_ += kBlockSize;
+  chunk_bytes_remaining_ -= kBlockSize;
+  return block;
+}
+
+void Arena::FreeDeleter::operator()(char* p) const { std::free(p); }
 
 }  // namespace filterlab::engine

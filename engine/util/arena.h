@@ -21,7 +21,18 @@ class Arena {
   // Alignment of AllocateAligned: enough for pointers, u64 and atomics.
   static constexpr size_t kAlign = alignof(std::max_align_t) > 8 ? alignof(std::max_align_t) : 8;
 
+  // 2 MiB: the x86-64 transparent huge page.
+  static constexpr size_t kHugeChunkBytes = size_t{2} << 20;
+
   Arena() = default;
+  // With huge_page_chunks, the 4 KiB blocks are carved from 2 MiB-aligned
+  // chunks that the kernel is asked (madvise MADV_HUGEPAGE) to back with
+  // transparent huge pages: a big memtable's random reads then miss the TLB
+  // far less. Accounting is unchanged (MemoryUsage counts 4 KiB blocks as
+  // they are carved), though up to one chunk more may be resident. Meant for
+  // large arenas (tens of MiB); where the kernel refuses, the chunks are
+  // plain memory.
+  explicit Arena(bool huge_page_chunks) : huge_page_chunks_(huge_page_chunks) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -37,6 +48,15 @@ class Arena {
   char* AllocateFallback(size_t bytes);
   char* AllocateNewBlock(size_t block_bytes);
 
+  char* NewChunkBlock();
+  struct FreeDeleter {
+    void operator()(char* p) const;
+  };
+
+  const bool huge_page_chunks_ = false;
+  char* chunk_ptr_ = nullptr;  // next 4 KiB block of the current chunk
+  size_t chunk_bytes_remaining_ = 0;
+  std::vector<std::unique_ptr<char, FreeDeleter>> chunks_;
   char* alloc_ptr_ = nullptr;
   size_t alloc_bytes_remaining_ = 0;
   std::vector<std::unique_ptr<char[]>> blocks_;

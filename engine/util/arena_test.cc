@@ -17,8 +17,10 @@ TEST(Arena, EmptyUsesNoMemory) {
   EXPECT_EQ(arena.MemoryUsage(), 0u);
 }
 
-TEST(Arena, AllocationsKeepTheirContentsAndUsageBoundsThem) {
-  Arena arena;
+class ArenaTest : public ::testing::TestWithParam<bool> {};  // param: huge-page chunks
+
+TEST_P(ArenaTest, AllocationsKeepTheirContentsAndUsageBoundsThem) {
+  Arena arena(GetParam());
   Random rnd(301);
   std::vector<std::pair<size_t, char*>> allocated;
   size_t total = 0;
@@ -51,8 +53,8 @@ TEST(Arena, AllocationsKeepTheirContentsAndUsageBoundsThem) {
   }
 }
 
-TEST(Arena, LargeAllocationGetsItsOwnBlock) {
-  Arena arena;
+TEST_P(ArenaTest, LargeAllocationGetsItsOwnBlock) {
+  Arena arena(GetParam());
   char* small = arena.Allocate(10);
   const size_t after_small = arena.MemoryUsage();
   char* big = arena.Allocate(100000);
@@ -62,6 +64,32 @@ TEST(Arena, LargeAllocationGetsItsOwnBlock) {
   EXPECT_EQ(small2, small + 10);
   (void)big;
 }
+
+TEST(Arena, HugePageChunksCarveAlignedChunksWithTheSameAccounting) {
+  // The same allocations in both arenas: identical MemoryUsage after each,
+  // and the chunked arena's first block starts a 2 MiB-aligned chunk, its
+  // later blocks follow within it (1000 x 100 bytes span ~25 blocks).
+  Arena plain, chunked(true);
+  char* first = chunked.Allocate(100);
+  (void)plain.Allocate(100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % Arena::kHugeChunkBytes, 0u);
+  for (int i = 1; i < 1000; ++i) {
+    char* p = chunked.Allocate(100);
+    (void)plain.Allocate(100);
+    ASSERT_EQ(chunked.MemoryUsage(), plain.MemoryUsage()) << i;
+    ASSERT_GE(p, first);
+    ASSERT_LT(p + 100, first + Arena::kHugeChunkBytes) << i;
+  }
+  // Past one chunk (512 blocks), a second chunk starts.
+  for (int i = 0; i < 600 * 40; ++i) {
+    (void)chunked.Allocate(100);
+    (void)plain.Allocate(100);
+  }
+  EXPECT_EQ(chunked.MemoryUsage(), plain.MemoryUsage());
+  EXPECT_GT(chunked.MemoryUsage(), Arena::kHugeChunkBytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndHugePageChunks, ArenaTest, ::testing::Bool());
 
 }  // namespace
 }  // namespace filterlab::engine
