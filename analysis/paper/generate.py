@@ -227,8 +227,14 @@ def setup_values(results_root: Path, experiments: list[str]) -> dict[str, str]:
     vals["compiler"] = tex_escape(build.get("compiler", "?") if isinstance(build, dict) else "?")
     vals["cxxFlags"] = tex_escape(" ".join(x for x in (flags.get("CMAKE_CXX_FLAGS", ""),
                                                        flags.get("CMAKE_CXX_FLAGS_RELEASE", "")) if x))
-    vals["commit"] = tex_escape(str(m.get("commit", "?"))[:12])
-    vals["date"] = tex_escape(str(m.get("date", "?"))[:10])
+    # The results come from many runs: the title names the span of their dates and how many
+    # commits built them (each experiment's meta.json names its own commit).
+    commits = {str(x.get("commit")) for x in metas if x.get("commit")}
+    dates = sorted(str(x["date"])[:10] for x in metas if x.get("date"))
+    vals["commits"] = str(len(commits)) if commits else "?"
+    vals["commitsWord"] = "commit" if len(commits) == 1 else "commits"
+    vals["dateFirst"] = tex_escape(dates[0]) if dates else "?"
+    vals["dateLast"] = tex_escape(dates[-1]) if dates else "?"
     loads = [x.get("machine", {}).get("load_average") for x in metas if x.get("machine", {}).get("load_average")]
     vals["loadMax"] = f"{max(l[0] for l in loads):.1f}" if loads else "not recorded"
     return vals
