@@ -374,9 +374,12 @@ def engine_filters(df: pd.DataFrame, claims) -> plt.Figure | None:
     axes[1].set_ylabel("readrandom, µs per lookup")
     for ax in axes:
         ax.set_ylim(bottom=0)
+    # The legend in the figure's own bottom strip (anchored below the canvas it was cut off).
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=6, ncol=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False)
-    fig.tight_layout()
+    ncol = 5
+    rows = -(-len(labels) // ncol)
+    fig.legend(handles, labels, fontsize=6, ncol=ncol, loc="lower center", bbox_to_anchor=(0.5, 0.0), frameon=False)
+    fig.tight_layout(rect=(0, 0.045 + 0.045 * rows, 1, 1))
     return fig
 
 
