@@ -54,8 +54,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-plot", action="store_true", help="do not draw the plots at the end")
     r.add_argument("--timeout", type=float, default=None, help="seconds before a run is killed (default: none)")
     r.add_argument("--sweep", action="append", metavar="NAME",
-                   help="run only this sweep's runs (repeatable); the results file still holds every stored "
-                        "run of the config, so later runs of the other sweeps complete it")
+                   help="run only this sweep's runs (repeatable); the results file still holds every run "
+                        "of the config stored for this build, so later runs of the other sweeps complete it "
+                        "(runs stored by another build are not in it: a run's key names its worker binary)")
     return p
 
 
