@@ -15,6 +15,7 @@ family one colour."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,12 @@ from .speed_data import speed_rows
 # Speed cells a row shows: (column, mode, pipeline depth of random_pipelined), mixed queries.
 SPEED_COLUMNS = (("build_ns_per_key", "build", 0), ("hot_ns", "single", 0), ("random_ns", "random", 0),
                  ("pipelined_ns", "random_pipelined", 16))
+
+
+def curve_key(spec: str) -> str:
+    """The spec without its size: bpk and the probe count chosen for it removed, so the
+    sizes of one layout share a key (one curve on the plots)."""
+    return re.sub(r"(bpk|probes)=[^,]*,?", "", str(spec)).rstrip(",:")
 
 
 def family_of(spec: str) -> str:

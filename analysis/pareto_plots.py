@@ -6,8 +6,6 @@ filter over the working set, one at a time (filled) and pipelined (hollow)."""
 
 from __future__ import annotations
 
-import re
-
 from .style import FP_LABEL  # first: selects the Agg backend before pyplot loads
 from .style import legend as _legend
 from .style import palette as _palette
@@ -16,12 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .pareto_data import pareto_rows  # noqa: E402
-
-
-def _curve_key(spec: str) -> str:
-    """The spec without its size: bpk and the probe count chosen for it removed."""
-    return re.sub(r"(bpk|probes)=[^,]*,?", "", str(spec)).rstrip(",:")
+from .pareto_data import curve_key, pareto_rows  # noqa: E402
 
 
 def pareto(df: pd.DataFrame):
@@ -44,7 +37,7 @@ def pareto(df: pd.DataFrame):
         # count that follows from it); XOR's and binary fuse's fingerprint widths and arities are
         # separate curves (single points here). The family's colour, one legend entry.
         fam_rows = rows[rows["family"] == fam]
-        curves = fam_rows.groupby(fam_rows["filter"].map(_curve_key), sort=False)
+        curves = fam_rows.groupby(fam_rows["filter"].map(curve_key), sort=False)
         for i, (_, g) in enumerate(curves):
             g = g.sort_values("fp")
             label = fam if i == 0 else None

@@ -258,9 +258,7 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     crosses. Middle: hot single-filter query; right: random filter over the working set, one
     query at a time (filled) and pipelined (hollow, dotted); net ns, medians of the repeats.
     The speed panels stay empty until the speed sweeps have run."""
-    import re
-
-    from ..pareto_data import pareto_rows
+    from ..pareto_data import curve_key, pareto_rows
 
     rows = pareto_rows(df)
     if rows is None or rows.empty:
@@ -270,8 +268,7 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     space, hot, random = axes
     seen = set()
     for fam, g in rows.groupby("family", sort=False):
-        curves = g.groupby(g["filter"].map(lambda f: re.sub(r"(bpk|probes)=[^,]*,?", "", str(f)).rstrip(",:")),
-                           sort=False)
+        curves = g.groupby(g["filter"].map(curve_key), sort=False)
         for _, c in curves:
             c = c.sort_values("fp")
             label = None if fam in seen else fam
