@@ -203,6 +203,9 @@ class SkipList {
   // As FindGreaterOrEqual, but starting from path[], the last nodes < an
   // earlier key <= key per level (all head_ at first); updates path[].
   Node* FindGreaterOrEqualFrom(const DecodedKey& key, Node** path) const;
+  // The search from node x (< key) at `level` down to level 0: the first node
+  // >= key; prev[l] (if prev) gets the last node < key at each level passed.
+  Node* DescendFrom(const DecodedKey& key, Node* x, int level, Node** prev) const;
   // Last node < key, or head_.
   Node* FindLessThan(const DecodedKey& key) const;
   // Last node, or head_ when empty.
@@ -254,8 +257,12 @@ int SkipList<Comparator>::RandomHeight() {
 template <class Comparator>
 typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqual(const DecodedKey& key,
                                                                              Node** prev) const {
-  Node* x = head_;
-  int level = max_height() - 1;
+  return DescendFrom(key, head_, max_height() - 1, prev);
+}
+
+template <class Comparator>
+typename SkipList<Comparator>::Node* SkipList<Comparator>::DescendFrom(const DecodedKey& key, Node* x, int level,
+                                                                      Node** prev) const {
   while (true) {
     Node* next = x->Next(level);
     PrefetchBelow(x, level);
@@ -268,6 +275,7 @@ typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqual(co
     }
   }
 }
+
 template <class Comparator>
 typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqualFrom(const DecodedKey& key,
                                                                                  Node** path) const {
@@ -277,18 +285,7 @@ typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqualFro
   const int top = max_height() - 1;
   int level = 0;
   while (level < top && KeyIsAfterNode(key, path[level]->Next(level))) ++level;
-  Node* x = path[level];
-  while (true) {
-    Node* next = x->Next(level);
-    PrefetchBelow(x, level);
-    if (KeyIsAfterNode(key, next)) {
-      x = next;
-    } else {
-      path[level] = x;
-      if (level == 0) return next;
-      --level;
-    }
-  }
+  return DescendFrom(key, path[level], level, path);
 }
 
 template <class Comparator>
