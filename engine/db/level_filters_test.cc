@@ -48,13 +48,18 @@ Options AllocatedTreeOptions(allocation::AllocationPolicy policy) {
 // (not the family's own 10 bits/key; the levels' sizes differ, so do their
 // bits), and the memory the tables hold follows the budget. (Which level
 // gets more is level_allocation_test.cc's business: here the levels' tables
-// were sized at many moments of the tree's growth.) In a
-// tree this small (20k keys, 4 levels at T = 4) the deepest level is young
-// for the whole test and keeps tables sized while it was a fraction of its
-// size (level_filters.h, "while the tree grows"): measured 6.4..6.8
-// bits/key at a budget of 5, so the bounds are 4.5..7.5 (the budget ignored
-// would give 10).
-TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsNearTheBudget) {
+// were sized at many moments of the tree's growth.) In a tree this small
+// (20k keys, 4 levels at T = 4) the deepest level is young for the whole
+// test and keeps tables sized for earlier shapes of the tree (level_filters.h,
+// "while the tree grows"), so the total drifts from the budget either way,
+// by how compactions interleave with the writes: measured 4.3..6.8 bits/key
+// at a budget of 5 (4.3 under ASan's timing). The bounds are therefore half
+// and one and a half times the budget: tight enough to fail if the budget
+// were ignored (the family's own 10 bits/key, 10.3 with its rounding) or if
+// levels were left without filters, loose enough for any interleaving.
+// RewriteFiltersGivesEveryLevelTheAllocationOfItsShape below checks the
+// budget within 2% once every table is sized for the tree as it is.
+TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsAndFollowsTheBudget) {
   ScratchDir dir;
   const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
   auto db = FillTree(o, dir.db(), 20000);
@@ -75,8 +80,8 @@ TEST(LevelFilters, MonkeyGivesDeeperLevelsFewerBitsNearTheBudget) {
             *std::min_element(level_bits.begin(), level_bits.end()) + 0.5);
   ASSERT_GT(entries, 0u);
   const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(entries);
-  EXPECT_GT(bits_per_key, 4.5) << "filter bits / entries over all tables";
-  EXPECT_LT(bits_per_key, 7.5) << "filter bits / entries over all tables";
+  EXPECT_GT(bits_per_key, 0.5 * 5) << "filter bits / entries over all tables";
+  EXPECT_LT(bits_per_key, 1.5 * 5) << "filter bits / entries over all tables";
 }
 
 // Statistics that tell the truth: a level without a filter still counts its
