@@ -84,7 +84,7 @@ const char* ParseVarint(const char* p, const char* limit, int bits, uint64_t* v)
 
 }  // namespace
 
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+const char* GetVarint32PtrLong(const char* p, const char* limit, uint32_t* v) {
   uint64_t wide = 0;
   const char* q = ParseVarint(p, limit, 32, &wide);
   if (q != nullptr) *v = static_cast<uint32_t>(wide);

@@ -56,7 +56,20 @@ int VarintLength(uint64_t v);
 // Parse a varint from [p, limit). Return the byte after it, or nullptr when
 // the input ends inside the varint or the encoding is longer than the type
 // allows (more than 5 / 10 bytes, or bits beyond 32 / 64).
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v);
+// GetVarint32Ptr is inline for its one-byte case (values below 128: the
+// lengths in a block entry's header of small keys and values, three per
+// entry a lookup scans), which takes neither a call nor a loop.
+const char* GetVarint32PtrLong(const char* p, const char* limit, uint32_t* v);
+inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+  if (p < limit) {
+    const uint32_t byte = static_cast<unsigned char>(*p);
+    if (byte < 128) {
+      *v = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint32PtrLong(p, limit, v);
+}
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
 
 // Slice-consuming forms: on success remove the parsed bytes from *input.
