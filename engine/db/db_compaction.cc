@@ -456,7 +456,8 @@ class EntryFilter {
 
 }  // namespace
 
-Status DBImpl::RunCompaction(const Compaction& c) {
+Status DBImpl::RunCompaction(std::unique_ptr<Compaction> owned) {
+  const Compaction& c = *owned;
   if (c.trivial_move) return RunTrivialMove(c);
   uint64_t bytes_read = 0;
   std::unique_ptr<InternalIterator> input = NewCompactionInput(c, &bytes_read);
@@ -473,6 +474,7 @@ Status DBImpl::RunCompaction(const Compaction& c) {
     return s;
   }
   RecordCompaction(c, bytes_read, out);
+  owned.reset();
   DeleteObsoleteFiles();
   return Status::OK();
 }
@@ -609,7 +611,7 @@ void DBImpl::CompactionThread() {
         std::lock_guard<std::mutex> l(mu_);
         comp = PickCompaction();
       }
-      if (comp) s = RunCompaction(*comp);
+      if (comp) s = RunCompaction(std::move(comp));
     }
     std::unique_lock<std::mutex> l(mu_);
     compaction_running_ = false;
@@ -646,7 +648,7 @@ Status DBImpl::CompactRange(const Slice* begin, const Slice* end) {
       comp = ManualCompaction(level, begin, end);
     }
     if (comp) {
-      s = RunCompaction(*comp);
+      s = RunCompaction(std::move(comp));
       if (!s.ok()) return s;
     }
   }
@@ -718,11 +720,14 @@ Status DBImpl::RewriteFiltersPass(uint64_t* rewritten) {
       }
       if ((target ? target->spec() : std::string()) == f->filter_spec) continue;
       comp->output_filter = target;
-      s = RunCompaction(*comp);
+      s = RunCompaction(std::move(comp));
       if (!s.ok()) return s;
       ++*rewritten;
     }
   }
+  // `start` kept the rewritten tables' old files live through the pass.
+  start.reset();
+  DeleteObsoleteFiles();
   std::lock_guard<std::mutex> l(mu_);
   cv_.notify_all();  // levels changed: the compaction thread may have work
   return Status::OK();

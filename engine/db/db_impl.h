@@ -228,8 +228,12 @@ class DBImpl final : public DB {
   void SetupOtherInputs(Compaction* c);
   // RunCompaction's phases: a trivial move only relinks; otherwise merge the
   // inputs, write the surviving entries to new files, install and count.
+  // It takes the compaction and drops it (with the input version it holds)
+  // before deleting the obsolete files: while that version lives its input
+  // tables count as live, and they would stay on disk, with their readers'
+  // pinned index and filter blocks in the block cache, until the next job.
   struct CompactionOutput;
-  Status RunCompaction(const Compaction& c);
+  Status RunCompaction(std::unique_ptr<Compaction> c);
   Status RewriteFiltersPass(uint64_t* rewritten);  // one pass of RewriteFilters; *rewritten: tables
   Status RunTrivialMove(const Compaction& c);
   std::unique_ptr<InternalIterator> NewCompactionInput(const Compaction& c, uint64_t* bytes_read);
