@@ -316,19 +316,17 @@ void BlockIter::Seek(const Slice& target) {
 void BlockIter::SeekFromRestart(uint32_t restart, const Slice& target) {
   if (!status_.ok()) return;
   SeekToRestartPoint(restart);
-  // The scan reads this interval's entries in order: ask for its first
-  // lines (up to 1 KiB) at once, so their misses overlap rather than follow
-  // one another as each entry's header is decoded.
-  {
-    const char* base = block_->contents_.data();
-    const size_t begin = next_offset_;
-    const size_t end = restart + 1 < block_->num_restarts_ ? block_->RestartOffset(restart + 1)
-                                                           : block_->restarts_offset_;
-    for (size_t off = (begin | 63) + 1; off < end && off < begin + 1024; off += 64) __builtin_prefetch(base + off);
-  }
+  PrefetchInterval(restart);
   while (ParseNextEntry()) {
     if (Compare(key(), target) >= 0) return;
   }
+}
+
+void BlockIter::PrefetchInterval(uint32_t index) const {
+  const char* base = block_->contents_.data();
+  const size_t begin = block_->RestartOffset(index);
+  const size_t end = index + 1 < block_->num_restarts_ ? block_->RestartOffset(index + 1) : block_->restarts_offset_;
+  for (size_t off = (begin | 63) + 1; off < end && off < begin + 1024; off += 64) __builtin_prefetch(base + off);
 }
 
 bool BlockIter::FindRestarts(const Slice* targets, size_t n, uint32_t* out) {
@@ -402,6 +400,7 @@ bool BlockIter::SeekForGet(const Slice& target) {
   const size_t interval_end = interval + 1 < block_->num_restarts_ ? block_->RestartOffset(interval + 1)
                                                                     : block_->restarts_offset_;
   SeekToRestartPoint(interval);
+  PrefetchInterval(interval);
   while (true) {
     if (!ParseNextEntry()) return true;  // end of block (or corruption): caller checks on
     if (Compare(key(), target) >= 0) break;
