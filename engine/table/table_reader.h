@@ -145,6 +145,8 @@ class TableReader {
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   // *read (may be null) says whether the block came from the file.
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
+  // LoadDataBlock's miss path: reads the block from the file and caches it.
+  Status ReadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
   Status ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
   Status DecodeIndexValue(const BlockIter& index, BlockHandle* handle) const;
   // Looks up `target` starting at the block the index iterator points to.
