@@ -279,7 +279,7 @@ void SkipList<Comparator>::SeekBatch(const DecodedKey* keys, size_t n, const cha
     int level;
   };
   Search search[kLockstepChunk];
-  uint8_t active[kLockstepChunk];  // the unfinished searches, in key order
+  uint8_t active[kLockstepChunk];  // the unfinished searches, in batch order
   for (size_t base = 0; base < n; base += kLockstepChunk) {
     const size_t m = std::min(kLockstepChunk, n - base);
     const int top = max_height() - 1;

@@ -9,7 +9,8 @@
 // MultiGet (§3.3): the filter probes the whole batch at once (hash every key,
 // then the filter's prefetching MayContainBatch), then the surviving keys,
 // in sorted order, are grouped by data block: consecutive keys landing in the
-// same block share one fetch of it.
+// same block share one fetch of it, and the distinct blocks are looked up in
+// the cache as one BlockCache::LookupBatch, so their cache misses overlap.
 //
 // The reader keeps the index and filter blocks it read at open for its
 // lifetime (pinned); with a BlockCache they also sit in the cache as pinned
