@@ -697,10 +697,10 @@ Status ResolveTableEntry(const LookupResult& r, std::string* value) {
   return Status::NotFound("");
 }
 
-// Looks `key` up in a memtable: true if it decided the answer (*s set).
-bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, Status* s,
-                 MemTable::Finger* finger = nullptr) {
-  switch (mem.Get(key, value, finger)) {
+// True if a memtable's answer decides the lookup (*s set): the key's newest
+// visible version is there.
+bool MemTableDecides(MemTable::GetResult result, Status* s) {
+  switch (result) {
     case MemTable::GetResult::kFound:
       *s = Status::OK();
       return true;
@@ -714,6 +714,11 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
       break;
   }
   return false;
+}
+
+// Looks `key` up in a memtable: true if it decided the answer (*s set).
+bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, Status* s) {
+  return MemTableDecides(mem.Get(key, value), s);
 }
 
 }  // namespace
@@ -771,6 +776,10 @@ struct DBImpl::MultiGetBatch {
   std::vector<bool> decided;
   std::vector<Slice> targets;
   std::vector<LookupResult> results;
+  // One memtable's MultiGet: the pending keys, their value strings, its answers.
+  std::vector<const LookupKey*> mem_keys;
+  std::vector<std::string*> mem_values;
+  std::vector<MemTable::GetResult> mem_results;
 
   size_t index(size_t j) const { return (*order)[start + j]; }
   void Decide(size_t j, Status s) {
@@ -852,27 +861,36 @@ void DBImpl::MultiGetInGuard(const SuperVersion& sv, SequenceNumber sequence, co
   }
 }
 
-// Decides the keys the memtables answer; the rest become `pending`.
-// The batch's keys are sorted, so each memtable's searches share a finger:
-// a key near the previous one costs a few skip-list steps, not a full search.
+// Decides the keys the memtables answer; the rest become `pending`. Each
+// memtable, newest first, takes the still pending keys as one
+// MemTable::MultiGet (its filter probes and skip-list searches batched).
 void DBImpl::MultiGetFromMemTables(const SuperVersion& v, MultiGetBatch* batch) {
   batch->pending.clear();
-  MemTable::Finger mem_finger(v.mem.get());
-  thread_local std::vector<MemTable::Finger> imm_fingers;  // keeps its capacity across calls
-  imm_fingers.clear();
-  for (const auto& imm : v.imm) imm_fingers.emplace_back(imm.get());
-  for (size_t j = 0; j < batch->lkeys.size(); ++j) {
-    const size_t i = batch->index(j);
-    Status s;
-    bool done = MemTableGet(*v.mem, batch->lkeys[j], &(*batch->values)[i], &s, &mem_finger);
-    for (size_t m = 0; !done && m < v.imm.size(); ++m) {
-      done = MemTableGet(*v.imm[m], batch->lkeys[j], &(*batch->values)[i], &s, &imm_fingers[m]);
+  for (size_t j = 0; j < batch->lkeys.size(); ++j) batch->pending.push_back(j);
+  const MemTable* mem = v.mem.get();
+  for (size_t m = 0; mem != nullptr && !batch->pending.empty();) {
+    const size_t k = batch->pending.size();
+    batch->mem_keys.resize(k);
+    batch->mem_values.resize(k);
+    batch->mem_results.resize(k);
+    for (size_t g = 0; g < k; ++g) {
+      const size_t j = batch->pending[g];
+      batch->mem_keys[g] = &batch->lkeys[j];
+      batch->mem_values[g] = &(*batch->values)[batch->index(j)];
     }
-    if (done) {
-      (*batch->statuses)[i] = s;
-    } else {
-      batch->pending.push_back(j);
+    mem->MultiGet(batch->mem_keys.data(), k, batch->mem_values.data(), batch->mem_results.data());
+    size_t kept = 0;
+    for (size_t g = 0; g < k; ++g) {
+      const size_t j = batch->pending[g];
+      Status s;
+      if (MemTableDecides(batch->mem_results[g], &s)) {
+        (*batch->statuses)[batch->index(j)] = std::move(s);
+      } else {
+        batch->pending[kept++] = j;
+      }
     }
+    batch->pending.resize(kept);
+    mem = m < v.imm.size() ? v.imm[m++].get() : nullptr;
   }
 }
 

@@ -193,8 +193,9 @@ class DBImpl final : public DB {
   // Get inside a guard, without counting the call (MultiGet of one key uses it too).
   Status GetImpl(const SuperVersion& sv, SequenceNumber sequence, const Slice& key, std::string* value);
   // MultiGet's phases for one sorted batch (MultiGetBatch in db_impl.cc):
-  // memtables, then level 0 file by file, then each sorted level, each
-  // table handed the group of pending keys inside its range at once.
+  // memtables (each taking the pending keys as one MemTable::MultiGet),
+  // then level 0 file by file, then each sorted level, each table handed
+  // the group of pending keys inside its range at once.
   struct MultiGetBatch;
   void MultiGetInGuard(const SuperVersion& sv, SequenceNumber sequence, const std::vector<Slice>& keys,
                        std::vector<std::string>* values, std::vector<Status>* statuses);

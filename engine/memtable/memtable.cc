@@ -1,5 +1,6 @@
 #include "engine/memtable/memtable.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -99,7 +100,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
   data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
 }
 
-MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value, Finger* finger) const {
+MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
   if (bloom_) {
     if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
       bloom_counters_.Add(0);
@@ -107,15 +108,12 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value, Fing
     }
     bloom_counters_.Add(1);
   }
-  const MemTableSearchKey target(key.internal_key());
-  const char* entry = nullptr;
-  if (finger != nullptr) {
-    entry = finger->finger_.Seek(target);
-  } else {
-    MemTableList::Iterator it(&list_);
-    it.Seek(target);
-    if (it.Valid()) entry = it.key();
-  }
+  MemTableList::Iterator it(&list_);
+  it.Seek(MemTableSearchKey(key.internal_key()));
+  return Resolve(it.Valid() ? it.key() : nullptr, key, value);
+}
+
+MemTable::GetResult MemTable::Resolve(const char* entry, const LookupKey& key, std::string* value) {
   if (entry == nullptr) return GetResult::kNotFound;
   const Slice ikey = DecodeEntryKey(entry);
   if (ExtractUserKey(ikey) != key.user_key()) return GetResult::kNotFound;
@@ -132,6 +130,44 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value, Fing
     default:
       // Range deletions are not point entries; the DB layer handles them.
       return GetResult::kNotFound;
+  }
+}
+
+void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* const* values,
+                        GetResult* results) const {
+  constexpr size_t kChunk = MemTableList::kLockstepChunk;
+  uint64_t hashes[kChunk];
+  bool may[kChunk];
+  MemTableSearchKey targets[kChunk];
+  const char* entries[kChunk];
+  uint8_t searched[kChunk];  // chunk positions of the keys the filter passed
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base);
+    if (bloom_) {
+      for (size_t i = 0; i < m; ++i) hashes[i] = options_.bloom_policy->HashKey(keys[base + i]->user_key());
+      bloom_->MayContainBatch(hashes, m, may);
+    } else {
+      std::fill(may, may + m, true);
+    }
+    size_t passed = 0;
+    for (size_t i = 0; i < m; ++i) {
+      if (may[i]) {
+        targets[passed] = MemTableSearchKey(keys[base + i]->internal_key());
+        searched[passed++] = static_cast<uint8_t>(i);
+      } else {
+        results[base + i] = GetResult::kNotFound;
+      }
+    }
+    if (bloom_) {
+      bloom_counters_.Add(0, m - passed);
+      bloom_counters_.Add(1, passed);
+    }
+    if (passed == 0) continue;
+    list_.SeekBatch(targets, passed, entries);
+    for (size_t k = 0; k < passed; ++k) {
+      const size_t i = base + searched[k];
+      results[i] = Resolve(entries[k], *keys[i], values[i]);
+    }
   }
 }
 

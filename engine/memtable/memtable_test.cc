@@ -217,38 +217,55 @@ TEST(MemTable, OrderAndLookupsMatchAMapForKeysAroundEightBytes) {
   }
 }
 
-TEST(MemTable, FingerLookupsAgreeWithPlainGets) {
-  // Several versions per key, lookups in ascending (user key, snapshot)
-  // internal-key order, i.e. for each key newest snapshot first, as a sorted
-  // MultiGet batch issues them; with a finger and without must agree.
-  auto mem = NewMemTable();
-  SplitMix64 rng(9);
-  SequenceNumber seq = 0;
-  for (int i = 0; i < 20000; ++i) {
-    const uint64_t k = rng.Next() % 5000;
-    const auto type = rng.Next() % 5 == 0 ? kTypeDeletion : kTypeValue;
-    ++seq;
-    mem->Add(seq, type, Cat("key", 100000 + k), Cat("v", seq));
-  }
-  std::vector<std::pair<std::string, SequenceNumber>> lookups;
-  for (uint64_t k = 0; k < 6000; k += 1 + rng.Next() % 3) {
-    for (SequenceNumber snap : {kMaxSequenceNumber, seq / 2, SequenceNumber{1}}) {
-      lookups.emplace_back(Cat("key", 100000 + k), snap);
+TEST(MemTable, MultiGetAgreesWithGet) {
+  // Several versions per key, deletions, missing keys and snapshots, looked
+  // up in random order with repeats, in batches of 1..80 (several lockstep
+  // chunks), with and without the memtable filter.
+  for (const bool bloom : {false, true}) {
+    auto mem = NewMemTable(bloom ? WithBloom(0.02, size_t{4} << 20) : MemTableOptions{});
+    SplitMix64 rng(17);
+    SequenceNumber seq = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t k = rng.Next() % 5000;
+      const auto type = rng.Next() % 5 == 0 ? kTypeDeletion : kTypeValue;
+      ++seq;
+      mem->Add(seq, type, Cat("key", 100000 + k), Cat("v", seq));
     }
-  }
-  MemTable::Finger finger(mem.get());
-  size_t found = 0;
-  for (const auto& [key, snap] : lookups) {
-    std::string v1, v2;
-    const LookupKey lkey(key, snap);
-    const GetResult plain = mem->Get(lkey, &v1);
-    ASSERT_EQ(mem->Get(lkey, &v2, &finger), plain) << key << " @" << snap;
-    if (plain == GetResult::kFound) {
-      EXPECT_EQ(v2, v1);
+    size_t counts[4] = {};  // by GetResult: each kind must be exercised
+    for (int batch = 0; batch < 300; ++batch) {
+      const size_t n = 1 + rng.Next() % 80;
+      std::vector<LookupKey> lkeys;
+      lkeys.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        const SequenceNumber snaps[] = {kMaxSequenceNumber, seq / 2, SequenceNumber{1}, 1 + rng.Next() % seq};
+        if (i > 0 && rng.Next() % 8 == 0) {
+          lkeys.push_back(lkeys[rng.Next() % i]);  // a repeat
+        } else {
+          // Keys 0..5999 of "key": a sixth never written.
+          lkeys.emplace_back(Cat("key", 100000 + rng.Next() % 6000), snaps[rng.Next() % 4]);
+        }
+      }
+      std::vector<const LookupKey*> keys(n);
+      std::vector<std::string> values(n, "untouched");
+      std::vector<std::string*> value_ptrs(n);
+      for (size_t i = 0; i < n; ++i) {
+        keys[i] = &lkeys[i];
+        value_ptrs[i] = &values[i];
+      }
+      std::vector<GetResult> results(n);
+      mem->MultiGet(keys.data(), n, value_ptrs.data(), results.data());
+      for (size_t i = 0; i < n; ++i) {
+        std::string expected = "untouched";
+        const GetResult want = mem->Get(lkeys[i], &expected);
+        ASSERT_EQ(results[i], want) << lkeys[i].user_key().ToString() << " batch " << batch << " bloom " << bloom;
+        EXPECT_EQ(values[i], expected) << lkeys[i].user_key().ToString();
+        ++counts[static_cast<int>(want)];
+      }
     }
-    found += plain == GetResult::kFound;
+    EXPECT_GT(counts[static_cast<int>(GetResult::kFound)], 1000u);
+    EXPECT_GT(counts[static_cast<int>(GetResult::kDeleted)], 100u);
+    EXPECT_GT(counts[static_cast<int>(GetResult::kNotFound)], 1000u);
   }
-  EXPECT_GT(found, lookups.size() / 4);  // most keys exist; not a vacuous comparison
 }
 
 TEST(MemTable, RejectsBadOptions) {

@@ -51,6 +51,7 @@
 // the two noisy ranks make small ranges unreliable. Kept for comparison.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -139,29 +140,17 @@ class SkipList {
     const typename SkipList::Node* node_ = nullptr;
   };
 
-  // A run of searches for ascending keys (a sorted MultiGet batch). Each
-  // search after the first starts from the previous one's path: it climbs
-  // from level 0 only while the previous path's successor at that level is
-  // still below the new key, then descends as usual from there, so a key
-  // d entries past the previous one costs O(log d) steps instead of
-  // O(log n). Valid only while the list lives; any thread, one per thread.
-  class Finger {
-   public:
-    explicit Finger(const SkipList* list) : list_(list) {
-      for (auto& node : path_) node = list->head_;
-    }
-    // The stored bytes of the first key >= target, or nullptr.
-    // Precondition: target >= every earlier target of this finger.
-    const char* Seek(const DecodedKey& target) {
-      const Node* n = list_->FindGreaterOrEqualFrom(target, path_);
-      return n == nullptr ? nullptr : n->key();
-    }
-
-   private:
-    const SkipList* list_;
-    // path_[level]: last node < the previous target at that level (head_ at first).
-    Node* path_[kMaxHeight];
-  };
+  // out[i] = the stored bytes of the first key >= keys[i] (nullptr if none),
+  // for i < n, searched in lockstep: every search of a chunk of up to
+  // kLockstepChunk keys takes one step per round, and each step prefetches
+  // the node its search compares next, so the chunk's searches wait for
+  // their cache misses together instead of one after another. A lone search
+  // stalls on each of its ~2·log4(N) dependent node misses; here a round
+  // issues up to kLockstepChunk independent misses and a search's next
+  // compare comes a whole round after its prefetch. Keys in any order
+  // (duplicates too). Any thread.
+  static constexpr size_t kLockstepChunk = 32;
+  void SeekBatch(const DecodedKey* keys, size_t n, const char** out) const;
 
  private:
   using Link = std::atomic<Node*>;
@@ -198,11 +187,15 @@ class SkipList {
       if (below != nullptr) __builtin_prefetch(below);
     }
   }
+  // The lines a search reads at node n on `level`: its key (compared) and
+  // its link there (followed when the search steps onto n). The address is
+  // computed, not loaded, so this adds no miss of its own.
+  static void PrefetchNode(const Node* n, int level) {
+    __builtin_prefetch(n);
+    __builtin_prefetch(n->link(level));
+  }
   // First node >= key; fills prev[level] with the last node < key per level.
   Node* FindGreaterOrEqual(const DecodedKey& key, Node** prev) const;
-  // As FindGreaterOrEqual, but starting from path[], the last nodes < an
-  // earlier key <= key per level (all head_ at first); updates path[].
-  Node* FindGreaterOrEqualFrom(const DecodedKey& key, Node** path) const;
   // The search from node x (< key) at `level` down to level 0: the first node
   // >= key; prev[l] (if prev) gets the last node < key at each level passed.
   Node* DescendFrom(const DecodedKey& key, Node* x, int level, Node** prev) const;
@@ -277,15 +270,46 @@ typename SkipList<Comparator>::Node* SkipList<Comparator>::DescendFrom(const Dec
 }
 
 template <class Comparator>
-typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqualFrom(const DecodedKey& key,
-                                                                                 Node** path) const {
-  // Every path[level] is < an earlier key <= key, so it is a valid place to
-  // search from at its level. Climb to the lowest level whose successor of
-  // path[level] is >= key (key falls in that gap), or to the top.
-  const int top = max_height() - 1;
-  int level = 0;
-  while (level < top && KeyIsAfterNode(key, path[level]->Next(level))) ++level;
-  return DescendFrom(key, path[level], level, path);
+void SkipList<Comparator>::SeekBatch(const DecodedKey* keys, size_t n, const char** out) const {
+  // One search's state: x < its key at `level`; next = x's successor there,
+  // already prefetched, is what the search compares in the coming round.
+  struct Search {
+    Node* x;
+    Node* next;
+    int level;
+  };
+  Search search[kLockstepChunk];
+  uint8_t active[kLockstepChunk];  // the unfinished searches, in batch order
+  for (size_t base = 0; base < n; base += kLockstepChunk) {
+    const size_t m = std::min(kLockstepChunk, n - base);
+    const int top = max_height() - 1;
+    Node* const first = head_->Next(top);
+    if (first != nullptr) PrefetchNode(first, top);
+    for (size_t i = 0; i < m; ++i) {
+      search[i] = {head_, first, top};
+      active[i] = static_cast<uint8_t>(i);
+    }
+    size_t live = m;
+    while (live > 0) {
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        const uint8_t i = active[k];
+        Search& q = search[i];
+        if (KeyIsAfterNode(keys[base + i], q.next)) {
+          q.x = q.next;  // step right
+        } else if (q.level == 0) {
+          out[base + i] = q.next == nullptr ? nullptr : q.next->key();
+          continue;  // done: drops out of the round
+        } else {
+          --q.level;  // step down
+        }
+        q.next = q.x->Next(q.level);
+        if (q.next != nullptr) PrefetchNode(q.next, q.level);
+        active[kept++] = i;
+      }
+      live = kept;
+    }
+  }
 }
 
 template <class Comparator>

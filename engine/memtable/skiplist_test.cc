@@ -110,37 +110,46 @@ TEST(SkipList, InsertLookupAndIterateMatchAStdSet) {
   EXPECT_LE(list.max_height(), U64List::kMaxHeight);
 }
 
-TEST(SkipList, FingerSeeksMatchLowerBound) {
-  // Ascending targets with gaps from 0 (repeats) to ~1/4 of the key range,
-  // so a finger search climbs anywhere from level 0 to the top.
+TEST(SkipList, SeekBatchMatchesLowerBound) {
+  // Batches of 1..100 targets (several lockstep chunks) in random order with
+  // repeats, below, among, between and above the keys, and an empty list.
   constexpr uint64_t kRange = 1000000;
   Arena arena;
   U64List list(U64Compare(), &arena);
   std::set<uint64_t> model;
-  SplitMix64 rng(21);
-  for (int i = 0; i < 50000; ++i) {
-    const uint64_t key = rng.Next() % kRange;
-    if (model.insert(key).second) Insert(&list, key);
-  }
-  int seeks = 0;  // ~32 per run: the mean gap is ~31500
-  for (int run = 0; run < 20; ++run) {
-    U64List::Finger finger(&list);
-    uint64_t target = rng.Next() % 1000;
-    while (target < kRange + 100) {
-      const char* found = finger.Seek(target);
-      const auto lower = model.lower_bound(target);
-      if (lower == model.end()) {
-        ASSERT_EQ(found, nullptr) << target;
-      } else {
-        ASSERT_NE(found, nullptr) << target;
-        ASSERT_EQ(U64Compare().Decode(found), *lower) << target;
+  SplitMix64 rng(33);
+  std::vector<uint64_t> targets;
+  std::vector<const char*> found;
+  for (int round = 0; round < 400; ++round) {
+    if (round > 0) {  // round 0 searches the empty list
+      for (int i = 0; i < 200; ++i) {
+        const uint64_t key = 1000 + rng.Next() % kRange;
+        if (model.insert(key).second) Insert(&list, key);
       }
-      ++seeks;
+    }
+    targets.resize(1 + rng.Next() % 100);
+    for (size_t i = 0; i < targets.size(); ++i) {
       const uint64_t kind = rng.Next() % 4;
-      target += kind == 0 ? 0 : kind == 1 ? rng.Next() % 20 : kind == 2 ? rng.Next() % 2000 : rng.Next() % 250000;
+      uint64_t t = rng.Next() % (kRange + 3000);  // below, between or above the keys
+      if (kind == 0 && i > 0) {
+        t = targets[rng.Next() % i];  // a repeat
+      } else if (kind == 1 && model.lower_bound(t) != model.end()) {
+        t = *model.lower_bound(t);  // a present key
+      }
+      targets[i] = t;
+    }
+    found.assign(targets.size(), reinterpret_cast<const char*>(1));
+    list.SeekBatch(targets.data(), targets.size(), found.data());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const auto lower = model.lower_bound(targets[i]);
+      if (lower == model.end()) {
+        ASSERT_EQ(found[i], nullptr) << "round " << round << " target " << targets[i];
+      } else {
+        ASSERT_NE(found[i], nullptr) << "round " << round << " target " << targets[i];
+        ASSERT_EQ(U64Compare().Decode(found[i]), *lower) << "round " << round << " target " << targets[i];
+      }
     }
   }
-  EXPECT_GT(seeks, 300);
 }
 
 // Keys stored as a 2-byte length and the bytes, compared bytewise (shorter
@@ -234,15 +243,14 @@ TEST(SkipList, ConcurrentReadersWithOneWriter) {
         ASSERT_TRUE(list.Contains(k)) << "published key missing";
         ASSERT_FALSE(list.Contains(k + 1)) << "never-inserted key found";
       }
-      // A finger over an ascending sample of published keys finds each one.
+      // A lockstep batch over a sample of published keys finds each one.
       std::vector<uint64_t> sample;
       for (int probe = 0; probe < 64 && n > 0; ++probe) sample.push_back(order[r.Next() % n]);
-      std::sort(sample.begin(), sample.end());
-      U64List::Finger finger(&list);
-      for (uint64_t k : sample) {
-        const char* found = finger.Seek(k);
-        ASSERT_NE(found, nullptr);
-        ASSERT_EQ(U64Compare().Decode(found), k) << "published key missing from a finger search";
+      std::vector<const char*> found(sample.size());
+      list.SeekBatch(sample.data(), sample.size(), found.data());
+      for (size_t i = 0; i < sample.size(); ++i) {
+        ASSERT_NE(found[i], nullptr);
+        ASSERT_EQ(U64Compare().Decode(found[i]), sample[i]) << "published key missing from a batch search";
       }
       // A scan is sorted, holds only inserted keys and at least n of them.
       U64List::Iterator it(&list);

@@ -1,6 +1,7 @@
 #include "engine/table/block_cache.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "hashing/remix.h"
@@ -41,6 +42,7 @@ BlockCache::BlockCache(size_t capacity_bytes, int num_shard_bits)
   for (Shard& s : shards_) {
     s.slots = std::make_unique<Slot[]>(kInitialSlots);
     s.mask = kInitialSlots - 1;
+    PublishView(&s);
   }
 }
 
@@ -68,6 +70,47 @@ std::shared_ptr<const void> BlockCache::Lookup(const BlockCacheKey& key) {
   if (slot.hint.first != nullptr) __builtin_prefetch(slot.hint.first);
   if (slot.hint.second != nullptr) __builtin_prefetch(slot.hint.second);
   return slot.value;
+}
+
+void BlockCache::LookupBatch(const BlockCacheKey* keys, size_t n, std::shared_ptr<const void>* out) {
+  constexpr size_t kChunk = 32;
+  uint64_t hashes[kChunk];
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base);
+    // 1. Home slots, prefetched without the lock.
+    for (size_t i = 0; i < m; ++i) {
+      hashes[i] = Hash(keys[base + i]);
+      const Shard& shard = ShardFor(hashes[i]);
+      const Slot* slots = shard.view_slots.load(std::memory_order_relaxed);
+      __builtin_prefetch(&slots[hashes[i] & shard.view_mask.load(std::memory_order_relaxed)]);
+    }
+    // 2. The values' first lines and reference counts.
+    for (size_t i = 0; i < m; ++i) {
+      Shard& shard = ShardFor(hashes[i]);
+      std::lock_guard<SpinMutex> lock(shard.mu);
+      const Slot& slot = shard.slots[Find(shard, keys[base + i], hashes[i])];
+      if (!slot.used) continue;
+      const char* value = static_cast<const char*>(slot.value.get());
+      __builtin_prefetch(value);
+      __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(value) - 16));
+      if (slot.hint.first != nullptr) __builtin_prefetch(slot.hint.first);
+      if (slot.hint.second != nullptr) __builtin_prefetch(slot.hint.second);
+    }
+    // 3. The lookups.
+    for (size_t i = 0; i < m; ++i) {
+      Shard& shard = ShardFor(hashes[i]);
+      std::lock_guard<SpinMutex> lock(shard.mu);
+      Slot& slot = shard.slots[Find(shard, keys[base + i], hashes[i])];
+      if (!slot.used) {
+        shard.misses.store(shard.misses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        out[base + i].reset();
+        continue;
+      }
+      shard.hits.store(shard.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (slot.clock != kMaxClock) slot.clock = kMaxClock;
+      out[base + i] = slot.value;
+    }
+  }
 }
 
 void BlockCache::RemoveAt(Shard* shard, size_t i, Victims* victims) {
@@ -118,6 +161,7 @@ void BlockCache::Grow(Shard* shard) {
   std::unique_ptr<Slot[]> old = std::exchange(shard->slots, std::make_unique<Slot[]>(old_slots * 2));
   shard->mask = old_slots * 2 - 1;
   shard->hand = 0;  // positions mean nothing after a rehash; clocks carry over
+  PublishView(shard);
   for (size_t i = 0; i < old_slots; ++i) {
     if (!old[i].used) continue;
     size_t j = Hash(old[i].key) & shard->mask;

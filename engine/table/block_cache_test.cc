@@ -210,7 +210,7 @@ void RunModelTest(int num_shard_bits, uint64_t seed) {
     const uint64_t offset = rng.Next() % 400;
     const BlockCacheKey key{offset % 3, offset};
     const uint64_t kind = rng.Next() % 10;
-    if (kind < 4) {
+    if (kind < 3) {
       ++lookups;
       auto v = cache.LookupAs<std::string>(key);
       auto it = model.find(offset);
@@ -218,6 +218,28 @@ void RunModelTest(int num_shard_bits, uint64_t seed) {
         ASSERT_EQ(v, nullptr) << "op " << op << ": found key " << offset << " never stored or erased";
       } else if (v != nullptr) {
         ASSERT_EQ(*v, it->second.value) << "op " << op << ": stale value";
+      }
+    } else if (kind < 4) {
+      // A batch of 1..70 keys (two chunks of LookupBatch's 32 and a part),
+      // with repeats: each answer is what Lookup would give, counted once.
+      std::vector<BlockCacheKey> keys(1 + rng.Next() % 70);
+      for (auto& k : keys) {
+        const uint64_t off = rng.Next() % 8 == 0 ? offset : rng.Next() % 400;
+        k = {off % 3, off};
+      }
+      std::vector<std::shared_ptr<const void>> out(keys.size(), Value("stale"));
+      cache.LookupBatch(keys.data(), keys.size(), out.data());
+      lookups += keys.size();
+      for (size_t i = 0; i < keys.size(); ++i) {
+        auto it = model.find(keys[i].offset);
+        if (it == model.end()) {
+          ASSERT_EQ(out[i], nullptr) << "op " << op << ": batch found key " << keys[i].offset << " not stored";
+        } else if (out[i] != nullptr) {
+          ASSERT_EQ(*std::static_pointer_cast<const std::string>(out[i]), it->second.value) << "op " << op;
+        }
+        // Nothing evicts between the batch and this Lookup: they agree.
+        ASSERT_EQ(out[i], cache.Lookup(keys[i])) << "op " << op << ": batch and Lookup disagree";
+        ++lookups;
       }
     } else if (kind < 8) {
       // Mostly small charges; now and then one over the shard's budget.
@@ -293,10 +315,25 @@ TEST(BlockCache, ConcurrentUseIsConsistent) {
         const uint64_t offset = rng.Next() % 2000;
         const BlockCacheKey key{1 + offset % 3, offset};
         const uint64_t op = rng.Next() % 10;
-        if (op < 6) {
+        if (op < 5) {
           lookups.fetch_add(1);
           auto v = cache.LookupAs<std::string>(key);
           if (v && *v != std::to_string(offset)) wrong.fetch_add(1);
+        } else if (op < 6) {
+          // A batch, while other threads insert (growing shards) and erase.
+          BlockCacheKey keys[8];
+          std::shared_ptr<const void> out[8];
+          for (auto& k : keys) {
+            const uint64_t off = rng.Next() % 2000;
+            k = {1 + off % 3, off};
+          }
+          cache.LookupBatch(keys, 8, out);
+          lookups.fetch_add(8);
+          for (int k = 0; k < 8; ++k) {
+            if (out[k] && *std::static_pointer_cast<const std::string>(out[k]) != std::to_string(keys[k].offset)) {
+              wrong.fetch_add(1);
+            }
+          }
         } else if (op < 9) {
           cache.Insert(key, Value(std::to_string(offset)), 50 + offset % 200);
         } else {

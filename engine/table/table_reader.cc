@@ -249,9 +249,13 @@ Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<con
     return Status::OK();
   }
   if (read != nullptr) *read = true;
+  return ReadDataBlock(handle, out);
+}
+
+Status TableReader::ReadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const {
   Status s = ReadAndOpenBlock(BlockKind::kData, handle, out);
   if (s.ok() && options_.block_cache != nullptr) {
-    options_.block_cache->Insert(key, *out, (*out)->size(), /*pinned=*/false,
+    options_.block_cache->Insert({file_id_, handle.offset}, *out, (*out)->size(), /*pinned=*/false,
                                  BlockCacheHint{(*out)->restart_array(), (*out)->entries()});
   }
   return s;
@@ -405,30 +409,56 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   }
   // 2. Each key's first data block, all fetched (and their first lines
   // prefetched) before any is searched; keys in one block share its fetch.
+  // First every key's block handle, then the distinct blocks' cache lookups
+  // as one BlockCache::LookupBatch (their slot and reference-count misses
+  // overlap), then the blocks the cache lacked, read from the file.
   thread_local std::vector<std::shared_ptr<const Block>> blocks;
   thread_local std::vector<uint64_t> offsets;
   thread_local std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
+  thread_local std::vector<BlockHandle> handles;
+  thread_local std::vector<size_t> owners;  // keys j that fetch a block (the first key of each distinct one)
+  thread_local std::vector<BlockCacheKey> cache_keys;
+  thread_local std::vector<std::shared_ptr<const void>> cached;
   blocks.resize(m);
   offsets.resize(m);
+  handles.resize(m);
   block_read.assign(m, 0);
+  owners.clear();
+  cache_keys.clear();
+  // kNoBlock: step 3 reports the index's status, the key's absence or the handle's error.
+  constexpr uint64_t kNoBlock = ~uint64_t{0};
   for (size_t j = 0; j < m; ++j) {
     blocks[j].reset();
+    offsets[j] = kNoBlock;
     index_iter.SeekFromRestart(restarts[j], targets[pending[j]]);
-    if (!index_iter.Valid()) continue;  // step 3 reports the index's status or the key's absence
-    BlockHandle handle;
-    if (!DecodeIndexValue(index_iter, &handle).ok()) continue;  // ... and this error
-    offsets[j] = handle.offset;
-    if (j > 0 && blocks[j - 1] && offsets[j - 1] == handle.offset) {
-      blocks[j] = blocks[j - 1];
-      continue;
+    if (!index_iter.Valid() || !DecodeIndexValue(index_iter, &handles[j]).ok()) continue;
+    offsets[j] = handles[j].offset;
+    if (j > 0 && offsets[j - 1] == offsets[j]) continue;  // shares key j-1's block
+    owners.push_back(j);
+    cache_keys.push_back({file_id_, offsets[j]});
+  }
+  BlockCache* const cache = options_.block_cache;
+  if (cache != nullptr) {
+    cached.resize(cache_keys.size());
+    cache->LookupBatch(cache_keys.data(), cache_keys.size(), cached.data());
+  }
+  for (size_t o = 0; o < owners.size(); ++o) {
+    const size_t j = owners[o];
+    counters_->Add(kDataBlockFetches);
+    if (cache != nullptr && cached[o]) {
+      blocks[j] = std::static_pointer_cast<const Block>(std::move(cached[o]));
+    } else {
+      if (!ReadDataBlock(handles[j], &blocks[j]).ok()) {
+        blocks[j].reset();  // step 3 fetches it again and reports the error
+        continue;
+      }
+      block_read[j] = 1;
     }
-    bool read = false;
-    if (!LoadDataBlock(handle, &blocks[j], &read).ok()) {
-      blocks[j].reset();  // step 3 fetches it again and reports the error
-      continue;
-    }
-    block_read[j] = read ? 1 : 0;
     blocks[j]->Prefetch();
+  }
+  // Keys sharing an owner's block take their reference to it.
+  for (size_t j = 1; j < m; ++j) {
+    if (!blocks[j] && offsets[j] != kNoBlock && offsets[j] == offsets[j - 1]) blocks[j] = blocks[j - 1];
   }
   // 3. The lookups, each starting in its fetched block.
   for (size_t j = 0; j < m; ++j) {

@@ -9,7 +9,8 @@
 // MultiGet (§3.3): the filter probes the whole batch at once (hash every key,
 // then the filter's prefetching MayContainBatch), then the surviving keys,
 // in sorted order, are grouped by data block: consecutive keys landing in the
-// same block share one fetch of it.
+// same block share one fetch of it, and the distinct blocks are looked up in
+// the cache as one BlockCache::LookupBatch, so their cache misses overlap.
 //
 // The reader keeps the index and filter blocks it read at open for its
 // lifetime (pinned); with a BlockCache they also sit in the cache as pinned
@@ -145,6 +146,8 @@ class TableReader {
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   // *read (may be null) says whether the block came from the file.
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
+  // LoadDataBlock's miss path: reads the block from the file and caches it.
+  Status ReadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
   Status ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle, std::shared_ptr<const Block>* out) const;
   Status DecodeIndexValue(const BlockIter& index, BlockHandle* handle) const;
   // Looks up `target` starting at the block the index iterator points to.
