@@ -24,6 +24,9 @@ namespace {
 struct XorLayout {
   static constexpr int kArity = 3;
   static constexpr const char* kVariant = "xor";
+  // A key's three slots are far apart: peeled first in, first out, so
+  // that the next keys' slots can be prefetched (peeling.h).
+  static constexpr bool kPeelBreadthFirst = true;
   static constexpr double kSlotsPerKey = 1.23;
   static constexpr size_t kMaxKeys = 3'000'000'000;  // 3 blocks < 2^32 slots
   static constexpr uint64_t kMaxBlockLength = (uint64_t{1} << 32) / 3;
