@@ -121,9 +121,27 @@ class SlotTable {
 template <class Layout>
 inline constexpr bool kPeelsBreadthFirst = requires { requires Layout::kPeelBreadthFirst; };
 
-// How many keys ahead the counting pass computes slots and prefetches them
-// (a power of two).
-inline constexpr size_t kPrefetchAhead = 16;
+// Calls visit(i, pos) for i = 0, 1, ..., n - 1 with pos = the slots of the
+// hash key_at(i), which were computed and given to prefetch(slot) 16 keys
+// earlier (the counting pass and the assignment: most of an XOR filter's
+// slots miss cache, and this keeps 48 of them in flight). Stops early,
+// returning false, when visit does.
+template <class Layout, class KeyAt, class Prefetch, class Visit>
+bool ForEachKeysSlots(const Layout& layout, size_t n, const KeyAt& key_at, const Prefetch& prefetch,
+                      const Visit& visit) {
+  constexpr size_t kAhead = 16;  // a power of two
+  uint32_t ring[kAhead][Layout::kArity];
+  auto compute = [&](size_t i) {
+    layout.Positions(key_at(i), ring[i % kAhead]);
+    for (uint32_t slot : ring[i % kAhead]) prefetch(slot);
+  };
+  for (size_t i = 0; i < n && i < kAhead; ++i) compute(i);
+  for (size_t i = 0; i < n; ++i) {
+    if (!visit(i, static_cast<const uint32_t*>(ring[i % kAhead]))) return false;
+    if (i + kAhead < n) compute(i + kAhead);
+  }
+  return true;
+}
 
 // One peeling attempt over the mixed hashes keys[0, n). On success returns
 // true, keys[k] holds the k-th peeled key's mixed hash and which[k] the index
@@ -136,27 +154,19 @@ bool Peel(const Layout& layout, uint64_t* keys, size_t n, uint8_t* which) {
   SlotTable slots(m);
   std::unique_ptr<uint32_t[]> queue(new uint32_t[m]);
 
-  // The counting pass: key i's slots are computed and prefetched
-  // kPrefetchAhead keys before they are updated.
-  uint32_t ahead[kPrefetchAhead][kArity];
-  for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) {
-    layout.Positions(keys[i], ahead[i]);
-    for (int j = 0; j < kArity; ++j) slots.Prefetch(ahead[i][j]);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t* pos = ahead[i % kPrefetchAhead];
-    const uint64_t h = keys[i];
-    for (int j = 0; j < kArity; ++j) {
-      // 255 keys on one slot: only duplicates do that at these loads; the
-      // attempt fails and the next removes them.
-      if (slots.count(pos[j]) == 255) return false;
-      slots.Add(pos[j], h);
-    }
-    if (i + kPrefetchAhead < n) {
-      layout.Positions(keys[i + kPrefetchAhead], pos);
-      for (int j = 0; j < kArity; ++j) slots.Prefetch(pos[j]);
-    }
-  }
+  // The counting pass.
+  const bool counted = ForEachKeysSlots(
+      layout, n, [keys](size_t i) { return keys[i]; }, [&slots](uint32_t slot) { slots.Prefetch(slot); },
+      [&](size_t i, const uint32_t* pos) {
+        for (int j = 0; j < kArity; ++j) {
+          // 255 keys on one slot: only duplicates do that at these loads;
+          // the attempt fails and the next removes them.
+          if (slots.count(pos[j]) == 255) return false;
+          slots.Add(pos[j], keys[i]);
+        }
+        return true;
+      });
+  if (!counted) return false;
   // A slot's count only falls, so it reaches 1 at most once: the queue never
   // holds more than m entries.
   size_t queued = 0;
@@ -272,25 +282,17 @@ Status BuildByPeeling(const uint64_t* hashes, size_t n, const MakeLayout& make_l
     CacheAlignedArray<Fingerprint> fingerprints(layout.num_slots());
     Fingerprint* f = fingerprints.data();
     // In reverse peel order each key's own slot is touched by no key assigned
-    // after it, so setting it last makes the key's XOR come out right. A
-    // key's slots are computed and prefetched kPrefetchAhead keys earlier.
-    uint32_t ahead[internal::kPrefetchAhead][kArity];
-    for (size_t i = 0; i < std::min(distinct, internal::kPrefetchAhead); ++i) {
-      layout.Positions(keys[distinct - 1 - i], ahead[i]);
-      for (int j = 0; j < kArity; ++j) __builtin_prefetch(f + ahead[i][j], 1);
-    }
-    for (size_t i = 0; i < distinct; ++i) {
-      const size_t k = distinct - 1 - i;
-      uint32_t* pos = ahead[i % internal::kPrefetchAhead];
-      const uint64_t h = keys[k];
-      Fingerprint value = FingerprintOf<Fingerprint>(h);
-      for (int j = 0; j < kArity; ++j) value ^= f[pos[j]];  // f[own] is still 0
-      f[pos[which[k]]] = value;
-      if (k >= internal::kPrefetchAhead) {
-        layout.Positions(keys[k - internal::kPrefetchAhead], pos);
-        for (int j = 0; j < kArity; ++j) __builtin_prefetch(f + pos[j], 1);
-      }
-    }
+    // after it, so setting it last makes the key's XOR come out right.
+    const uint64_t* peeled = keys.get() + distinct - 1;  // peeled[-i]: the i-th last
+    internal::ForEachKeysSlots(
+        layout, distinct, [peeled](size_t i) { return *(peeled - i); },
+        [f](uint32_t slot) { __builtin_prefetch(f + slot, 1); },
+        [&](size_t i, const uint32_t* pos) {
+          Fingerprint value = FingerprintOf<Fingerprint>(*(peeled - i));
+          for (int j = 0; j < kArity; ++j) value ^= f[pos[j]];  // f[own] is still 0
+          f[pos[which[distinct - 1 - i]]] = value;
+          return true;
+        });
     out->layout = layout;
     out->seed = seed;
     out->distinct_keys = distinct;
