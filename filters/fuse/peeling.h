@@ -176,7 +176,8 @@ bool Peel(const Layout& layout, uint64_t* keys, size_t n, uint8_t* which) {
   uint32_t pos[kArity], next[kArity];
   size_t peeled = 0;
   // Takes the key left alone on `slot` (if it still is) out of the table
-  // and queues the slots that this leaves with one key.
+  // and queues the slots that this leaves with one key. Last in, first out,
+  // such a slot is peeled next: its key's slots are prefetched at once.
   auto peel_slot = [&](uint32_t slot) {
     if (slots.count(slot) != 1) return;  // its last key left through another slot
     const uint64_t h = slots.xor_of(slot);
@@ -189,7 +190,12 @@ bool Peel(const Layout& layout, uint64_t* keys, size_t n, uint8_t* which) {
     which[peeled] = static_cast<uint8_t>(own);
     ++peeled;
     for (int j = 0; j < kArity; ++j) {
-      if (slots.Remove(pos[j], h) == 1) queue[queued++] = pos[j];
+      if (slots.Remove(pos[j], h) != 1) continue;
+      queue[queued++] = pos[j];
+      if constexpr (!kPeelsBreadthFirst<Layout>) {
+        layout.Positions(slots.xor_of(pos[j]), next);
+        for (uint32_t s : next) slots.Prefetch(s);
+      }
     }
   };
   if constexpr (kPeelsBreadthFirst<Layout>) {
@@ -205,7 +211,7 @@ bool Peel(const Layout& layout, uint64_t* keys, size_t n, uint8_t* which) {
         const uint32_t soon = queue[head + kPeelAhead];
         if (slots.count(soon) == 1) {
           layout.Positions(slots.xor_of(soon), next);
-          for (int k = 0; k < kArity; ++k) slots.Prefetch(next[k]);
+          for (uint32_t s : next) slots.Prefetch(s);
         }
       }
       peel_slot(queue[head++]);
