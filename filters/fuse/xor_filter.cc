@@ -9,6 +9,13 @@
 // The paper's 1.23 is just above the threshold (~1.222) under which a random
 // 3-hypergraph peels completely; the +32 slots keep small filters peelable
 // often enough for the seed retries.
+//
+// Construction at 10^7 keys (filterlab_bench
+// --benchmark_filter='FuseBuild/xor.*/10000000$', beside fastfilter_cpp's
+// bulk-insert-and-query.exe 10000000 0,2 on the shared 2-vCPU Xeon, medians
+// of 3 interleaved runs at load 2.7-6.9): XOR8 115 ns/key against its Xor8's
+// 148, XOR16 119 against 146. A key's slots lie in three random places, so
+// the build is bound by cache misses, which peeling.h prefetches.
 #include <cmath>
 #include <memory>
 #include <string>
