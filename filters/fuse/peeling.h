@@ -14,13 +14,15 @@
 // first attempt puts them in that order by one counting pass over their top
 // bits (buckets of ~256 keys); a retry sorts them fully. For XOR filters only
 // the first slot gains from it, and the other two slot updates per key are
-// misses: the counting pass prefetches each key's slots 16 keys ahead, and
-// the peel of a layout declaring kPeelBreadthFirst (XOR) takes its queue
+// misses. So from kPrefetchFromSlots slots up (below, all is cached) the
+// counting pass and the assignment prefetch each key's slots 16 keys ahead,
+// and the peel of a layout declaring kPeelBreadthFirst (XOR) takes its queue
 // first in, first out, so that the keys to peel next are known 16 slots
-// ahead and their slots prefetched (last in, first out, as binary fuse is
-// peeled, each key's slots are known only once the key before it is out:
-// one miss after another). The order changes which valid fingerprint array
-// is built, never the layout or a stored key's answer.
+// ahead and their slots prefetched (last in, first out, as binary fuse and
+// small XOR filters are peeled, each key's slots are known only once the
+// key before it is out: one miss after another). The order decides which of
+// the valid fingerprint arrays is built, never the layout or a stored key's
+// answer.
 //
 // Duplicates: an equal hash given twice touches the same slots twice, so
 // those slots never get down to one key and the peel fails; the driver
