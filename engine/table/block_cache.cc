@@ -54,22 +54,28 @@ size_t BlockCache::Find(const Shard& shard, const BlockCacheKey& key, uint64_t h
   }
 }
 
+BlockCache::Slot* BlockCache::FindAndCount(Shard* shard, const BlockCacheKey& key, uint64_t hash) {
+  Slot& slot = shard->slots[Find(*shard, key, hash)];
+  if (!slot.used) {
+    shard->misses.store(shard->misses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  shard->hits.store(shard->hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // Written only when it changes: a slot hit again and again (by readers on
+  // several cores) then stays a read-only line, shared by their caches.
+  if (slot.clock != kMaxClock) slot.clock = kMaxClock;
+  return &slot;
+}
+
 std::shared_ptr<const void> BlockCache::Lookup(const BlockCacheKey& key) {
   const uint64_t hash = Hash(key);
   Shard& shard = ShardFor(hash);
   std::lock_guard<SpinMutex> lock(shard.mu);
-  Slot& slot = shard.slots[Find(shard, key, hash)];
-  if (!slot.used) {
-    shard.misses.store(shard.misses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return nullptr;
-  }
-  shard.hits.store(shard.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  // Written only when it changes: a slot hit again and again (by readers on
-  // several cores) then stays a read-only line, shared by their caches.
-  if (slot.clock != kMaxClock) slot.clock = kMaxClock;
-  if (slot.hint.first != nullptr) __builtin_prefetch(slot.hint.first);
-  if (slot.hint.second != nullptr) __builtin_prefetch(slot.hint.second);
-  return slot.value;
+  const Slot* slot = FindAndCount(&shard, key, hash);
+  if (slot == nullptr) return nullptr;
+  if (slot->hint.first != nullptr) __builtin_prefetch(slot->hint.first);
+  if (slot->hint.second != nullptr) __builtin_prefetch(slot->hint.second);
+  return slot->value;
 }
 
 void BlockCache::LookupBatch(const BlockCacheKey* keys, size_t n, std::shared_ptr<const void>* out) {
@@ -100,15 +106,12 @@ void BlockCache::LookupBatch(const BlockCacheKey* keys, size_t n, std::shared_pt
     for (size_t i = 0; i < m; ++i) {
       Shard& shard = ShardFor(hashes[i]);
       std::lock_guard<SpinMutex> lock(shard.mu);
-      Slot& slot = shard.slots[Find(shard, keys[base + i], hashes[i])];
-      if (!slot.used) {
-        shard.misses.store(shard.misses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      const Slot* slot = FindAndCount(&shard, keys[base + i], hashes[i]);
+      if (slot == nullptr) {
         out[base + i].reset();
-        continue;
+      } else {
+        out[base + i] = slot->value;
       }
-      shard.hits.store(shard.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      if (slot.clock != kMaxClock) slot.clock = kMaxClock;
-      out[base + i] = slot.value;
     }
   }
 }

@@ -223,6 +223,9 @@ class BlockCache {
   Shard& ShardFor(uint64_t hash) { return shards_[(hash >> 1) >> shard_shift_]; }
   // Index of `key`'s slot, or the empty slot where its probe ends.
   static size_t Find(const Shard& shard, const BlockCacheKey& key, uint64_t hash);
+  // Requires shard->mu. The slot holding `key`, counted as a hit and marked
+  // recently used, or nullptr counted as a miss: Lookup's and LookupBatch's one core.
+  Slot* FindAndCount(Shard* shard, const BlockCacheKey& key, uint64_t hash);
   // Publishes the shard's current table to its lock-free view.
   static void PublishView(Shard* shard) {
     shard->view_slots.store(shard->slots.get(), std::memory_order_relaxed);
