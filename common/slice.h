@@ -3,6 +3,7 @@
 // of the bytes must outlive every Slice that points into them.
 #pragma once
 
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -44,9 +45,22 @@ class Slice {
   std::string_view view() const { return std::string_view(data_, size_); }
 
   // Three-way bytewise comparison (memcmp order, shorter first on a tie).
+  // Keys of a sorted set usually differ within their first 8 bytes
+  // (db_bench's keys, a big-endian number then padding, always do), so those
+  // are compared first as one big-endian word: the comparison then costs a
+  // few instructions inline instead of a call into libc's memcmp, whose
+  // dispatch and length handling dominated the linear scans of a block
+  // search (~12% of a cached point lookup's profile).
   int compare(const Slice& b) const {
     const size_t min_len = size_ < b.size_ ? size_ : b.size_;
-    int r = min_len == 0 ? 0 : std::memcmp(data_, b.data_, min_len);
+    int r;
+    if (min_len >= 8) {
+      const uint64_t x = LoadBigEndianWord(data_), y = LoadBigEndianWord(b.data_);
+      if (x != y) return x < y ? -1 : 1;
+      r = std::memcmp(data_ + 8, b.data_ + 8, min_len - 8);
+    } else {
+      r = min_len == 0 ? 0 : std::memcmp(data_, b.data_, min_len);
+    }
     if (r == 0) r = size_ < b.size_ ? -1 : (size_ > b.size_ ? 1 : 0);
     return r;
   }
@@ -55,6 +69,13 @@ class Slice {
   }
 
  private:
+  // The 8 bytes at p as a number whose order is their memcmp order.
+  static uint64_t LoadBigEndianWord(const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof(v));
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+  }
   const char* data_ = "";
   size_t size_ = 0;
 };

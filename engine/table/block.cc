@@ -246,9 +246,34 @@ void BlockIter::AssembleKey(size_t shared, const char* p, size_t non_shared) {
     dst = key_heap_.data();
   }
   // The previous key (in the block or the other buffer) supplies the prefix;
-  // in this same buffer it is already in place.
-  if (key_data_ != dst) std::memcpy(dst, key_data_, shared);
-  std::memcpy(dst + shared, p, non_shared);
+  // in this same buffer it is already in place. A scan assembles every key
+  // it passes, so short keys (the common case) are copied in fixed-size
+  // moves the compiler inlines as one or two vector loads and stores,
+  // rather than two calls into libc's memcpy per entry; the moves may copy
+  // bytes past the key's end (more of the entry, never past the block),
+  // which the next copy or key_size_ makes irrelevant.
+  const auto begin = reinterpret_cast<uintptr_t>(block_->contents_.data());
+  const uintptr_t end = begin + block_->contents_.size();
+  // Bytes from q to the block's end (0 if q is not in the block).
+  auto room = [&](const char* q) {
+    const auto at = reinterpret_cast<uintptr_t>(q);
+    return at >= begin && at < end ? end - at : 0;
+  };
+  constexpr size_t kMove = 32;  // covers most keys; prefix + suffix moves fit key_inline_
+  static_assert(2 * kMove <= sizeof(key_inline_));
+  const bool short_moves = dst == key_inline_ && shared <= kMove;
+  if (key_data_ != dst) {
+    if (short_moves && room(key_data_) >= kMove) {
+      std::memcpy(dst, key_data_, kMove);
+    } else {
+      std::memcpy(dst, key_data_, shared);
+    }
+  }
+  if (short_moves && non_shared <= kMove && room(p) >= kMove) {
+    std::memcpy(dst + shared, p, kMove);
+  } else {
+    std::memcpy(dst + shared, p, non_shared);
+  }
   key_data_ = dst;
   key_size_ = n;
 }
