@@ -355,12 +355,34 @@ void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetche
   counters_->Add(kFpDataBlockReads, file_reads);
 }
 
+namespace {
+
+// TableReader::MultiGet's per-batch arrays: one set per thread, reused
+// across calls, so a batch allocates nothing once they have grown.
+struct MultiGetScratch {
+  std::vector<size_t> pending;
+  std::vector<Slice> user_keys;
+  std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
+  size_t may_capacity = 0;
+  std::vector<Slice> seek_targets;
+  std::vector<uint32_t> restarts;
+  std::vector<std::shared_ptr<const Block>> blocks;
+  std::vector<uint64_t> offsets;
+  std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
+  std::vector<BlockHandle> handles;
+  std::vector<size_t> owners;  // keys j that fetch a block (the first key of each distinct one)
+  std::vector<BlockCacheKey> cache_keys;
+  std::vector<std::shared_ptr<const void>> cached;
+};
+
+}  // namespace
+
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
-  // Scratch of the calling thread, reused across calls (no allocation once grown).
-  thread_local std::vector<size_t> pending;
-  thread_local std::vector<Slice> user_keys;
-  thread_local std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
-  thread_local size_t may_capacity = 0;
+  thread_local MultiGetScratch scratch;
+  auto& pending = scratch.pending;
+  auto& user_keys = scratch.user_keys;
+  auto& may = scratch.may;
+  auto& may_capacity = scratch.may_capacity;
   pending.clear();
   for (size_t i = 0; i < n; ++i) {
     results[i].Reset();
@@ -397,8 +419,8 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   const size_t m = pending.size();
   // 1. The index: every key's binary search at once (FindRestarts overlaps
   // their cache misses).
-  thread_local std::vector<Slice> seek_targets;
-  thread_local std::vector<uint32_t> restarts;
+  auto& seek_targets = scratch.seek_targets;
+  auto& restarts = scratch.restarts;
   seek_targets.resize(m);
   restarts.resize(m);
   for (size_t j = 0; j < m; ++j) seek_targets[j] = targets[pending[j]];
@@ -412,13 +434,13 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   // First every key's block handle, then the distinct blocks' cache lookups
   // as one BlockCache::LookupBatch (their slot and reference-count misses
   // overlap), then the blocks the cache lacked, read from the file.
-  thread_local std::vector<std::shared_ptr<const Block>> blocks;
-  thread_local std::vector<uint64_t> offsets;
-  thread_local std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
-  thread_local std::vector<BlockHandle> handles;
-  thread_local std::vector<size_t> owners;  // keys j that fetch a block (the first key of each distinct one)
-  thread_local std::vector<BlockCacheKey> cache_keys;
-  thread_local std::vector<std::shared_ptr<const void>> cached;
+  auto& blocks = scratch.blocks;
+  auto& offsets = scratch.offsets;
+  auto& block_read = scratch.block_read;
+  auto& handles = scratch.handles;
+  auto& owners = scratch.owners;
+  auto& cache_keys = scratch.cache_keys;
+  auto& cached = scratch.cached;
   blocks.resize(m);
   offsets.resize(m);
   handles.resize(m);
