@@ -1,6 +1,6 @@
 """dynamic_bloom_latency's readings on a small frame whose answers are exact: the new filter
 at 0.8x the old one's ns per key at 2^10 keys and 0.5x at 2^23 (every mode, three repeats at
-1.0, 0.9 and 1.1 of each time), with sim floor's load latency at both filters' sizes. The
+1.0, 0.9 and 1.1 of each time; the old one with locality at 0.625x the old one's), with sim floor's load latency at both filters' sizes. The
 claim kind dynamic_ratio reads one key count through `where`, and refuses to pool several;
 the dynamic table has a row per filter and key count; the report's table and values name each
 key count by its power of two."""
@@ -14,13 +14,13 @@ from analysis.paper.claims import Claim, ClaimsError, measure_all
 from analysis.paper.dynamic import dynamic_keys_table_tex, power_word
 
 SMALL, LARGE = 1 << 10, 1 << 23
-NEW, OLD = "dynamic:bpk=10", "dynamic_old:bpk=10"
+NEW, OLD, LOCAL = "dynamic:bpk=10", "dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"
 
 
 def _frame() -> pd.DataFrame:
     rows = []
     for keys, new_over_old in ((SMALL, 0.8), (LARGE, 0.5)):
-        for spec, scale in ((NEW, new_over_old), (OLD, 1.0)):
+        for spec, scale in ((NEW, new_over_old), (OLD, 1.0), (LOCAL, 0.625)):
             for seed, f in ((0, 1.0), (1, 0.9), (2, 1.1)):
                 for i, mode in enumerate(DYNAMIC_MODES):
                     rows.append({"sweep": "dynamic_bloom_latency", "worker": "sim dynamic", "run_key": f"{spec}{keys}{seed}",
@@ -70,9 +70,9 @@ def test_dynamic_ratio_refuses_to_pool_key_counts(tmp_path):
 def test_dynamic_table_has_a_row_per_filter_and_key_count():
     t = tables.dynamic_table(_frame())
     assert list(t.columns) == ["filter", "keys", *DYNAMIC_MODES]
-    assert list(zip(t["keys"], t["filter"])) == [(SMALL, NEW), (SMALL, OLD), (LARGE, NEW), (LARGE, OLD)]
+    assert list(zip(t["keys"], t["filter"])) == [(k, f) for k in (SMALL, LARGE) for f in (NEW, OLD, LOCAL)]
     # hit at 2^23 keys: new 0.5 * 21 ns, repeats 0.9 and 1.1 of it.
-    assert t.iloc[2]["hit"].startswith("10.5 (9.5–11.6, n=3)")
+    assert t.iloc[3]["hit"].startswith("10.5 (9.5–11.6, n=3)")
     assert "3 rounds per repeat" in t.attrs["notes"][0]
 
 
@@ -85,9 +85,11 @@ def test_report_table_and_values_per_key_count(tmp_path):
     assert vals["dynKeysCounts"] == "2"
     assert vals["dynHitRatioTen"] == "0.80" and vals["dynHitRatioTwentyThree"] == "0.50"
     assert vals["dynParallelMissRatioTwentyThree"] == "0.50"
-    # The load latency at each filter's size (median over the floor's repeats), its MiB.
+    # Over the old filter with locality (0.625 of the old one's times): 0.5 / 0.625.
+    assert vals["dynHitOverLocalityTwentyThree"] == "0.80"
+    # The load latency at each filter's size (median over the floor's repeats), the size.
     assert vals["dynLatencyTen"] == "1.5" and vals["dynLatencyTwentyThree"] == "40"
-    assert vals["dynMiBTwentyThree"] == "10"
+    assert vals["dynSizeTwentyThree"] == "10~MiB" and vals["dynSizeTen"] == "1.25~KiB"
     assert (vals["dynHitRatioMax"], vals["dynHitRatioMaxKeys"]) == ("0.80", "$2^{10}$")
     assert (vals["dynHitRatioMin"], vals["dynHitRatioMinKeys"]) == ("0.50", "$2^{23}$")
 
