@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
+from .dynamic_data import DYNAMIC_MODES, dynamic_rows
 from .pareto_data import pareto_table
 from .speed_data import MIX_ORDER, SPREAD_FLAG, _truthy, describe, speed_cells
 
@@ -187,25 +188,27 @@ def floor_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return t
 
 
-DYNAMIC_MODES = ("add", "hit", "miss", "parallel_add", "parallel_hit", "parallel_miss")
-
-
 def dynamic_table(df: pd.DataFrame) -> pd.DataFrame | None:
-    """`sim dynamic` records (a memtable filter's own timings): one row per filter, one column per
-    mode, ns per key as median (min–max, n) over the repeats, each repeat itself a median of rounds."""
-    if "command" not in df or not (df["command"] == "dynamic").any():
+    """`sim dynamic` records (a memtable filter's own timings): one row per filter and key
+    count, one column per mode, ns per key as median (min–max, n) over the repeats, each repeat
+    itself a median of rounds."""
+    d = dynamic_rows(df)
+    if d is None:
         return None
-    d = df[df["command"] == "dynamic"]
-    g = d.groupby(["filter_arg", "mode"])["ns_per_key"].agg(median="median", lo="min", hi="max", n="count")
+    g = d.groupby(["filter_arg", "keys", "mode"])["ns_per_key"].agg(median="median", lo="min", hi="max", n="count")
     g = g.reset_index().assign(flagged=False)
     g["cell"] = [_cell(r) for _, r in g.iterrows()]
-    t = g.pivot(index="filter_arg", columns="mode", values="cell")
+    t = g.pivot(index=["keys", "filter_arg"], columns="mode", values="cell")
     t = t[[m for m in DYNAMIC_MODES if m in t.columns]].reset_index().rename(columns={"filter_arg": "filter"})
+    t["keys"] = t["keys"].astype(int)
+    t = t[["filter", "keys"] + [m for m in DYNAMIC_MODES if m in t.columns]]
     t.columns.name = None
     threads = sorted({int(v) for v in d.loc[d["mode"].str.startswith("parallel"), "threads"]})
-    keys = sorted({int(v) for v in d["keys"]})
-    t.attrs["notes"] = [f"ns per key: wall time / keys, hashing included; {', '.join(map(str, keys))} keys"
-                        + (f"; parallel modes from {', '.join(map(str, threads))} threads" if threads else "") + "."]
+    rounds = sorted({int(v) for v in d["rounds"]}) if "rounds" in d else []
+    t.attrs["notes"] = [f"ns per key: wall time / keys, hashing included"
+                        + (f"; parallel modes from {', '.join(map(str, threads))} threads" if threads else "")
+                        + (f"; {' or '.join(map(str, rounds))} rounds per repeat (their median)" if rounds else "")
+                        + "."]
     return t
 
 

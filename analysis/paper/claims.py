@@ -358,20 +358,30 @@ def _hash_fallback(df: pd.DataFrame, ours: dict, published: float, published_que
 
 def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """`sim dynamic` (experiment dynamic_bloom_latency): the median over repeats of ns per key
-    of `filter` over that of `over`, in one mode; the interval from the repeats' extremes."""
-    if "command" not in df or "mode" not in df:
-        return None
-    rows = df[(df["command"] == "dynamic") & (df["mode"] == ours["mode"])]
+    of `filter` over that of `over`, in one mode, at the one key count `where` selects (e.g.
+    where = { keys = 8388608 }; required when the results hold several); the interval from
+    the repeats' extremes."""
+    from ..dynamic_data import dynamic_ratios, dynamic_rows
 
-    def times(name):
-        return rows[rows["filter_arg"] == name]["ns_per_key"].astype(float)
-
-    a, b = times(ours["filter"]), times(ours["over"])
-    if a.empty or b.empty:
+    rows = dynamic_rows(df)
+    if rows is None:
         return None
-    r = float(a.median()) / float(b.median())
-    return Measured(r, float(a.min()) / float(b.max()), float(a.max()) / float(b.min()), None,
-                    f"medians {float(a.median()):.3g} / {float(b.median()):.3g} ns per key, {len(a)} repeats")
+    for key, value in ours.get("where", {}).items():
+        if key not in rows:
+            return None
+        rows = rows[rows[key] == value]
+    counts = sorted({int(k) for k in rows["keys"]})
+    if len(counts) > 1:
+        raise ClaimsError(f"ours = {ours}: the results hold {len(counts)} key counts "
+                          f"({', '.join(map(str, counts))}); select one with where = {{ keys = N }}")
+    r = dynamic_ratios(rows, ours["filter"], ours["over"])
+    r = r[r["mode"] == ours["mode"]]
+    if r.empty:
+        return None
+    r = r.iloc[0]
+    return Measured(float(r["ratio"]), float(r["low"]), float(r["high"]), None,
+                    f"medians {r['median_a']:.3g} / {r['median_b']:.3g} ns per key, {int(r['n'])} repeats, "
+                    f"{int(r['keys'])} keys")
 
 
 def _allocation_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:

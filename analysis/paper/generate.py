@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..load import load
 from .allocation import allocation_table_tex
+from .dynamic import dynamic_keys_table_tex
 from .claims import SIGMA_LIMIT, Claim, claims_frame, measure_all, read_published
 from .figures import FIGURES
 
@@ -790,12 +791,14 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(ef_vals)
     alloc_text, alloc_vals = allocation_table_tex(results_root)
     extra.update(alloc_vals)
+    dyn_text, dyn_vals = dynamic_keys_table_tex(results_root)
+    extra.update(dyn_vals)
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
                        ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
                        ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text),
                        ("engine_filters.tex", ef_text),
-                       ("allocation.tex", alloc_text),
+                       ("allocation.tex", alloc_text), ("dynamic_keys.tex", dyn_text),
                        ("block_seek.tex", block_seek_table_tex(results_root))):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
