@@ -11,6 +11,8 @@ import warnings
 
 from .style import FP_LABEL, palette  # first: selects the Agg backend before pyplot loads
 
+import matplotlib.colors  # noqa: E402
+import matplotlib.patches  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -205,9 +207,12 @@ def _summary_marks(ax, s, color) -> None:
     ax.set_ylim(-1, 1.6)
 
 
-def _grouped_bars(ax, table: pd.DataFrame, groups: list, series: list, colors: dict, err: bool) -> None:
+def _grouped_bars(ax, table: pd.DataFrame, groups: list, series: list, colors: dict, err: bool,
+                  tick_labels: list | None = None) -> None:
     """Bars of table[median] at x = group, one bar per series; whiskers min..max if err.
-    Missing (group, series) pairs leave a gap."""
+    Missing (group, series) pairs leave a gap. colors: series -> colour, or (series, group)
+    -> colour where a bar's colour depends on its group too. tick_labels: short labels
+    for the groups, set level (without them the group names are set slanted)."""
     w = 0.8 / max(len(series), 1)
     x = np.arange(len(groups))
     for i, name in enumerate(series):
@@ -216,8 +221,23 @@ def _grouped_bars(ax, table: pd.DataFrame, groups: list, series: list, colors: d
         kw = {}
         if err:
             kw = {"yerr": [med - sub["min"].to_numpy(float), sub["max"].to_numpy(float) - med], "capsize": 2}
-        ax.bar(x + (i - (len(series) - 1) / 2) * w, med, w, color=colors[name], label=name, **kw)
-    ax.set_xticks(x, groups, rotation=35, ha="right", fontsize=7)
+        bar_colors = colors[name] if name in colors else [colors[(name, g)] for g in groups]
+        ax.bar(x + (i - (len(series) - 1) / 2) * w, med, w, color=bar_colors, label=name, **kw)
+    if tick_labels is None:
+        ax.set_xticks(x, groups, rotation=35, ha="right", fontsize=7)
+    else:
+        ax.set_xticks(x, tick_labels, fontsize=7)
+
+
+def _shade(color, compression: str):
+    """An engine's colour, lighter for lz4 and darker for zstd, so one engine's bars read
+    as one family and its compressions as shades of it."""
+    rgb = np.array(matplotlib.colors.to_rgb(color))
+    if compression == "lz4":
+        return tuple(rgb + (1 - rgb) * 0.45)
+    if compression == "zstd":
+        return tuple(rgb * 0.6)
+    return tuple(rgb)
 
 
 def engine_filters(df: pd.DataFrame):
@@ -260,14 +280,13 @@ def engine_io(df: pd.DataFrame, width: float = 10, height: float = 7.5, titles: 
               text: float | None = None):
     """Cold (direct reads, small cache) and cached point lookups per engine, compression
     and thread count: operations per second of readrandom and readmissing (top row),
-    data-block reads per lookup and table bytes per compression (bottom row).
+    data-block reads per lookup and table bytes per compression (bottom row). One colour
+    family per engine (the engine's colour in every engine figure), a shade per
+    compression, and one legend for the four panels.
     width, height: the figure in inches; titles: the four panels' titles in that order (the
     report's captions say the rest) instead of the descriptive ones; text: title font size,
-    ticks 1 point and legends 1.5 points smaller (None: 9-point titles for a figure of its own)."""
+    ticks 1 point and the legend 1.5 points smaller (None: 9-point titles for a figure of its own)."""
     title_size = text or 9
-
-    def legend(ax, size):
-        ax.legend(fontsize=size if text is None else text - 1.5)
 
     def title(ax, i, default):
         ax.set_title(titles[i] if titles else default, fontsize=title_size)
@@ -278,10 +297,14 @@ def engine_io(df: pd.DataFrame, width: float = 10, height: float = 7.5, titles: 
     if rows.empty:
         return None
     direct = rows["direct_reads"].fillna(False).astype(bool) if "direct_reads" in rows else False
-    rows = rows.assign(mode=np.where(direct, "cold", "cached"),
+    rows = rows.assign(mode=np.where(direct, "cold", "cached"), compression=rows["compression"].astype(str),
                        series=rows["engine"] + " " + rows["compression"].astype(str))
-    series = list(pd.unique(rows["series"]))
-    colors = palette(series)
+    engines = list(pd.unique(rows["engine"]))
+    compressions = [c for c in ("none", "lz4", "zstd") if c in set(rows["compression"])]
+    compressions += sorted(set(rows["compression"]) - set(compressions))
+    base = palette(engines)
+    series = [f"{e} {c}" for e in engines for c in compressions if f"{e} {c}" in set(rows["series"])]
+    colors = {f"{e} {c}": _shade(base[e], c) for e in engines for c in compressions}
     modes = [m for m in ("cached", "cold") if m in set(rows["mode"])]
     fig, axes = plt.subplots(2, 2, figsize=(width, height), squeeze=False)
     for col, bench in enumerate(("readrandom", "readmissing")):
@@ -290,42 +313,49 @@ def engine_io(df: pd.DataFrame, width: float = 10, height: float = 7.5, titles: 
         if sub.empty:
             ax.set_visible(False)
             continue
+        threads = sorted(sub["threads"].astype(int).unique())
         sub = sub.assign(group=sub["mode"] + ", " + sub["threads"].astype(int).astype(str) + " thr")
-        groups = [f"{m}, {t} thr" for m in modes for t in sorted(sub["threads"].astype(int).unique())]
+        groups = [f"{m}, {t} thr" for m in modes for t in threads]
         med = medians(sub, ["group", "series"], "ops_per_sec")
-        _grouped_bars(ax, med, groups, series, colors, err=True)
+        _grouped_bars(ax, med, groups, series, colors, err=True,
+                      tick_labels=[f"{m}\n{t} thread{'s' if t > 1 else ''}" for m in modes for t in threads])
         ax.set_yscale("log")
+        # Ticks at 1, 2 and 5 per decade, read as 200k, 1M: a log axis with only its
+        # decade labels gives one label per panel here.
+        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
+        ax.yaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_ylabel(OPS_LABEL)
         title(ax, col, f"{bench} (median of repeats, min..max)")
-        legend(ax, 6)
     ax = axes[1][0]
     if "io_data_block_reads_per_op" in rows:
         reads = rows[rows["io_data_block_reads_per_op"].notna()]
         reads = reads.assign(group=reads["mode"] + " " + reads["benchmark"])
         groups = [f"{m} {b}" for m in modes for b in ("readrandom", "readmissing")]
         med = medians(reads, ["group", "series"], "io_data_block_reads_per_op")
-        _grouped_bars(ax, med, groups, series, colors, err=True)
+        _grouped_bars(ax, med, groups, series, colors, err=True,
+                      tick_labels=[f"{m}\n{b}" for m in modes for b in ("readrandom", "readmissing")])
         ax.set_ylabel("data-block reads from storage per lookup")
         title(ax, 2, "Data-block reads per lookup (readmissing: all caused by filter false positives)")
-        legend(ax, 6)
     else:
         ax.set_visible(False)
     ax = axes[1][1]
-    space = rows[rows["benchmark"] == "readrandom"].assign(group=lambda t: t["compression"].astype(str),
-                                                             series_e=lambda t: t["engine"])
-    med = medians(space.assign(series=space["series_e"]), ["group", "series"], "sst_bytes")
+    space = rows[rows["benchmark"] == "readrandom"]
+    med = medians(space.assign(series=space["engine"], group=space["compression"]), ["group", "series"], "sst_bytes")
     med[["median", "min", "max"]] = med[["median", "min", "max"]] / 2**20
-    engines = list(pd.unique(space["engine"]))
-    _grouped_bars(ax, med, [c for c in ("none", "lz4", "zstd") if c in set(space["compression"])], engines,
-                  palette(engines), err=True)
+    # Bars coloured as the legend's (engine, compression) entries, grouped by compression.
+    _grouped_bars(ax, med, compressions, engines, {(e, c): colors[f"{e} {c}"] for e in engines for c in compressions},
+                  err=True, tick_labels=compressions)
     ax.set_ylabel("table MiB")
     ax.set_xlabel("compression")
     title(ax, 3, "Table bytes after the fill")
-    legend(ax, 7)
     if text is not None:
         for ax in fig.axes:
             ax.tick_params(labelsize=text - 1)
-    fig.tight_layout()
+    handles = [matplotlib.patches.Patch(color=colors[s_], label=s_) for s_ in series]
+    fig.legend(handles=handles, loc="upper center", ncol=len(series), frameon=False,
+               fontsize=7 if text is None else text - 1.5)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     return fig
 
 

@@ -169,9 +169,18 @@ def test_engine_tables(df):
 def test_engine_io_panels_from_cold_and_cached_runs(df):
     fig = engine_plots.engine_io(df)
     rr, rm, reads, space = fig.axes
-    assert ticks(rr) == ["cached, 1 thr", "cached, 2 thr", "cold, 1 thr", "cold, 2 thr"]
-    assert [t.get_text() for t in rr.get_legend().get_texts()] == [
-        "filterlab none", "filterlab lz4", "rocksdb none", "rocksdb lz4"]
+    assert ticks(rr) == ["cached\n1 thread", "cached\n2 threads", "cold\n1 thread", "cold\n2 threads"]
+    # One legend for the four panels, and every bar coloured as its legend entry, the table-bytes
+    # panel's too (which groups by compression rather than by engine).
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    (legend,) = fig.legends
+    entries = {t.get_text(): h.get_facecolor() for t, h in zip(legend.get_texts(), legend.legend_handles)}
+    assert list(entries) == ["filterlab none", "filterlab lz4", "rocksdb none", "rocksdb lz4"]
+    assert len({tuple(c) for c in entries.values()}) == 4
+    assert rr.patches[0].get_facecolor() == pytest.approx(entries["filterlab none"])
+    # space's bars: filterlab at none, lz4, then rocksdb at none, lz4.
+    assert space.patches[1].get_facecolor() == pytest.approx(entries["filterlab lz4"])
+    assert space.patches[2].get_facecolor() == pytest.approx(entries["rocksdb none"])
     # filterlab none: 1e6/2 and 1e6/1 ops/s cached, 1e6/80 and 1e6/40 cold (conftest.engine_io_rows).
     assert [p.get_height() for p in rr.patches[:4]] == pytest.approx([5e5, 1e6, 12500, 25000])
     assert [p.get_height() for p in reads.patches[:4]] == pytest.approx([0, 0, 0.6, 0.6])
