@@ -125,6 +125,12 @@ def model_accuracy(df: pd.DataFrame, claims) -> plt.Figure | None:
     ax.set_yticks(range(len(order)))
     ax.set_yticklabels([f"{v} ({kinds.get(v, '?')})" for v in order], fontsize=6)
     ax.set_xscale("log")
+    # Plain ratios (0.8, 1, 1.5, 2) where a log axis would print 10^0 and 2x10^0.
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in (0.5, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0) if lo <= t <= hi]
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("measured / model FP rate")
     ax.invert_yaxis()
     fig.tight_layout()
