@@ -356,6 +356,16 @@ def _hash_fallback(df: pd.DataFrame, ours: dict, published: float, published_que
                     f"{int(collisions.sum())} of {int(lookups.sum())} lookups over {len(rows)} runs")
 
 
+def _where(rows: pd.DataFrame, ours: dict) -> pd.DataFrame | None:
+    """rows in the context ours' `where` names (column = value for each entry), or None where
+    the results lack one of its columns (the claim is then not measured)."""
+    for key, value in ours.get("where", {}).items():
+        if key not in rows:
+            return None
+        rows = rows[rows[key] == value]
+    return rows
+
+
 def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """`sim dynamic` (experiment dynamic_bloom_latency): the median over repeats of ns per key
     of `filter` over that of `over`, in one mode, at the one key count `where` selects (e.g.
@@ -366,10 +376,9 @@ def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_que
     rows = dynamic_rows(df)
     if rows is None:
         return None
-    for key, value in ours.get("where", {}).items():
-        if key not in rows:
-            return None
-        rows = rows[rows[key] == value]
+    rows = _where(rows, ours)
+    if rows is None:
+        return None
     counts = sorted({int(k) for k in rows["keys"]})
     if len(counts) > 1:
         raise ClaimsError(f"ours = {ours}: the results hold {len(counts)} key counts "
@@ -395,10 +404,9 @@ def _allocation_ratio(df: pd.DataFrame, ours: dict, published: float, published_
         return None
     rows = df[(df["benchmark"] == "readmissing") & df["filter_policy"].notna()]
     rows = rows.drop_duplicates([c for c in ("run_key", "record_index") if c in rows])
-    for key, value in ours.get("where", {}).items():
-        if key not in rows:
-            return None
-        rows = rows[rows[key] == value]
+    rows = _where(rows, ours)
+    if rows is None:
+        return None
 
     def reads(policy):
         r = rows[rows["filter_policy"] == policy]
