@@ -1,6 +1,6 @@
 // DynamicBloom: RocksDB's memtable Bloom filter (the 2019 rewrite, PR #5762),
-// bit-exact with RocksDB for the 32-bit hash (../shared/spec/rocksdb-filters.md
-// §3), plus a 64-bit-hash form of the same layout. Unlike the SST filters it
+// bit-exact with RocksDB for the 32-bit hash (RocksDB's
+// util/dynamic_bloom.h since PR #5762), plus a 64-bit-hash form of the same layout. Unlike the SST filters it
 // grows key by key: Add for a single writer, AddConcurrently for many, and
 // MayContain safe alongside either.
 //

@@ -5,7 +5,8 @@
 // dynamic`). Like "dynamic" it grows key by key: Add for a single writer,
 // AddConcurrently for many, MayContain safe alongside either.
 //
-// Layout (rocksdb-filters.md §2.2 and §2.4, wormhashing.md §2): a byte array
+// Layout (RocksDB's util/dynamic_bloom.h before PR #5762; LegacyLocalityBloomImpl<true> and
+// LegacyNoLocalityBloomImpl in util/bloom_impl.h): a byte array
 // and the 32-bit BloomHash h (seed 0xbc9f1d34, the memtable's), delta =
 // rotr32(h, 17), k probes (RocksDB's memtable: 6), in one of two forms chosen
 // by RocksDB's bloom_locality option:

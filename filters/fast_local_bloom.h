@@ -1,5 +1,5 @@
 // FastLocalBloom: RocksDB's format_version=5 Bloom filter, bit-exact
-// (../shared/spec/rocksdb-filters.md §1). Variant "fastlocal".
+// (FastLocalBloomImpl, RocksDB's util/bloom_impl.h). Variant "fastlocal".
 //
 // Layout and why. The bit array is a run of 64-byte (512-bit) lines, one
 // cache line each. A key's hash is split in two 32-bit halves: h1 picks the

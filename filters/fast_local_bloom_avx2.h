@@ -1,5 +1,5 @@
-// The AVX2 query path of FastLocalBloom (../shared/spec/rocksdb-filters.md
-// §1.5): tests up to eight probes of one 512-bit line per round, with no
+// The AVX2 query path of FastLocalBloom (the __AVX2__
+// branch of FastLocalBloomImpl::HashMayMatchPrepared, RocksDB's util/bloom_impl.h): tests up to eight probes of one 512-bit line per round, with no
 // data-dependent branch inside a round. Compiled when the compiler targets
 // AVX2 and FILTERLAB_FORCE_SCALAR is not set; it must give exactly the answer
 // of fastlocal::MayMatchLineScalar (fast_local_bloom_test.cc checks this for

@@ -1,6 +1,6 @@
 // RocksDB's BloomMath FP formulas and the standard Bloom filter (declared and
-// documented in fp_model.h). The RocksDB formulas (../shared/spec/
-// rocksdb-filters.md §1.10) use the same operations in the same order as
+// documented in fp_model.h). The RocksDB formulas (BloomMath in
+// RocksDB's util/bloom_impl.h) use the same operations in the same order as
 // util/bloom_impl.h, so fp_model.json, produced by RocksDB itself, matches
 // to the last few ulps. The exact Poisson mixtures are in
 // fp_model_cache_local.cc and fp_model_two_per_word.cc.

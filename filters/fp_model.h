@@ -1,8 +1,8 @@
 // Analytic false-positive models for the Bloom-filter family: the theory
 // curves that every measured FP rate is held against (tests, the simulator's
-// `model` command, the plots). Formulas: ../shared/spec/rocksdb-filters.md
-// §1.10 (RocksDB's BloomMath, kept bit-for-bit so fp_model.json matches) and
-// ../shared/spec/wormhashing.md §3 (exact Poisson mixtures). Notation: b =
+// `model` command, the plots). Formulas: RocksDB's util/bloom_impl.h
+// (BloomMath, kept bit-for-bit so fp_model.json matches) and
+// the exact Poisson mixtures of cache-local Bloom filters (Putze, Sanders, Singler 2007). Notation: b =
 // bits per key, k = probes, B = bits per block (cache line or word group),
 // n = keys. Arguments outside a model's domain throw std::invalid_argument
 // naming the function, the parameter, its value and what is allowed.

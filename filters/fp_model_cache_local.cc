@@ -1,7 +1,7 @@
 // FP models of a block-local Bloom filter — every key and every query picks
 // one B-bit block uniformly and makes k probes inside it — as Poisson
 // mixtures over the number of keys in the block (declared in fp_model.h):
-//   CacheLocalPoissonFpRate  the textbook mixture (wormhashing.md §3), which
+//   CacheLocalPoissonFpRate  the textbook mixture (Putze, Sanders, Singler 2007), which
 //                            applies Bloom's per-block approximation;
 //   CacheLocalIdealFpRate    the exact value for ideal hashing, and
 //   CacheLocalIdealOccupancyFpRate the same as a sum of positive terms, its

@@ -191,7 +191,7 @@ double IndependentWordsTwoPerWord(double bits_per_key, int words_touched, int gr
 }
 
 TEST(FpModel, PublishedReferenceValues) {
-  // wormhashing.md §3, quoted to 5 significant digits (tolerance: half a unit
+  // The values Dillinger's wormhashing simulation states, quoted to 5 significant digits (tolerance: half a unit
   // in the last place).
   EXPECT_NEAR(StandardFpRate(10, 6), 0.0084362, 5e-8);
   EXPECT_NEAR(StandardFpRate(10.3, 6), 0.0074073, 5e-8);

@@ -28,7 +28,7 @@
 //     < 0.6%: well inside the 5%, so the allowance does not depend on it.)
 //   empirical: a fitted estimate, such as RocksDB's EstimatedFpRate for its
 //     legacy full filter, whose penalty term 0.1/(0.75b + 22) for the flawed
-//     probe deltas (spec §2.3) is a fitted average, not a derivation: accept
+//     probe deltas (RocksDB issues #4120 and #5857) is a fitted average, not a derivation: accept
 //     4 sigma + 15% p_model. (No registered variant states it at present:
 //     legacy and worm's cache_rocksdb_full have the derived in-line pattern
 //     model, fpmodel::LegacyLineFpRate.)
@@ -39,7 +39,7 @@
 //     locality=0). No probe sequence beats independent probes, so
 //     accept p_model - 4 sigma <= p_hat <= 2 p_model. The upper cap is a
 //     sanity limit, not a model: the degradation known for these schemes at
-//     10 b/k is 1.1x to 1.7x (spec §2.3, wormhashing.md §2), and twice the
+//     10 b/k is 1.1x to 1.7x (RocksDB issues #4120 and #5857; wormhashing), and twice the
 //     ideal would mean a new defect. These variants' owners may replace the
 //     ideal with a model of the flaw; then they move to "exact".
 //     worm cache_dbl at hash=32 is here too: its model is exact from 65536

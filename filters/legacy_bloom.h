@@ -1,5 +1,5 @@
 // RocksDB's two pre-2020 Bloom filters, bit-exact, both fed a 32-bit hash
-// (BloomHash32) (../shared/spec/rocksdb-filters.md §2). Variants "legacy"
+// (BloomHash32) (RocksDB's LegacyLocalityBloomImpl, util/bloom_impl.h). Variants "legacy"
 // (legacy_bloom.cc) and "legacy_block" (legacy_block_bloom.cc).
 //
 // Both use double hashing from one 32-bit h: delta = rotr32(h, 17), probe i

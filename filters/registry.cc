@@ -132,7 +132,7 @@ Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out) {
     if (!s.ok() && !s.IsCorruption()) s = Status::Corruption(s.message());
     return s;
   }
-  // RocksDB's dispatch (../shared/spec/rocksdb-filters.md §1.8).
+  // RocksDB's dispatch (BuiltinFilterPolicy::GetBuiltinFilterBitsReader, table/block_based/filter_policy.cc).
   if (bytes.size() <= 5) {
     *out = std::make_unique<AlwaysFalseFilter>();
     return Status::OK();

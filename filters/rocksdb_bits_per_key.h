@@ -1,6 +1,6 @@
 // How RocksDB's BloomLikeFilterPolicy turns a requested bits/key into the
-// integers its filters are built from (../shared/spec/rocksdb-filters.md
-// §1.7). Shared by the RocksDB-format variants (fastlocal, legacy,
+// integers its filters are built from (BloomFilterPolicy's
+// millibits_per_key, RocksDB's table/block_based/filter_policy.cc). Shared by the RocksDB-format variants (fastlocal, legacy,
 // legacy_block) so their sizes match RocksDB's bit for bit. The generic
 // filters/bits_per_key.h rounds to nearest (llround); RocksDB adds 0.500001
 // and truncates, which differs at ties (10.0005 -> 10001 here, 10000 there)

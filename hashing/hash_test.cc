@@ -77,7 +77,7 @@ TEST(LegacyHash32, EmptyKeyHashesToSeed) {
   EXPECT_EQ(BloomHash32("", 0), kBloomHashSeed);
 }
 
-// One tail byte, worked by hand from the definition (spec §0.3), once with the
+// One tail byte, worked by hand from the definition (RocksDB's util/hash.cc, Hash()), once with the
 // byte sign-extended (the format) and once zero-extended (what a naive port
 // computes), to show the test can tell them apart.
 uint32_t OneByteKeyHash(uint32_t seed, uint32_t extended_byte) {

@@ -1,6 +1,6 @@
 // The legacy 32-bit key hash of LevelDB/RocksDB (a MurmurHash1 variant), kept
 // bit-exact because the legacy filter formats and DynamicBloom depend on it.
-// See ../shared/spec/rocksdb-filters.md §0.3. Weak by modern standards: 32
+// RocksDB's util/hash.cc, Hash() (a MurmurHash1 variant). Weak by modern standards: 32
 // bits of entropy per key, so n stored keys cost an extra ~n/2^32 FP rate.
 #pragma once
 

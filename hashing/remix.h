@@ -34,7 +34,7 @@ inline uint64_t Mix64(uint64_t z) {
 }
 
 // splitmix64 generator: the reference vectors' and the simulator's source of
-// synthetic hashes (../shared/spec/rocksdb-filters.md §6.1).
+// synthetic hashes (testdata/README.md).
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}

@@ -10,7 +10,7 @@
 // XXPH3_64 is the XXH3 *preview* (xxHash v0.7.2) with RocksDB's change for the
 // empty input. RocksDB's FastLocalBloom (format_version 5) hashes keys with it,
 // so bit-exact filters need it; it differs from final XXH3 for every length
-// (../shared/spec/rocksdb-filters.md §4). Implemented in xxph3.cc from that spec.
+// (RocksDB's util/xxph3.h, the XXH3 preview it froze). Implemented in xxph3.cc.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // XXPH3_64: the XXH3 *preview* hash (xxHash v0.7.2) as RocksDB uses it for
-// filter keys (GetSliceHash64), written from ../shared/spec/rocksdb-filters.md
-// §4. FastLocalBloom (format_version 5) persists bits chosen by this hash, so
+// filter keys (GetSliceHash64), written from RocksDB's
+// util/xxph3.h. FastLocalBloom (format_version 5) persists bits chosen by this hash, so
 // it must stay bit-exact: final XXH3 (libxxhash 0.8) differs for every length
 // (another avalanche multiplier for len >= 17; for len > 240 also the lane a
 // data word is added to and the last-stripe bookkeeping; other layouts for

@@ -5,7 +5,7 @@
 // do not depend on how work is split across threads.
 //
 // Generated keys, as RocksDB's filter_bench makes them
-// (../shared/spec/rocksdb-filters.md §5 KeyMaker): key (filter_id, val) has
+// (KeyMaker in RocksDB's util/filter_bench.cc): key (filter_id, val) has
 // bytes 0-3 = LE32(val), 4-7 = LE32(filter_id + val), the rest zero, and a
 // length of key_size + (0..4), constant over runs of 32 consecutive vals
 // (24..28 bytes by default). Keys added to a filter use val < 2^31; outside

@@ -1,5 +1,5 @@
 // MT19937 (32-bit Mersenne Twister) producing exactly std::mt19937's output,
-// 624 outputs at a time: filter_bench's generator (rocksdb-filters.md §5), so
+// 624 outputs at a time: filter_bench's generator (RocksDB's util/filter_bench.cc), so
 // the speed harness asks the same queries, at a fraction of the cost.
 //
 // Why not std::mt19937. Its operator() tempers one output per call and, every

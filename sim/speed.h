@@ -1,5 +1,5 @@
 // filter_bench-style speed measurement (`filterlab-sim speed`), after
-// ../shared/spec/rocksdb-filters.md §5, with our own code and the generic
+// RocksDB's util/filter_bench.cc, with our own code and the generic
 // filter interface only.
 //
 // Working set: filters of about --average_keys keys each (varied by

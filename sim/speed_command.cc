@@ -160,7 +160,7 @@ Status MakeSpeedConfig(const SpeedArgs& a, const FlagSet& flags, SpeedConfig* cf
 
 Status SpeedCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   FlagSet flags("speed",
-                "filter_bench-style timings (../shared/spec/rocksdb-filters.md §5): a working set of filters\n"
+                "filter_bench-style timings (RocksDB's util/filter_bench.cc): a working set of filters\n"
                 "of ~--average_keys keys (+-40%) from 24..28-byte keys, serialized into one 2 MiB-page arena;\n"
                 "build ns/key; net ns/op = (gross - dry run) / queries for single (hot), random, random_pipelined\n"
                 "(the same queries, the next ones' lines prefetched through FilterView::Prefetch), batched\n"

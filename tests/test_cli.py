@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FILTERLAB = ROOT / "filterlab"
-VECTORS = Path(os.environ.get("FILTERLAB_REFERENCE_DIR", ROOT.parent / "shared" / "reference" / "vectors"))
+VECTORS = Path(os.environ.get("FILTERLAB_REFERENCE_DIR", ROOT / "testdata" / "vectors"))
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$")
 
 

@@ -38,7 +38,7 @@ int ListFilters() {
 
 int VerifyVectors(int argc, char** argv) {
   if (argc == 0) {
-    std::fprintf(stderr, "verify-vectors: give one or more vector files (e.g. ../shared/reference/vectors/*.json)\n");
+    std::fprintf(stderr, "verify-vectors: give one or more vector files (e.g. testdata/vectors/*.json)\n");
     return 2;
   }
   size_t passed = 0, failed = 0;

@@ -1,5 +1,5 @@
-// DB: filterlab's mini LSM-tree key-value store (spec lsm-features.md
-// §3–§5). Keys and values are byte strings (empty allowed, several MiB
+// DB: filterlab's mini LSM-tree key-value store (the design of
+// RocksDB's DBImpl at small scale: docs/architecture.md). Keys and values are byte strings (empty allowed, several MiB
 // fine), ordered bytewise.
 //
 //   std::unique_ptr<DB> db;
@@ -16,7 +16,7 @@
 // Reads look in the memtables, then level 0 newest first, then one file per
 // level; each table is guarded by its filter. MultiGet does the same for a
 // whole sorted batch, one table-reader call per group of keys in one file
-// (spec §3). Files on disk: see engine/db/README.md.
+// (RocksDB PR #5011). Files on disk: see engine/db/README.md.
 //
 // All methods are thread-safe; a DB directory can be open in one DB object
 // at a time (a LOCK file, flock).
@@ -95,7 +95,7 @@ class DB {
   virtual Status RewriteFilters(uint64_t* rewritten) = 0;
 
   // Estimated entries (all versions) and bytes of the memtables with user
-  // keys in [start, limit) (spec §2.1).
+  // keys in [start, limit) (RocksDB's GetApproximateMemTableStats).
   virtual void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
                                            uint64_t* bytes) = 0;
 

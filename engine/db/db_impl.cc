@@ -28,7 +28,7 @@ class SnapshotImpl final : public Snapshot {
   const SequenceNumber seq_;
 };
 
-// Keys per MultiGet batch (spec §3.1 MAX_BATCH_SIZE).
+// Keys per MultiGet batch (RocksDB's MultiGetContext::MAX_BATCH_SIZE).
 constexpr size_t kMultiGetBatch = 32;
 
 Status ClosedError() { return Status::InvalidArgument("the DB is closed"); }

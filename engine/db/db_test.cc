@@ -664,7 +664,7 @@ TEST(DB, ApproximateMemTableStats) {
   for (int i = 0; i < 1000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), std::string(100, 'v')).ok());
   uint64_t count = 0, bytes = 0;
   db->GetApproximateMemTableStats(Key(100), Key(105), &count, &bytes);
-  EXPECT_EQ(count, 5u);  // exact below 10 entries (spec §2.3)
+  EXPECT_EQ(count, 5u);  // exact below 10 entries (PR #13047's estimate counts short runs)
   EXPECT_GT(bytes, 5u * 100);
   db->GetApproximateMemTableStats(Key(5000), Key(6000), &count, &bytes);
   EXPECT_EQ(count, 0u);

@@ -191,7 +191,7 @@ Status Options::Validate() const {
   if (memtable_filter_policy != nullptr) {
     if (!(memtable_filter_bits_ratio > 0 && memtable_filter_bits_ratio <= 0.25)) {
       return Bad("memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),
-                 "use a number in (0, 0.25] when memtable_filter_policy is set (spec §4)");
+                 "use a number in (0, 0.25] when memtable_filter_policy is set (RocksDB's memtable_prefix_bloom_size_ratio)");
     }
     // The memtable validates the policy (it must be a dynamic variant) and the filter's size.
     std::unique_ptr<MemTable> probe;

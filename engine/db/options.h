@@ -103,14 +103,14 @@ struct Options {
   // Memtables in memory at once, the active one included (>= 2): writes stall
   // while max_write_buffer_number - 1 immutable memtables wait for flushes.
   int max_write_buffer_number = 2;
-  // Memtable filter (spec §4): nullptr = none, else a dynamic variant's
+  // Memtable filter (RocksDB's memtable Bloom): nullptr = none, else a dynamic variant's
   // policy such as "dynamic:bpk=8,probes=6,hash=32" (RocksDB's DynamicBloom).
   // Its size is write_buffer_size × memtable_filter_bits_ratio bytes; the
   // ratio must be in (0, 0.25] when a filter is given (RocksDB
   // memtable_prefix_bloom_size_ratio).
   std::shared_ptr<const FilterPolicy> memtable_filter_policy;
   double memtable_filter_bits_ratio = 0.1;
-  // Range estimate used by GetApproximateMemTableStats (spec §2).
+  // Range estimate used by GetApproximateMemTableStats (RocksDB PR #13047).
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
 
   // --- levels and compaction ---
@@ -129,7 +129,7 @@ struct Options {
   // --- tables ---
   size_t block_size = 4096;
   int block_restart_interval = 16;
-  bool use_hash_index = false;        // data-block hash index (spec §1)
+  bool use_hash_index = false;        // data-block hash index (RocksDB PR #4174)
   double hash_index_util_ratio = 0.75;  // (0, 1]
   ChecksumType checksum_type = ChecksumType::kCRC32C;
   // Compression of table data blocks (engine/table/compression.h).

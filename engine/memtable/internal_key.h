@@ -1,4 +1,4 @@
-// Internal keys (spec lsm-features.md §5.1): every stored entry is
+// Internal keys (RocksDB's db/dbformat.h): every stored entry is
 //   user_key ‖ fixed64_LE(sequence << 8 | type)
 // ordered by user key ascending (bytewise; the engine has no custom user
 // comparators) and, for equal user keys, by the 8-byte trailer as a u64

@@ -3,10 +3,10 @@
 // bytes in an arena; one writer adds, any number of readers look up
 // concurrently without locks.
 //
-// Entry encoding (spec §5.1), the skip list's key:
+// Entry encoding (RocksDB's db/dbformat.h), the skip list's key:
 //   varint32(internal_key_len) ‖ internal_key ‖ varint32(value_len) ‖ value
 //
-// Memtable Bloom (spec §4): with bloom_size_ratio > 0 the memtable keeps a
+// Memtable Bloom (RocksDB's memtable_prefix_bloom_size_ratio): with bloom_size_ratio > 0 the memtable keeps a
 // dynamic filter over whole user keys, sized from the write buffer budget as
 // RocksDB does, total_bits = 8 · u32(write_buffer_size · ratio), ratio
 // clamped to [0, 0.25] — independent of how many keys arrive. Every Add puts
@@ -19,7 +19,7 @@
 // (the default spec) that is exactly total_bits, since total_bits is a
 // multiple of 8.
 //
-// Range statistics (spec §2.1): ApproximateStats(start, limit) estimates the
+// Range statistics (RocksDB's GetApproximateMemTableStats, PR #13047): ApproximateStats(start, limit) estimates the
 // number and bytes of entries with user keys in [start, limit), using the
 // skip list's new estimate (or the old one, by option).
 #pragma once
@@ -154,7 +154,7 @@ class MemTable {
     uint64_t bytes = 0;
   };
   // Estimated entries (all versions) with user key in [start, limit), and
-  // their bytes as count × average encoded entry size (spec §2.1).
+  // their bytes as count × average encoded entry size (as RocksDB's PR #13047 does).
   RangeStats ApproximateStats(const Slice& start, const Slice& limit) const;
 
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
@@ -204,7 +204,7 @@ class MemTable {
   mutable StripedCounters<2> bloom_counters_;
 };
 
-// Filter bits for a write buffer and ratio per spec §4 (ratio clamped to
+// Filter bits for a write buffer and ratio as RocksDB's MemTable sizes its DynamicBloom (ratio clamped to
 // [0, 0.25]); 0 means no memtable Bloom. InvalidArgument on a NaN or
 // negative ratio or a byte count that does not fit in 32 bits.
 Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total_bits);

@@ -1,4 +1,5 @@
-// SkipList: the memtable's ordered index (spec lsm-features.md §2.2–2.4).
+// SkipList: the memtable's ordered index (RocksDB's memtable/inlineskiplist.h; the
+// range estimate of PR #13047).
 //
 // Inline keys: each node is ONE arena allocation holding its next pointers
 // followed by the key's bytes,

@@ -415,7 +415,7 @@ bool BlockIter::SeekForGet(const Slice& target) {
   }
   if (interval == kHashIndexNoEntry) {
     // The key may still sort into this block's tail and live in the next
-    // block; scanning the last interval settles it (spec §1.4 step 4).
+    // block; scanning the last interval settles it (DataBlockIter::SeekForGetImpl's fallback in RocksDB).
     last_hash_outcome_ = HashOutcome::kNoEntry;
     interval = block_->num_restarts_ - 1;
   } else {

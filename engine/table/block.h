@@ -7,7 +7,7 @@
 // Seek (range seeks, and point lookups without a hash index or on a
 // collision) binary-searches the restart array for the last restart key <
 // target (stopping early on equality), then scans forward to the first key
-// >= target, having asked for the interval's first 1 KiB of lines at once. SeekForGet (spec §1.4) is the point-lookup path for data blocks
+// >= target, having asked for the interval's first 1 KiB of lines at once. SeekForGet (RocksDB's DataBlockIter::SeekForGet) is the point-lookup path for data blocks
 // with a hash index: it scans only the restart interval the index names.
 //
 // Blocks with many restarts (a table's index block: one restart per entry,
@@ -113,7 +113,7 @@ class Block {
 class BlockIter {
  public:
   // What the last SeekForGet did with the hash index (for statistics such as
-  // the fallback ratio of spec §1.6).
+  // the fallback ratio of RocksDB's 2018 hash-index blog post).
   enum class HashOutcome { kNoIndex, kCollision, kNoEntry, kInterval };
 
   // The block must outlive the iterator.
@@ -142,7 +142,7 @@ class BlockIter {
   // Seek's scan: the first entry >= target from restart point `restart`
   // (from FindRestarts for this target).
   void SeekFromRestart(uint32_t restart, const Slice& target);
-  // Point lookup for an internal-key target (spec §1.4). Returns false when
+  // Point lookup for an internal-key target (RocksDB's SeekForGet). Returns false when
   // the key is certainly not in this block nor in any later block; true
   // otherwise, positioned at the first entry >= target (or invalid at the
   // end of the block: the caller goes on to the next block).

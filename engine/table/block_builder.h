@@ -1,5 +1,5 @@
 // BlockBuilder: writes one block (data, index or meta) in the format of spec
-// lsm-features.md §1.1:
+// LevelDB's table/block_builder.cc, as RocksDB's block_builder.cc keeps it:
 //   [entry]... [restart offsets, u32 LE each] [hash index, optional] [footer u32]
 // entry = varint32 shared ‖ varint32 non_shared ‖ varint32 value_len ‖
 //         key bytes after the shared prefix ‖ value

@@ -1,4 +1,4 @@
-// The data-block hash index (spec lsm-features.md §1.2–1.4, RocksDB PR #4174):
+// The data-block hash index (RocksDB's table/block_based/data_block_hash_index.h, PR #4174):
 // an optional map, appended to a data block, from a user key's hash to the
 // restart interval that holds the key, so a point lookup scans one interval
 // instead of binary-searching the restart array.
@@ -75,7 +75,7 @@ class DataBlockHashIndex {
  public:
   DataBlockHashIndex() = default;
   // `block` is the whole block; `before_footer` = block size − 4. Validates
-  // the trailer (spec §1.2): before_footer in [2, 65536), M ≥ 1 and M + 2 ≤
+  // the trailer (RocksDB's data_block_hash_index.h layout): before_footer in [2, 65536), M ≥ 1 and M + 2 ≤
   // before_footer. On success the map starts at map_offset().
   Status Open(const Slice& block, const std::string& block_name);
   uint16_t num_buckets() const { return num_buckets_; }

@@ -1,4 +1,4 @@
-// The full-filter block (spec lsm-features.md §5.2): one filter per table
+// The full-filter block (RocksDB's table/block_based/full_filter_block.h): one filter per table
 // over every distinct user key (whole-key filtering; several versions of a
 // key count once), built by any registered filter variant. The block's
 // contents are exactly the filter's serialized bytes (filter.h), which carry

@@ -1,4 +1,4 @@
-// The table file's framing (spec lsm-features.md §5.4, our own layout):
+// The table file's framing (the idea of RocksDB's table/format.h Footer; our own layout):
 //
 //   [data block 0][trailer] ... [data block N−1][trailer]
 //   [filter block][trailer]       (only when the table has a filter)

@@ -1,4 +1,4 @@
-// Index block keys (spec lsm-features.md §5.3). The index holds one entry per
+// Index block keys (RocksDB's ShortenedIndexBuilder, table/block_based/index_builder.h). The index holds one entry per
 // data block whose key S separates it from the next block:
 //   last_key(N) <= S < first_key(N+1)   (internal-key order)
 // A short S keeps the index small (restart interval 1, so every key is stored

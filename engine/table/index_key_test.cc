@@ -56,7 +56,7 @@ TEST(IndexSeparator, LiesBetweenBlocksAndKeepsSharedUserKeysWhole) {
     const std::string s = IndexSeparator(a, b);
     ASSERT_LE(CompareInternalKeys(a, s), 0);
     ASSERT_LT(CompareInternalKeys(s, b), 0);
-    // The invariant SeekForGet relies on (spec §1.4 step 7).
+    // The invariant SeekForGet relies on (as in RocksDB's SeekForGet).
     if (ua == ub) {
       ASSERT_EQ(s, a);
     } else {

@@ -1,8 +1,8 @@
 // TableBuilder: writes a sorted run of internal keys as a table file in the
 // layout of format.h: data blocks cut at `block_size` (RocksDB's
-// flush-by-size policy, spec lsm-features.md §1.1), each optionally with the
-// data-block hash index (§1.2–1.3); a full filter over the user keys by any
-// registered filter spec (§5.2); an index block of shortest separators
+// flush-by-size policy, LevelDB's and RocksDB's block_size), each optionally with the
+// data-block hash index (data_block_hash_index.h); a full filter over the user keys by any
+// registered filter spec (filter_block.h); an index block of shortest separators
 // (§5.3, index_key.h); a properties block; a metaindex naming the filter and
 // properties blocks; and the footer. Every block carries the 5-byte trailer
 // with the table's checksum type.

@@ -2,7 +2,7 @@
 // alone — footer → metaindex → properties → index and filter — and answers
 // point lookups, batched lookups and range scans.
 //
-// Get (spec lsm-features.md §1.4): filter first (a negative skips the
+// Get (RocksDB's BlockBasedTable::Get): filter first (a negative skips the
 // table), then the index (first separator >= target), then the data block
 // through its hash index (SeekForGet), moving on to the next block only when
 // the key's versions may continue there.

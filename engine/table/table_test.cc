@@ -504,7 +504,7 @@ TEST(Table, HashIndexAnswersPointLookups) {
     }
     const TableReaderStats st = table->stats();
     EXPECT_EQ(st.hash_lookups, model.size());
-    // The fallback ratio depends on keys per block (spec §1.6): with ~100
+    // The fallback ratio depends on keys per block (RocksDB's data-block hash index blog post, 2018): with ~100
     // keys per 4 KiB block and restart interval 16 the model gives about
     // 0.5; far from 0 and from 1 either way.
     const double fallback = double(st.hash_collisions) / st.hash_lookups;

@@ -2,7 +2,7 @@
 // statistics over its data blocks (sizes, entries, restart intervals, hash
 // index buckets, empty/collision buckets, and the fallback count: existing
 // keys whose point lookup falls back to binary search because their bucket
-// is a collision, spec lsm-features.md §1.6) and, with --keys, every entry.
+// is a collision, RocksDB's blog post on the data-block hash index, 2018) and, with --keys, every entry.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>

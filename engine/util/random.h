@@ -1,7 +1,7 @@
 // A small, deterministic, seeded PRNG: the Park–Miller "minimal standard"
 // Lehmer generator x' = 16807·x mod (2^31 − 1). Its outputs lie in
 // [1, 2^31 − 2]. Used where the spec ties behaviour to this generator (skip
-// list node heights, spec §2.2: grow while Next() < (2^31 − 1)/4) and for
+// list node heights, RocksDB's InlineSkipList: grow while Next() < (2^31 − 1)/4) and for
 // reproducible test data; not for anything statistical beyond that.
 #pragma once
 

@@ -2,7 +2,7 @@
 // everything from a key's 64-bit hash: the seeded rehash, the start slot,
 // the 128-bit coefficient row and the 32 result bits. The constants are
 // schema-critical: they are RocksDB's, so filters built here and there have
-// the same bytes (../shared/reference/vectors-modern/ribbon_filter.json).
+// the same bytes (testdata/vectors-modern/ribbon_filter.json).
 //
 // Seeds. A filter stores an "ordinal" seed 0..255 in its trailer; the
 // rehash uses the raw seed, a fixed bijection of it (multiply by an odd

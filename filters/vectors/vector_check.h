@@ -1,5 +1,5 @@
-// Checking reference test-vector files (../shared/reference/vectors/*.json,
-// produced by RocksDB's own code). A file's kind is recognised from its
+// Checking reference test-vector files (testdata/vectors/*.json, produced
+// by RocksDB's own code; testdata/README.md). A file's kind is recognised from its
 // contents, not its name, so any file in the same format can be checked; each
 // kind's checker lives in its own *_vectors.cc and registers itself.
 // Used by the GoogleTest suite and by `filterlab verify-vectors`.

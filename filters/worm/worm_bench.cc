@@ -1,5 +1,5 @@
 // Micro-benchmarks of the wormhashing sub-variants in the filter_bench sense
-// (rocksdb-filters.md §5), on one hot 10k-key filter at 10 bits/key with the
+// (RocksDB's util/filter_bench.cc), on one hot 10k-key filter at 10 bits/key with the
 // variant's default probes (6 for the line and block variants, 7 for the
 // non-local ones, 8 for cache_simd_k8):
 //   WormBuild/NAME                       build from precomputed hashes, ns/key

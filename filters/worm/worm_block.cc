@@ -3,9 +3,9 @@
 // word; k = 1: one bit in one word), the words being a XOR i (i < D) inside an
 // aligned group of W = roundup_pow2(D) words, so the key stays in one cache
 // line (W <= 8, hence k <= 16) and a query is D word loads and compares
-// instead of k bit tests (../shared/spec/wormhashing.md §2 "Cache-local
-// block"). The price: about 1.12x the FP of a 512-bit line at 10 bits/key,
-// which ~3% more memory buys back (spec §3: 10.3 vs 10 bits/key).
+// instead of k bit tests (the "cache-local block" variants of Dillinger's
+// wormhashing simulation, github.com/pdillinger/wormhashing). The price: about 1.12x the FP of a 512-bit line at 10 bits/key,
+// which ~3% more memory buys back (RocksDB PR #5762: 10.3 vs 10 bits/key; paper/published.toml).
 // CACHE_BLOCK64 (one word per key) is the extreme of this trade.
 //
 // Default probes: the k minimising the variant's own FP model at the

@@ -1,7 +1,7 @@
 // The cache-local wormhashing variants with one probe per access: every probe
 // of a key lands in one 512-bit (64-byte) line, so a query costs one cache
-// miss however many probes it makes (../shared/spec/wormhashing.md §2
-// "Cache-local, one probe per access"). The price is FP: lines hold a
+// miss however many probes it makes (wormhashing's "cache-local, one probe per
+// access" variants, github.com/pdillinger/wormhashing). The price is FP: lines hold a
 // Poisson-distributed number of keys, and crowded lines answer yes more
 // often, about 1.15x the standard rate at 10 bits/key and 6 probes.
 //
@@ -204,7 +204,7 @@ struct CacheDblScheme : LineSchemeBase {
 };
 
 // The two RocksDB-derived line schemes are RocksDB's LegacyLocalityBloomImpl
-// (rocksdb-filters.md §2.1-2.2); the probe arithmetic is the one in
+// (LegacyLocalityBloomImpl in RocksDB's util/bloom_impl.h); the probe arithmetic is the one in
 // filters/legacy_bloom.h (shared with the "legacy" variant, so one copy), on
 // 64-byte lines. worm_test checks both against RocksDB's own vectors.
 template <bool kExtraRotates>
@@ -253,7 +253,7 @@ struct CacheRocksDbDynamicScheme : RocksDbLineScheme<true> {
 };
 
 // CACHE_ROCKSDB_FULL, self-consistent: RocksDB's legacy full-filter locality
-// scheme (rocksdb-filters.md §2.1): line = h mod L, delta = rotr(h, 17),
+// scheme (RocksDB's LegacyNoLocalityBloomImpl, util/bloom_impl.h): line = h mod L, delta = rotr(h, 17),
 // probe i sets line*512 + (h mod 512), then h += delta, with no rotation.
 // The original added with an odd line count and queried with the plain one,
 // so it was not a filter (only its negative FP meant anything); here add and

@@ -1,5 +1,5 @@
 // The non-local wormhashing variants: k probes anywhere in an m-bit array
-// (../shared/spec/wormhashing.md §2 "Non-local / standard"). Each probe is a
+// (wormhashing's "non-local / standard" variants). Each probe is a
 // random cache miss, so they are the slow baseline the cache-local variants
 // are measured against; their FP rate is the classic Bloom one.
 #include <algorithm>
@@ -170,7 +170,7 @@ struct Worm32Scheme : SchemeBase {
 // Size: m bits, any m < 2^32 (mod needs no odd range; the original's
 // m + 1 / m + 2 "odd" size is not reproduced: this is the intended design).
 // Cost: one division per probe and k cache misses. Kept as the historical
-// baseline (wormhashing.md §4: worse than every 512-bit cache-local variant
+// baseline (Dillinger's wormhashing results: worse than every 512-bit cache-local variant
 // at 10 bits/key).
 // FP model (APPROXIMATE, a lower bound): standard Bloom exact form for the
 // distinct 32-bit hashes, plus their matches (WormModelFpRate). The probes are an arithmetic progression
@@ -178,7 +178,7 @@ struct Worm32Scheme : SchemeBase {
 // rotation of h itself, not independent draws, and the real rate sits well
 // above the model: measured 0.0131 against 0.0087 at 10 bits/key, k = 6,
 // 10^6 keys (worm_test), i.e. ~1.5x, worse than every 512-bit cache-local
-// variant as wormhashing.md §4 says. We have no closed form for the excess.
+// variant as Dillinger's wormhashing results show. We have no closed form for the excess.
 // Band: at least the model, at most twice it (the original harness's own
 // "(!BAD!)" threshold against the standard rate).
 struct RocksDbDynamicScheme : SchemeBase {

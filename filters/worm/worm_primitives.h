@@ -1,5 +1,5 @@
 // The arithmetic the wormhashing variants are built from
-// (../shared/spec/wormhashing.md §1 "Primitives"), written once here.
+// (the primitives of github.com/pdillinger/wormhashing), written once here.
 //
 // worm ("wide odd regenerative multiplication"): multiply the hash by the
 // range in double width. The upper half is the ranged value (fastrange); the

@@ -1,5 +1,5 @@
-// The SIMD split-block wormhashing variants (../shared/spec/wormhashing.md §2
-// "Cache-local SIMD"): 32-bit hash, one 256-bit block chosen by
+// The SIMD split-block wormhashing variants (wormhashing's
+// "cache-local SIMD" variants): 32-bit hash, one 256-bit block chosen by
 // fastrange32, at most one bit per 32-bit lane (masks in worm_simd.h). The
 // fastest layout of the family; its FP model is fpmodel::SplitBlockPoissonFpRate
 // (derived in filters/fp_model_split_block.cc).

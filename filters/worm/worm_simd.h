@@ -24,7 +24,7 @@
 namespace filterlab::worm::simd {
 
 inline constexpr uint32_t kGolden32Squared = 0xe35e67b1;  // golden32^2 mod 2^32
-// golden32^(j+1) mod 2^32, j = 0..7 (rocksdb-filters.md §0.2).
+// golden32^(j+1) mod 2^32, j = 0..7 (the golden-ratio multiplier of RocksDB's util/bloom_impl.h).
 inline constexpr uint32_t kLaneSalts[8] = {0x9e3779b9, 0xe35e67b1, 0x734297e9, 0x35fbe861,
                                            0xdeb7c719, 0x0448b211, 0x3459b749, 0xab25f4c1};
 inline constexpr int kFieldShifts[8] = {27, 22, 17, 12, 7, 27, 22, 17};

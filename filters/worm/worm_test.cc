@@ -142,7 +142,7 @@ TEST(WormRegistry, CanonicalSpecResolvesEveryParameter) {
 // Non-local: round(b ln 2) as the original harness. Cache-local: the
 // smallest k within 1% of the variant's own model optimum; for the 512-bit
 // line model that agrees with RocksDB's independently tuned FastLocalBloom
-// table (rocksdb-filters.md §1.6: 6 probes at 10 bits/key, 8 at 14, 9 at 16,
+// table (FastLocalBloomImpl::ChooseNumProbes, RocksDB's util/bloom_impl.h: 6 probes at 10 bits/key, 8 at 14, 9 at 16,
 // 11 at 20).
 TEST(WormRegistry, DefaultProbes) {
   EXPECT_EQ(MustPolicy("worm64:bpk=10")->num_probes(), 7);
@@ -572,7 +572,7 @@ TEST(CacheDblModel, MatchesRealFilters) {
   EXPECT_LE(std::fabs(s.measured - model), 4 * s.sigma + 0.02 * model + 3 * e.standard_error);
 }
 
-// Published shape (wormhashing.md §3, published-claims.md): two probes per
+// Published shape (Dillinger's wormhashing README; paper/published.toml): two probes per
 // word at 10.3 bits/key matches a 512-bit line at 10 bits/key (both k = 6).
 // Bound: the two measurements differ by at most 4 sigma of their difference
 // (each sigma ~0.7% of p) plus 3% of p for "about 3%" in the claim.
@@ -589,7 +589,7 @@ TEST(WormFpShape, BlockAt10Point3MatchesLineAt10) {
   EXPECT_GT(block10.measured, line.measured + 4 * std::hypot(line.sigma, block10.sigma));
 }
 
-// wormhashing.md §4: RocksDB's legacy non-local scheme is worse than every
+// Dillinger's wormhashing results: RocksDB's legacy non-local scheme is worse than every
 // 512-bit cache-local variant at 10 bits/key (here: than the worst exact-model
 // line variant and than the RocksDB line scheme), by more than 4 sigma.
 TEST(WormFpShape, LegacyNonLocalIsWorseThanCacheLocal) {
@@ -603,7 +603,7 @@ TEST(WormFpShape, LegacyNonLocalIsWorseThanCacheLocal) {
 
 // ---------------------------------------------------------------------------
 // The RocksDB-derived schemes against RocksDB's own vectors
-// (rocksdb-filters.md §2): cache_rocksdb_full is LegacyLocalityBloomImpl<false>
+// (RocksDB's util/bloom_impl.h): cache_rocksdb_full is LegacyLocalityBloomImpl<false>
 // (the legacy full filter), cache_rocksdb_dynamic is <true> (extra rotates),
 // rocksdb_dynamic is LegacyNoLocalityBloomImpl. Same bit arrays, bit for bit.
 
