@@ -9,11 +9,14 @@
 #pragma once
 
 #if defined(__GNUC__) && !defined(__clang__)
+// One pragma a line; the formatter would pack them.
+// clang-format off
 #define FILTERLAB_AVX512_WARNINGS_OFF                              \
   _Pragma("GCC diagnostic push")                                   \
   _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")      \
   _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
 #define FILTERLAB_AVX512_WARNINGS_ON _Pragma("GCC diagnostic pop")
+// clang-format on
 #else
 #define FILTERLAB_AVX512_WARNINGS_OFF
 #define FILTERLAB_AVX512_WARNINGS_ON

@@ -47,8 +47,7 @@ bool ValueHasType(const nlohmann::ordered_json& v, const std::string& type) {
 FlagSet::FlagSet(std::string command, std::string summary, std::string program)
     : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
 
-void FlagSet::Int(const char* name, long long def, long long min, long long max, const char* help,
-                  long long* out) {
+void FlagSet::Int(const char* name, long long def, long long min, long long max, const char* help, long long* out) {
   Flag f{name, Kind::kInt, help, std::to_string(def)};
   f.imin = min;
   f.imax = max;
@@ -70,8 +69,8 @@ void FlagSet::String(const char* name, const char* def, const char* help, std::s
   Add(std::move(f));
 }
 
-void FlagSet::Choice(const char* name, const char* def, std::initializer_list<const char*> allowed,
-                     const char* help, std::string* out) {
+void FlagSet::Choice(const char* name, const char* def, std::initializer_list<const char*> allowed, const char* help,
+                     std::string* out) {
   Flag f{name, Kind::kChoice, help, def};
   for (const char* a : allowed) f.allowed.push_back(a);
   f.out = out;
@@ -127,31 +126,27 @@ void FlagSet::Field(const char* name, const char* type, const char* help) {
 
 std::string FlagSet::Allowed(const Flag& f) const {
   switch (f.kind) {
-    case Kind::kInt:
-      return "an integer in " + std::to_string(f.imin) + ".." + std::to_string(f.imax);
-    case Kind::kDouble:
-      return "a number in " + FormatNumber(f.dmin) + ".." + FormatNumber(f.dmax);
+    case Kind::kInt: return "an integer in " + std::to_string(f.imin) + ".." + std::to_string(f.imax);
+    case Kind::kDouble: return "a number in " + FormatNumber(f.dmin) + ".." + FormatNumber(f.dmax);
     case Kind::kChoice: {
       std::string s = "one of ";
       for (size_t i = 0; i < f.allowed.size(); ++i) s += (i ? "|" : "") + f.allowed[i];
       return s;
     }
     case Kind::kChoiceList: {
-      std::string s = f.repeats ? "a comma-separated list of entries from " : "a comma-separated list of distinct entries from ";
+      std::string s =
+          f.repeats ? "a comma-separated list of entries from " : "a comma-separated list of distinct entries from ";
       for (size_t i = 0; i < f.allowed.size(); ++i) s += (i ? "|" : "") + f.allowed[i];
       return s;
     }
-    case Kind::kBool:
-      return "true or false";
-    default:
-      return "a string";
+    case Kind::kBool: return "true or false";
+    default: return "a string";
   }
 }
 
 Status FlagSet::Apply(Flag& f, const std::string& value) {
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(command_ + ": --" + f.name + "=" + value + ": " + why + "; allowed: " +
-                                   Allowed(f));
+    return Status::InvalidArgument(command_ + ": --" + f.name + "=" + value + ": " + why + "; allowed: " + Allowed(f));
   };
   switch (f.kind) {
     case Kind::kInt: {
@@ -181,9 +176,7 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
       *static_cast<double*>(f.out) = d;
       return Status::OK();
     }
-    case Kind::kString:
-      *static_cast<std::string*>(f.out) = value;
-      return Status::OK();
+    case Kind::kString: *static_cast<std::string*>(f.out) = value; return Status::OK();
     case Kind::kChoice:
       for (const auto& a : f.allowed) {
         if (a == value) {
@@ -207,9 +200,7 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
       *static_cast<std::vector<std::string>*>(f.out) = std::move(chosen);
       return Status::OK();
     }
-    case Kind::kList:
-      static_cast<std::vector<std::string>*>(f.out)->push_back(value);
-      return Status::OK();
+    case Kind::kList: static_cast<std::vector<std::string>*>(f.out)->push_back(value); return Status::OK();
     case Kind::kBool:
       if (value == "true" || value == "1") {
         *static_cast<bool*>(f.out) = true;
@@ -280,7 +271,8 @@ Status FlagSet::Parse(int argc, char** argv) {
       }
     }
     if (flag->set && flag->kind != Kind::kList) {
-      return Status::InvalidArgument(command_ + ": flag --" + name + " given twice (only --filter-like list flags repeat)");
+      return Status::InvalidArgument(command_ + ": flag --" + name +
+                                     " given twice (only --filter-like list flags repeat)");
     }
     Status s = Apply(*flag, value);
     if (!s.ok()) return s;
@@ -310,8 +302,8 @@ bool FlagSet::Answered(std::string* out) const {
 }
 
 std::string FlagSet::Help() const {
-  std::string s = "usage: " + (program_.empty() ? command_ : program_ + " " + command_) + " [FLAGS]\n" + summary_ +
-                  "\nflags:\n";
+  std::string s =
+      "usage: " + (program_.empty() ? command_ : program_ + " " + command_) + " [FLAGS]\n" + summary_ + "\nflags:\n";
   for (const auto& f : flags_) {
     s += "  --";
     s += f.name;
@@ -350,9 +342,7 @@ nlohmann::ordered_json FlagSet::Description() const {
         d["min"] = f.dmin;
         d["max"] = f.dmax;
         break;
-      case Kind::kBool:
-        d["default"] = f.def == "true";
-        break;
+      case Kind::kBool: d["default"] = f.def == "true"; break;
       case Kind::kChoice:
         d["default"] = f.def;
         d["choices"] = f.allowed;
@@ -362,12 +352,8 @@ nlohmann::ordered_json FlagSet::Description() const {
         d["choices"] = f.allowed;
         d["repeats"] = f.repeats;
         break;
-      case Kind::kList:
-        d["default"] = std::vector<std::string>{};
-        break;
-      case Kind::kString:
-        d["default"] = f.def;
-        break;
+      case Kind::kList: d["default"] = std::vector<std::string>{}; break;
+      case Kind::kString: d["default"] = f.def; break;
     }
     d["repeatable"] = f.kind == Kind::kList;
     d["help"] = f.help;

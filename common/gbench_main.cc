@@ -41,10 +41,12 @@ struct GbenchArgs {
 void DeclareFlags(FlagSet& flags, GbenchArgs* a) {
   flags.String("benchmarks", ".",
                "regular expression selecting benchmarks by full name (Google Benchmark's --benchmark_filter), e.g.\n"
-               "'BM_DataBlockSeekForGet/records:500/'", &a->benchmarks);
+               "'BM_DataBlockSeekForGet/records:500/'",
+               &a->benchmarks);
   flags.Int("repetitions", 1, 1, 1000, "runs of each selected benchmark (one record each)", &a->repetitions);
   flags.Double("min_time", 0, 0, 3600,
-               "seconds each run lasts at least (Google Benchmark's --benchmark_min_time); 0 = its default", &a->min_time);
+               "seconds each run lasts at least (Google Benchmark's --benchmark_min_time); 0 = its default",
+               &a->min_time);
   flags.Field("command", "string", "\"gbench\"");
   flags.Field("benchmark", "string", "the benchmark's full name, arguments included");
   flags.Field("family", "string", "the benchmark function, e.g. BM_DataBlockSeekForGet");

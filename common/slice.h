@@ -17,8 +17,7 @@ class Slice {
  public:
   Slice() = default;
   Slice(const char* data, size_t size) : data_(data), size_(size) {}
-  Slice(const uint8_t* data, size_t size)
-      : data_(reinterpret_cast<const char*>(data)), size_(size) {}
+  Slice(const uint8_t* data, size_t size) : data_(reinterpret_cast<const char*>(data)), size_(size) {}
   Slice(const std::string& s) : data_(s.data()), size_(s.size()) {}  // NOLINT: implicit by design
   Slice(std::string_view s) : data_(s.data()), size_(s.size()) {}    // NOLINT
   Slice(const char* s) : data_(s), size_(std::strlen(s)) {}          // NOLINT

@@ -20,8 +20,8 @@ namespace {
 constexpr int kStreamBitsPerWord = 12;
 
 bool IsAllowedProbes(int num_probes) {
-  return std::find(std::begin(DynamicBloom::kAllowedProbes), std::end(DynamicBloom::kAllowedProbes),
-                   num_probes) != std::end(DynamicBloom::kAllowedProbes);
+  return std::find(std::begin(DynamicBloom::kAllowedProbes), std::end(DynamicBloom::kAllowedProbes), num_probes) !=
+         std::end(DynamicBloom::kAllowedProbes);
 }
 
 // Parses "probes" against the allowed set; the message names the set.
@@ -172,8 +172,8 @@ constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, Word>, &ViewPrefetch<
 
 template <class Word>
 FilterView MakeView(const Word* words, size_t len_words, int double_probes, HashWidth width) {
-  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32, Word> : &kViewOps<HashWidth::k64, Word>,
-                    words, ViewParam(len_words, double_probes)};
+  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32, Word> : &kViewOps<HashWidth::k64, Word>, words,
+                    ViewParam(len_words, double_probes)};
 }
 
 // "dynamic:hash=32,probes=6,total_bits=N,words=K" (DynamicBloom::Describe).
@@ -307,8 +307,8 @@ Status DynamicBloom::OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<
   const size_t expected_words = LenWords(static_cast<uint64_t>(total_bits), num_probes);
   if (static_cast<size_t>(words) != expected_words) {
     return Status::Corruption("dynamic filter layout '" + layout.text() + "': total_bits=" +
-                              std::to_string(total_bits) + " with probes=" + std::to_string(num_probes) +
-                              " means " + std::to_string(expected_words) + " words, not " + std::to_string(words));
+                              std::to_string(total_bits) + " with probes=" + std::to_string(num_probes) + " means " +
+                              std::to_string(expected_words) + " words, not " + std::to_string(words));
   }
   if (data.size() != expected_words * 8) {
     return Status::Corruption("dynamic filter data is " + std::to_string(data.size()) + " bytes; layout '" +
@@ -384,7 +384,8 @@ class DynamicBloomPolicy final : public FilterPolicy {
     const uint64_t total_bits = TotalBits(keys);
     if (total_bits > DynamicBloom::kMaxTotalBits) {
       return Status::InvalidArgument("filter spec '" + spec_ + "': " + std::to_string(keys) + " keys need " +
-                                     std::to_string(total_bits) + " bits, above the dynamic filter's limit of "
+                                     std::to_string(total_bits) +
+                                     " bits, above the dynamic filter's limit of "
                                      "2^37 bits (16 GiB)");
     }
     return DynamicBloom::Create(total_bits, num_probes_, hash_width_, out);
@@ -416,8 +417,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "RocksDB's memtable DynamicBloom (2019): two bits in each of probes/2 words of one cache line; "
     "supports concurrent adds",
     "bpk=0.5..100 (default 10) probes=1|2|4|6|8|10 (default 6, 1 acts as 2) hash=32|64 (default 32, RocksDB's)",
-    &CreateDynamicBloomPolicy, &DynamicBloom::OpenLayout, nullptr,
+    &CreateDynamicBloomPolicy,
+    &DynamicBloom::OpenLayout,
+    nullptr,
     {"dynamic:bpk=10", "dynamic:bpk=10,hash=64"},
-    FpModelKind::kExact, nullptr, /*has_probes=*/true});
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/true});
 
 }  // namespace filterlab

@@ -63,8 +63,7 @@ class DynamicBloom final : public Filter {
   // blocks), the way RocksDB's memtable sizes it from a byte budget. Fails
   // with InvalidArgument naming what is allowed if num_probes is not one of
   // kAllowedProbes or total_bits is 0 or above kMaxTotalBits.
-  static Status Create(uint64_t total_bits, int num_probes, HashWidth hash_width,
-                       std::unique_ptr<DynamicBloom>* out);
+  static Status Create(uint64_t total_bits, int num_probes, HashWidth hash_width, std::unique_ptr<DynamicBloom>* out);
 
   // Reader for the serialized form (registry open_layout): `layout` is the
   // Describe() text from the trailer. Gives a read-only filter (the query

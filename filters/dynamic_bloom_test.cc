@@ -2,7 +2,6 @@
 // the reference vectors run in vectors/vectors_test.cc), concurrent adds,
 // the reader, spec errors, and the FP rate against its model and against the
 // published 2019 figures.
-#include "common/test_scale.h"
 #include "filters/dynamic_bloom.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/filter_test_util.h"
@@ -55,9 +55,9 @@ TEST(DynamicBloomTest, LengthRoundsUpToWholeBlocksOfPowerOfTwoWords) {
     EXPECT_EQ(DynamicBloom::BlockWords(DynamicBloom::kAllowedProbes[i]), expected_block_words[i]);
   }
   EXPECT_EQ(DynamicBloom::LenWords(64, 2), 1u);
-  EXPECT_EQ(DynamicBloom::LenWords(64, 10), 8u);     // one 512-bit block
-  EXPECT_EQ(DynamicBloom::LenWords(1000, 6), 16u);   // ceil(1000 / 256) = 4 blocks of 4 words
-  EXPECT_EQ(DynamicBloom::LenWords(1024, 6), 16u);   // exact fit
+  EXPECT_EQ(DynamicBloom::LenWords(64, 10), 8u);    // one 512-bit block
+  EXPECT_EQ(DynamicBloom::LenWords(1000, 6), 16u);  // ceil(1000 / 256) = 4 blocks of 4 words
+  EXPECT_EQ(DynamicBloom::LenWords(1024, 6), 16u);  // exact fit
   EXPECT_EQ(DynamicBloom::LenWords(1025, 6), 20u);
   EXPECT_EQ(DynamicBloom::LenWords(12345, 4), 194u);  // ceil(12345 / 128) = 97 blocks of 2
   EXPECT_EQ(MakeFilter(1000, 6)->DataBytes(), 128u);
@@ -174,8 +174,8 @@ TEST(DynamicBloomTest, OwnViewAnswersAsTheFilter) {
       for (uint64_t h : added) f->Add(h);
       std::vector<uint64_t> queries = TestHashes(60 + probes, 5000);
       queries.insert(queries.end(), added.begin(), added.end());
-      testing_util::ExpectOwnViewAgrees(*f, queries, "probes=" + std::to_string(probes) + " hash=" +
-                                                         std::to_string(static_cast<int>(width)));
+      testing_util::ExpectOwnViewAgrees(
+          *f, queries, "probes=" + std::to_string(probes) + " hash=" + std::to_string(static_cast<int>(width)));
     }
   }
 }
@@ -264,8 +264,8 @@ TEST(DynamicBloomTest, RoundTripThroughSerializedBytes) {
 // harness's huge-page arena); from less aligned ones it copies them into an
 // aligned array. Both answer as the built filter, which is still dynamic.
 TEST(DynamicBloomTest, OpensInPlaceWhenLineAlignedAndCopiesOtherwise) {
-  for (const char* spec : {"dynamic:bpk=10", "dynamic:bpk=7.5,probes=10,hash=64", "dynamic:bpk=3,probes=1",
-                           "dynamic:bpk=10,probes=2"}) {
+  for (const char* spec :
+       {"dynamic:bpk=10", "dynamic:bpk=7.5,probes=10,hash=64", "dynamic:bpk=3,probes=1", "dynamic:bpk=10,probes=2"}) {
     testing_util::ExpectOpensInPlaceWhenAligned(spec, 20000, kCacheLineBytes);
   }
 }

@@ -118,7 +118,9 @@ std::string Layout(int probes, int locality, uint64_t bits) {
 class DynamicOldBloom final : public Filter {
  public:
   DynamicOldBloom(uint64_t bits, int probes, int locality)
-      : bytes_(static_cast<size_t>(bits / 8)), bits_(static_cast<uint32_t>(bits)), probes_(probes),
+      : bytes_(static_cast<size_t>(bits / 8)),
+        bits_(static_cast<uint32_t>(bits)),
+        probes_(probes),
         locality_(locality) {}
 
   bool MayContain(uint64_t hash) const override {
@@ -293,7 +295,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "non-local (locality=0) or in an odd count of 64-byte lines (locality=1); supports concurrent adds",
     "bpk=0.5..100 (default 10) probes=1..30 (default 6, the memtable's) locality=0|1 (default 0, RocksDB's "
     "bloom_locality) hash=32",
-    &Create, &OpenLayout, nullptr, {"dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"},
-    FpModelKind::kExact, &ModelKind, /*has_probes=*/true});
+    &Create,
+    &OpenLayout,
+    nullptr,
+    {"dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"},
+    FpModelKind::kExact,
+    &ModelKind,
+    /*has_probes=*/true});
 
 }  // namespace filterlab

@@ -391,8 +391,8 @@ Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   }
   s = spec.Finish({"bpk", "probes", "hash", "kernel"});
   if (!s.ok()) return s;
-  const KernelChoice kernel = kernel_name == "scalar" ? KernelChoice::kScalar
-                              : kernel_name == "avx2" ? KernelChoice::kAvx2
+  const KernelChoice kernel = kernel_name == "scalar"   ? KernelChoice::kScalar
+                              : kernel_name == "avx2"   ? KernelChoice::kAvx2
                               : kernel_name == "avx512" ? KernelChoice::kAvx512
                                                         : KernelChoice::kAuto;
   *out = std::make_unique<FastLocalBloomPolicy>(millibits, probes, width, kernel, kernel_name);
@@ -461,8 +461,8 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
                               std::to_string(probes) + "; allowed: 1..30");
   }
   if (t[3] != 0 || t[4] != 0) {
-    return Status::Corruption(where + std::to_string(len + 3) + ".." + std::to_string(len + 4) +
-                              " (reserved) are " + Hex2(t[3]) + " " + Hex2(t[4]) + "; allowed: 0x00 0x00");
+    return Status::Corruption(where + std::to_string(len + 3) + ".." + std::to_string(len + 4) + " (reserved) are " +
+                              Hex2(t[3]) + " " + Hex2(t[4]) + "; allowed: 0x00 0x00");
   }
   // RocksDB does not check the length itself (it ignores a partial line);
   // every FastLocalBloom it writes is whole lines, so anything else is damage.
@@ -505,7 +505,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bpk=0.5..100 (default 10; below 1 raised to 1 as RocksDB does) probes=1..30 (default RocksDB's "
     "ChooseNumProbes) hash=64|32 (default 64 = RocksDB's XXPH3 split; 32 uses filterlab's trailer) "
     "kernel=auto|scalar|avx2|avx512 (the query kernel, same answers; default auto = the fastest compiled in)",
-    &Create, &OpenLayout, &OpenNative, {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
-    FpModelKind::kExact, nullptr, /*has_probes=*/true});
+    &Create,
+    &OpenLayout,
+    &OpenNative,
+    {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/true});
 
 }  // namespace filterlab::fastlocal

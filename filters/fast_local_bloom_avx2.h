@@ -1,9 +1,8 @@
 // The AVX2 query path of FastLocalBloom (the __AVX2__
-// branch of FastLocalBloomImpl::HashMayMatchPrepared, RocksDB's util/bloom_impl.h): tests up to eight probes of one 512-bit line per round, with no
-// data-dependent branch inside a round. Compiled when the compiler targets
-// AVX2 and FILTERLAB_FORCE_SCALAR is not set; it must give exactly the answer
-// of fastlocal::MayMatchLineScalar (fast_local_bloom_test.cc checks this for
-// every probe count 1..30).
+// branch of FastLocalBloomImpl::HashMayMatchPrepared, RocksDB's util/bloom_impl.h): tests up to eight probes of one
+// 512-bit line per round, with no data-dependent branch inside a round. Compiled when the compiler targets AVX2 and
+// FILTERLAB_FORCE_SCALAR is not set; it must give exactly the answer of fastlocal::MayMatchLineScalar
+// (fast_local_bloom_test.cc checks this for every probe count 1..30).
 //
 // Why it works without a gather instruction: probe i tests bit x_i >> 23 of
 // the line, x_i = h2 * phi^i. Viewing the line as sixteen little-endian u32
@@ -31,9 +30,9 @@ inline constexpr bool kHasAvx2Path = true;
 // Precondition: 1 <= num_probes; `line` points at 64 readable bytes (any alignment).
 inline bool MayMatchLineAvx2(uint32_t h2, int num_probes, const uint8_t* line) {
   // phi^0..phi^7 mod 2^32 (phi = 0x9e3779b9), and phi^8 to step to the next round.
-  const __m256i phi_powers = _mm256_setr_epi32(0x00000001, static_cast<int>(0x9e3779b9), static_cast<int>(0xe35e67b1),
-                                               0x734297e9, 0x35fbe861, static_cast<int>(0xdeb7c719), 0x0448b211,
-                                               0x3459b749);
+  const __m256i phi_powers =
+      _mm256_setr_epi32(0x00000001, static_cast<int>(0x9e3779b9), static_cast<int>(0xe35e67b1), 0x734297e9, 0x35fbe861,
+                        static_cast<int>(0xdeb7c719), 0x0448b211, 0x3459b749);
   constexpr uint32_t kPhiPow8 = 0xab25f4c1;
   const __m256i lane_index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i low_half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));

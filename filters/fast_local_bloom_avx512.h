@@ -69,8 +69,8 @@ inline __mmask16 EvenLanesAvx512(int num_probes) {  // 1 <= num_probes <= 8
 }
 inline bool MayMatchLineAvx512Upto8(uint32_t h2, __mmask16 even_lanes, const uint8_t* line) {
   using namespace avx512_detail;
-  const __m512i phi_even = _mm512_setr_epi64(kPhiPow[0], kPhiPow[1], kPhiPow[2], kPhiPow[3], kPhiPow[4], kPhiPow[5],
-                                             kPhiPow[6], kPhiPow[7]);
+  const __m512i phi_even =
+      _mm512_setr_epi64(kPhiPow[0], kPhiPow[1], kPhiPow[2], kPhiPow[3], kPhiPow[4], kPhiPow[5], kPhiPow[6], kPhiPow[7]);
   const __m512i x = _mm512_mul_epu32(_mm512_set1_epi32(static_cast<int>(h2)), phi_even);
   const __m512i words = _mm512_loadu_si512(line);
   const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), words);

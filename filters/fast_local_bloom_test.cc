@@ -269,8 +269,9 @@ TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
 // MayContain for the probe counts of every kernel, both widths, built
 // (aligned) and opened at an unaligned address.
 TEST(FastLocalBloomTest, ViewAnswersAsMayContain) {
-  for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
-                           "fastlocal:bpk=50", "fastlocal:bpk=10,probes=16", "fastlocal:bpk=10,probes=17"}) {
+  for (const char* spec :
+       {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
+        "fastlocal:bpk=50", "fastlocal:bpk=10,probes=16", "fastlocal:bpk=10,probes=17"}) {
     SCOPED_TRACE(spec);
     const auto added = Hashes(31, 3000);
     auto built = Build(*Policy(spec), added);
@@ -309,8 +310,9 @@ TEST(FastLocalBloomTest, KernelChoiceGivesTheSameAnswers) {
 #if defined(FILTERLAB_FASTLOCAL_AVX2)
   EXPECT_NE(std::find(kernels.begin(), kernels.end(), "avx2"), kernels.end());
 #endif
-  for (const char* base : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
-                           "fastlocal:bpk=10,probes=8", "fastlocal:bpk=10,probes=17", "fastlocal:bpk=50"}) {
+  for (const char* base :
+       {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
+        "fastlocal:bpk=10,probes=8", "fastlocal:bpk=10,probes=17", "fastlocal:bpk=50"}) {
     const auto added = Hashes(41, 3000);
     std::vector<uint64_t> queries = Hashes(42, 20000);
     queries.insert(queries.end(), added.begin(), added.end());
@@ -384,14 +386,16 @@ TEST(FastLocalBloomTest, KernelChoiceIsInTheCanonicalSpecUnlessAuto) {
   EXPECT_EQ(Policy("fastlocal:bpk=10,kernel=scalar")->spec(), "fastlocal:bpk=10,probes=6,hash=64,kernel=scalar");
   EXPECT_EQ(Policy(Policy("fastlocal:kernel=scalar,hash=32")->spec())->spec(),
             "fastlocal:bpk=10,probes=6,hash=32,kernel=scalar");
-  for (const char* bad : {"fastlocal:bpk=10,kernel=sse", "fastlocal:bpk=10,kernel=", "fastlocal:bpk=10,kernel=Scalar"}) {
+  for (const char* bad :
+       {"fastlocal:bpk=10,kernel=sse", "fastlocal:bpk=10,kernel=", "fastlocal:bpk=10,kernel=Scalar"}) {
     std::unique_ptr<FilterPolicy> p;
     const Status s = NewFilterPolicy(bad, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad << " -> " << s.ToString();
     EXPECT_NE(s.message().find("kernel"), std::string::npos) << bad << " -> " << s.ToString();
     // The spec parser refuses an empty value itself; a named kernel gets the allowed ones.
     if (std::string(bad).back() != '=') {
-      EXPECT_NE(s.message().find("auto|scalar"), std::string::npos) << "the allowed kernels are named: " << s.ToString();
+      EXPECT_NE(s.message().find("auto|scalar"), std::string::npos)
+          << "the allowed kernels are named: " << s.ToString();
     }
   }
 #if !defined(FILTERLAB_FASTLOCAL_AVX2)

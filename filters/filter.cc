@@ -31,8 +31,7 @@ Status FilterPolicy::NewDynamic(size_t, std::unique_ptr<Filter>*) const {
                               "' is static: build it from all its hashes at once (dynamic variants: dynamic)");
 }
 
-Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n,
-                           std::unique_ptr<Filter>* out) {
+Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n, std::unique_ptr<Filter>* out) {
   std::vector<uint64_t> hashes;
   hashes.reserve(n);
   for (size_t i = 0; i < n; ++i) {

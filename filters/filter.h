@@ -178,7 +178,6 @@ Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out);
 // Hashes keys with the policy, drops a hash equal to the immediately preceding
 // one (as RocksDB's builders do, so repeated keys in sorted input count once),
 // and builds. The convenience path for tests, tools and the engine.
-Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n,
-                           std::unique_ptr<Filter>* out);
+Status BuildFilterFromKeys(const FilterPolicy& policy, const Slice* keys, size_t n, std::unique_ptr<Filter>* out);
 
 }  // namespace filterlab

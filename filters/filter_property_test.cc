@@ -229,8 +229,8 @@ FpCheck MeasureFp(const Filter& f, const FilterPolicy& policy, size_t keys, uint
   }
   const double model = policy.ModelFpRate(keys);
   const double sigma = std::sqrt(model * (1 - model) / static_cast<double>(queries));
-  return FpCheck{positives, queries, static_cast<double>(positives) / static_cast<double>(queries), model, sigma,
-                 FpModelKindOf(policy)};
+  return FpCheck{positives, queries, static_cast<double>(positives) / static_cast<double>(queries),
+                 model,     sigma,   FpModelKindOf(policy)};
 }
 
 void ExpectFpWithinBound(const FpCheck& c, const std::string& spec, size_t keys) {
@@ -240,9 +240,9 @@ void ExpectFpWithinBound(const FpCheck& c, const std::string& spec, size_t keys)
   const double low = allowed.low, high = allowed.high;
   const char* rule = allowed.rule;
   EXPECT_TRUE(c.measured >= low && c.measured <= high)
-      << spec << " with " << keys << " keys: measured FP " << c.measured << " (" << c.positives << " of "
-      << c.queries << " outside queries), model " << c.model << " (measured/model = " << c.measured / c.model
-      << "), allowed [" << low << ", " << high << "] (" << rule << ")";
+      << spec << " with " << keys << " keys: measured FP " << c.measured << " (" << c.positives << " of " << c.queries
+      << " outside queries), model " << c.model << " (measured/model = " << c.measured / c.model << "), allowed ["
+      << low << ", " << high << "] (" << rule << ")";
 }
 
 // ---------------------------------------------------------------------------

@@ -17,8 +17,8 @@ std::string_view Trim(std::string_view s) {
 bool IsName(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -73,8 +73,7 @@ Status FilterSpec::Parse(std::string_view text, FilterSpec* out) {
     std::string_view key = Trim(item.substr(0, eq));
     std::string_view value = Trim(item.substr(eq + 1));
     if (!IsName(key)) {
-      return Status::InvalidArgument("filter spec '" + out->text_ + "': bad parameter name '" +
-                                     std::string(key) + "'");
+      return Status::InvalidArgument("filter spec '" + out->text_ + "': bad parameter name '" + std::string(key) + "'");
     }
     if (value.empty()) {
       return Status::InvalidArgument("filter spec '" + out->text_ + "': parameter '" + std::string(key) +
@@ -101,8 +100,8 @@ const FilterSpec::Param* FilterSpec::Find(std::string_view key) const {
 bool FilterSpec::Has(std::string_view key) const { return Find(key) != nullptr; }
 
 Status FilterSpec::Bad(const Param& p, std::string_view allowed) const {
-  return Status::InvalidArgument("filter spec '" + text_ + "': " + p.key + "=" + p.value + " is not allowed; " +
-                                 p.key + " must be " + std::string(allowed));
+  return Status::InvalidArgument("filter spec '" + text_ + "': " + p.key + "=" + p.value + " is not allowed; " + p.key +
+                                 " must be " + std::string(allowed));
 }
 
 Status FilterSpec::GetDouble(std::string_view key, double def, double min, double max, double* out) {
@@ -194,8 +193,8 @@ Status FilterSpec::Finish(std::initializer_list<std::string_view> allowed_keys) 
   accepted_keys_.assign(allowed_keys.begin(), allowed_keys.end());
   for (const auto& p : params_) {
     if (!p.used) {
-      return Status::InvalidArgument("filter spec '" + text_ + "': unknown parameter '" + p.key +
-                                     "' for variant " + variant_ + "; allowed: " + JoinAllowed(allowed_keys));
+      return Status::InvalidArgument("filter spec '" + text_ + "': unknown parameter '" + p.key + "' for variant " +
+                                     variant_ + "; allowed: " + JoinAllowed(allowed_keys));
     }
   }
   return Status::OK();

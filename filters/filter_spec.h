@@ -31,8 +31,8 @@ class FilterSpec {
   Status GetInt(std::string_view key, long long def, long long min, long long max, long long* out);
   Status GetInt(std::string_view key, int def, int min, int max, int* out);
   // Reads `key` as one of `allowed`; `def` when absent.
-  Status GetChoice(std::string_view key, std::string_view def,
-                   std::initializer_list<std::string_view> allowed, std::string* out);
+  Status GetChoice(std::string_view key, std::string_view def, std::initializer_list<std::string_view> allowed,
+                   std::string* out);
   // Reads "hash" as 32 or 64 (restricted to `allowed`); `def` when absent.
   Status GetHashWidth(HashWidth def, std::initializer_list<HashWidth> allowed, HashWidth* out);
   // The raw value of `key` if present (marks it used).

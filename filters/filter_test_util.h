@@ -66,7 +66,8 @@ inline void ExpectInvalidSpec(const std::string& spec, const std::vector<std::st
   std::unique_ptr<FilterPolicy> p;
   Status s = NewFilterPolicy(spec, &p);
   EXPECT_TRUE(s.IsInvalidArgument()) << spec << " -> " << s.ToString();
-  for (const auto& m : must_mention) EXPECT_NE(s.message().find(m), std::string::npos) << spec << " -> " << s.ToString();
+  for (const auto& m : must_mention)
+    EXPECT_NE(s.message().find(m), std::string::npos) << spec << " -> " << s.ToString();
 }
 
 // Every added hash answers true, for each key count.
@@ -167,7 +168,8 @@ inline void ExpectOpensInPlaceWhenAligned(const std::string& spec, size_t keys, 
   ASSERT_NE(built, nullptr);
   const std::string bytes = built->Serialize();
   std::vector<uint64_t> queries = TestHashes(0x1B + keys, 5000);
-  queries.insert(queries.end(), added.begin(), added.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(keys, 1000)));
+  queries.insert(queries.end(), added.begin(),
+                 added.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(keys, 1000)));
   std::vector<bool> want(queries.size());
   for (size_t i = 0; i < queries.size(); ++i) want[i] = built->MayContain(queries[i]);
 
@@ -183,8 +185,8 @@ inline void ExpectOpensInPlaceWhenAligned(const std::string& spec, size_t keys, 
     ASSERT_TRUE(s.ok()) << s.ToString();
     const auto* data = static_cast<const char*>(opened->View().data);
     const bool views_bytes = data >= at && data < at + bytes.size();
-    EXPECT_EQ(views_bytes, expect_in_place) << "view data " << static_cast<const void*>(data) << ", bytes at "
-                                            << static_cast<const void*>(at);
+    EXPECT_EQ(views_bytes, expect_in_place)
+        << "view data " << static_cast<const void*>(data) << ", bytes at " << static_cast<const void*>(at);
     (views_bytes ? in_place : copied) += 1;
     EXPECT_FALSE(opened->SupportsAdd());
     EXPECT_EQ(opened->Serialize(), bytes);

@@ -23,9 +23,7 @@ void RequireHashBits(const char* function, int hash_bits) {
 }
 
 // The unchecked formulas, as BloomMath computes them.
-double Standard(double bits_per_key, int probes) {
-  return std::pow(1.0 - std::exp(-probes / bits_per_key), probes);
-}
+double Standard(double bits_per_key, int probes) { return std::pow(1.0 - std::exp(-probes / bits_per_key), probes); }
 
 // With b >= B (at most one key per block on average) the "uncrowded" block
 // would hold mu - sigma <= 0 keys; RocksDB never gets there (b <= 100 < 512)

@@ -115,7 +115,9 @@ double CacheLocalPoissonFpRate(double bits_per_key, int probes, int block_bits) 
   RequireBlock("CacheLocalPoissonFpRate", bits_per_key, probes, block_bits);
   const double lambda = block_bits / bits_per_key;
   const double log_bit_stays_zero_per_probe = std::log1p(-1.0 / block_bits);
-  auto log_block_fp = [&](double j) { return probes * std::log(-std::expm1(probes * j * log_bit_stays_zero_per_probe)); };
+  auto log_block_fp = [&](double j) {
+    return probes * std::log(-std::expm1(probes * j * log_bit_stays_zero_per_probe));
+  };
 
   const double anchor = std::max(1.0, std::floor(lambda));
   const double log_mass_at_or_above_anchor = std::log(std::min(0.5, -std::expm1(-lambda)));
@@ -169,7 +171,7 @@ std::optional<double> CacheLocalIdealByOccupancy(double bits_per_key, int probes
   const double log_mass_at_or_above_anchor = std::log(std::min(0.5, -std::expm1(-lambda)));
   std::vector<double> occupancy(static_cast<size_t>(block_bits) + 1, 0.0);  // P(C = c) after the probes so far
   occupancy[0] = 1;
-  int top = 0;  // largest c with P(C = c) > 0
+  int top = 0;                                                   // largest c with P(C = c) > 0
   std::vector<double> hit(static_cast<size_t>(block_bits) + 1);  // (c/B)^k
   for (int c = 0; c <= block_bits; ++c) hit[static_cast<size_t>(c)] = std::pow(double(c) / block_bits, probes);
   std::vector<double> f;  // f[j - 1] = E[(C_{kj}/B)^k]
@@ -228,7 +230,8 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits) {
     distinct[0] = 1;
     for (int p = 0; p < k; ++p) {
       for (int s = std::min(p + 1, max_distinct); s >= 1; --s) {
-        distinct[s] = distinct[s] * Real(s) / Real(block_bits) + distinct[s - 1] * Real(block_bits - s + 1) / Real(block_bits);
+        distinct[s] =
+            distinct[s] * Real(s) / Real(block_bits) + distinct[s - 1] * Real(block_bits - s + 1) / Real(block_bits);
       }
       distinct[0] = 0;
     }

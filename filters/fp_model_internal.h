@@ -106,8 +106,8 @@ std::optional<double> TryAccurateAlternatingSum(const SumIn& sum_in, double* rel
 [[noreturn]] inline void InaccurateSum(const std::string& what, double relative_error) {
   char error_text[32];
   std::snprintf(error_text, sizeof error_text, "%.3g", relative_error);
-  throw std::domain_error("fpmodel: cannot evaluate " + what + " accurately (estimated rounding error " +
-                          error_text + " relative; fewer bits/key or probes are fine)");
+  throw std::domain_error("fpmodel: cannot evaluate " + what + " accurately (estimated rounding error " + error_text +
+                          " relative; fewer bits/key or probes are fine)");
 }
 
 // TryAccurateAlternatingSum, throwing std::domain_error naming `what` where

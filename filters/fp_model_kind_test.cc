@@ -2,15 +2,16 @@
 // variant's registration), so a change of allowance is a deliberate edit
 // here. (A variant added later states its kind on its own registration; it
 // need not be listed here.)
+#include "filters/fp_model_kind.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "filters/fp_model_kind.h"
 #include "filters/registry.h"
 
 namespace filterlab {
@@ -80,8 +81,8 @@ TEST(FpModelKind, ParameterDependentKinds) {
       {"cache_rocksdb_full:bpk=16", FpModelKind::kExact},
       {"cache_rocksdb_full:bpk=40,probes=21", FpModelKind::kUpperBound},
       {"legacy:bpk=20,probes=3", FpModelKind::kExact},
-      {"legacy:bpk=29", FpModelKind::kExact},        // 20 probes
-      {"legacy:bpk=31", FpModelKind::kUpperBound},   // 21 probes: the query's first 20 bits
+      {"legacy:bpk=29", FpModelKind::kExact},       // 20 probes
+      {"legacy:bpk=31", FpModelKind::kUpperBound},  // 21 probes: the query's first 20 bits
       {"dynamic_old:bpk=10", FpModelKind::kLowerBound},
       {"dynamic_old:bpk=10,locality=1", FpModelKind::kExact},
       {"legacy_block:bpk=5", FpModelKind::kLowerBound},

@@ -93,8 +93,8 @@ BlockMean SimulateCacheLocal(double bits_per_key, int probes, int block_bits, in
 // the mean over the query's offsets of its exact FP given the words (s set
 // bits): a pair of independent bits (s/64)^2, a distinct pair
 // s(s-1)/(64*63), a third bit s/64 more.
-BlockMean SimulateWordBits(double bits_per_key, int words_touched, int group_words, bool third_bit,
-                           bool distinct_pair, int groups, uint64_t seed) {
+BlockMean SimulateWordBits(double bits_per_key, int words_touched, int group_words, bool third_bit, bool distinct_pair,
+                           int groups, uint64_t seed) {
   std::vector<uint64_t> words(group_words);
   std::vector<double> per_group(groups);
   SplitMix64 rng(seed);
@@ -423,8 +423,8 @@ TEST(FpModel, WordBitsAgreesWithSimulatedFilter) {
     const BlockMean sim = SimulateWordBits(c.b, c.d, c.w, c.third, c.distinct, c.groups, 200 + c.d);
     const double model = WordBitsPoissonFpRate(c.b, c.d, c.w, c.third, c.distinct);
     EXPECT_NEAR(sim.mean, model, 4 * sim.standard_error)
-        << "D=" << c.d << " W=" << c.w << " b=" << c.b << " third=" << c.third << " distinct=" << c.distinct
-        << " SE " << sim.standard_error;
+        << "D=" << c.d << " W=" << c.w << " b=" << c.b << " third=" << c.third << " distinct=" << c.distinct << " SE "
+        << sim.standard_error;
   }
   const BlockMean sim = SimulateWordBits(16, 5, 8, true, false, 200'000, 205);
   EXPECT_GT(sim.mean - CacheLocalPoissonFpRate(16, 11, 512), 4 * sim.standard_error) << "SE " << sim.standard_error;

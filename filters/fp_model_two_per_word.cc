@@ -178,8 +178,7 @@ double TwoPerWordPoissonFpRate(double bits_per_key, int words_touched, int group
 namespace {
 
 template <typename Real>
-internal::AlternatingSum WordBitsSum(double bits_per_key, int d, int group_words, bool third_bit,
-                                     bool distinct_pair) {
+internal::AlternatingSum WordBitsSum(double bits_per_key, int d, int group_words, bool third_bit, bool distinct_pair) {
   const Real mu = Real(64) / Real(bits_per_key);
   auto h_pair = [&](int i) -> Real {
     const Real x = Real(64 - i);

@@ -58,8 +58,8 @@
 #pragma once
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 
 #include "filters/filter.h"
 #include "filters/fp_model_kind.h"
@@ -89,8 +89,7 @@ inline FpAllowedRange AllowedFpRange(double model, uint64_t queries, FpModelKind
               "empirical model: |diff| <= 4 sigma + 15% of model"};
     case FpModelKind::kUpperBound:
       return {0, model + 4 * sigma, "model is an upper bound: measured <= model + 4 sigma"};
-    case FpModelKind::kLowerBound:
-      break;
+    case FpModelKind::kLowerBound: break;
   }
   return {model - 4 * sigma, 2 * model, "model is a lower bound: model - 4 sigma <= measured <= 2 model"};
 }

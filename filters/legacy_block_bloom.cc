@@ -111,7 +111,8 @@ class LegacyBlockBloomFilter final : public Filter {
       }
       for (size_t i = 0; i < m; ++i) {
         bool all_set = true;
-        for (int p = 0; p < num_probes_ && all_set; ++p) all_set = ((data_[bit[i][p] >> 3] >> (bit[i][p] & 7)) & 1) != 0;
+        for (int p = 0; p < num_probes_ && all_set; ++p)
+          all_set = ((data_[bit[i][p] >> 3] >> (bit[i][p] & 7)) & 1) != 0;
         results[start + i] = all_set;
       }
     }
@@ -147,8 +148,8 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
     if (bits == 0) {
       return Status::InvalidArgument(spec() + ": " + std::to_string(n) + " keys x " +
                                      std::to_string(whole_bits_per_key()) +
-                                     " bits exceed the format's 32-bit bit count (at most " +
-                                     std::to_string(kMaxBits) + " bits); use fewer keys per filter");
+                                     " bits exceed the format's 32-bit bit count (at most " + std::to_string(kMaxBits) +
+                                     " bits); use fewer keys per filter");
     }
     CacheAlignedArray<uint8_t> data(bits / 8);
     NoLocalityAddAll(hashes, n, bits, probes(), data.data());
@@ -160,9 +161,8 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
     if (n == 0) return 0.0;
     const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
     if (bits == 0) return 1.0;  // cannot be built
-    return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32, [&](double distinct) {
-      return NoLocalityFpRate(distinct, bits, probes());
-    });
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), 32,
+                                     [&](double distinct) { return NoLocalityFpRate(distinct, bits, probes()); });
   }
 };
 
@@ -209,7 +209,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bits (filterlab trailer)",
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1) probes=1..30 (default "
     "floor(0.69*bits) clamped to 1..30) hash=32",
-    &Create, &OpenLayout, nullptr, {"legacy_block:bpk=10"},
-    FpModelKind::kLowerBound, nullptr, /*has_probes=*/true});
+    &Create,
+    &OpenLayout,
+    nullptr,
+    {"legacy_block:bpk=10"},
+    FpModelKind::kLowerBound,
+    nullptr,
+    /*has_probes=*/true});
 
 }  // namespace filterlab::legacy

@@ -217,7 +217,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bit-exact",
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1 as RocksDB does) "
     "probes=1..30 (default floor(0.69*bits) clamped to 1..30) hash=32",
-    &Create, nullptr, &OpenNative, {"legacy:bpk=10"},
-    FpModelKind::kExact, &LegacyModelKind, /*has_probes=*/true});
+    &Create,
+    nullptr,
+    &OpenNative,
+    {"legacy:bpk=10"},
+    FpModelKind::kExact,
+    &LegacyModelKind,
+    /*has_probes=*/true});
 
 }  // namespace filterlab::legacy

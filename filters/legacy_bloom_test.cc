@@ -48,7 +48,7 @@ TEST(LegacyBloomTest, ProbeCountRule) {
 }
 
 TEST(LegacyBloomTest, PolicyUsesWholeBitsRoundedHalfUp) {
-  EXPECT_EQ(Policy("legacy:bpk=20.5")->num_probes(), 14);  // 21 whole bits
+  EXPECT_EQ(Policy("legacy:bpk=20.5")->num_probes(), 14);    // 21 whole bits
   EXPECT_EQ(Policy("legacy:bpk=20.499")->num_probes(), 13);  // 20
   EXPECT_EQ(Policy("legacy:bpk=20.5")->spec(), "legacy:bpk=20.5,probes=14,hash=32");
   EXPECT_EQ(Policy("legacy")->spec(), "legacy:bpk=10,probes=6,hash=32");
@@ -57,14 +57,15 @@ TEST(LegacyBloomTest, PolicyUsesWholeBitsRoundedHalfUp) {
   EXPECT_EQ(Policy("legacy:bpk=10,probes=2")->num_probes(), 2);
   // Same filter for requests that round to the same whole bits.
   const auto hashes = Hashes(1, 1000);
-  EXPECT_EQ(Build(*Policy("legacy:bpk=10.4"), hashes)->Serialize(), Build(*Policy("legacy:bpk=9.5"), hashes)->Serialize());
+  EXPECT_EQ(Build(*Policy("legacy:bpk=10.4"), hashes)->Serialize(),
+            Build(*Policy("legacy:bpk=9.5"), hashes)->Serialize());
 }
 
 TEST(LegacyBloomTest, OddLineCount) {
   EXPECT_EQ(legacy::NumLinesForKeys(1, 1), 1u);
-  EXPECT_EQ(legacy::NumLinesForKeys(1000, 10), 21u);   // 19.5 -> 20 -> odd 21
-  EXPECT_EQ(legacy::NumLinesForKeys(100, 10), 3u);     // 1.95 -> 2 -> 3
-  EXPECT_EQ(legacy::NumLinesForKeys(512, 3), 3u);      // exactly 3
+  EXPECT_EQ(legacy::NumLinesForKeys(1000, 10), 21u);  // 19.5 -> 20 -> odd 21
+  EXPECT_EQ(legacy::NumLinesForKeys(100, 10), 3u);    // 1.95 -> 2 -> 3
+  EXPECT_EQ(legacy::NumLinesForKeys(512, 3), 3u);     // exactly 3
   EXPECT_EQ(legacy::NumLinesForKeys(10000, 10), 197u);
   // Capped at 0xffff0000 bits = 8388480 lines, made odd; no overflow for absurd counts.
   EXPECT_EQ(legacy::NumLinesForKeys(uint64_t{1} << 40, 100), 8388481u);
@@ -92,10 +93,10 @@ TEST(LegacyBloomTest, BadSpecsAreRejectedWithTheKeyNamed) {
     const char* must_mention;
   };
   for (const char* variant : {"legacy", "legacy_block"}) {
-    for (const Bad& b : {Bad{":bpk=0", "bpk"}, Bad{":bpk=nan", "bpk"}, Bad{":bpk=-1", "bpk"}, Bad{":bpk=101", "bpk"},
-                         Bad{":bpk=10,probes=0", "probes"}, Bad{":bpk=10,probes=31", "probes"},
-                         Bad{":bpk=10,hash=64", "hash"}, Bad{":bpk=10,hash=16", "hash"},
-                         Bad{":bpk=10,rotates=1", "rotates"}}) {
+    for (const Bad& b :
+         {Bad{":bpk=0", "bpk"}, Bad{":bpk=nan", "bpk"}, Bad{":bpk=-1", "bpk"}, Bad{":bpk=101", "bpk"},
+          Bad{":bpk=10,probes=0", "probes"}, Bad{":bpk=10,probes=31", "probes"}, Bad{":bpk=10,hash=64", "hash"},
+          Bad{":bpk=10,hash=16", "hash"}, Bad{":bpk=10,rotates=1", "rotates"}}) {
       const std::string spec = std::string(variant) + b.spec;
       std::unique_ptr<FilterPolicy> p;
       Status s = NewFilterPolicy(spec, &p);
@@ -112,7 +113,8 @@ TEST(LegacyBloomTest, SerializeOpenRoundTrip) {
 }
 
 TEST(LegacyBloomTest, NoFalseNegatives) {
-  for (const char* spec : {"legacy:bpk=10", "legacy:bpk=1", "legacy:bpk=50", "legacy_block:bpk=10", "legacy_block:bpk=2"}) {
+  for (const char* spec :
+       {"legacy:bpk=10", "legacy:bpk=1", "legacy:bpk=50", "legacy_block:bpk=10", "legacy_block:bpk=2"}) {
     testing_util::ExpectNoFalseNegatives(spec, {1, 7, 100000});
   }
 }
@@ -137,7 +139,8 @@ TEST(LegacyBloomTest, BatchEqualsSingle) {
 }
 
 // A legacy filter as a machine with `line_bytes`-byte cache lines builds it.
-std::string ForeignLegacyFilter(int log2_line_bytes, uint32_t num_lines, int probes, const std::vector<uint64_t>& hashes) {
+std::string ForeignLegacyFilter(int log2_line_bytes, uint32_t num_lines, int probes,
+                                const std::vector<uint64_t>& hashes) {
   std::string data(size_t{num_lines} << log2_line_bytes, '\0');
   auto* p = reinterpret_cast<uint8_t*>(data.data());
   for (uint64_t hash : hashes) {
@@ -222,8 +225,7 @@ TEST(LegacyBlockBloomTest, ProbeTwoCollapsesToOneVariable) {
     ASSERT_EQ(probe2, s * 65537u) << "h=" << h;
   }
   // With two probes nothing collapses and the model is the standard one.
-  EXPECT_DOUBLE_EQ(legacy::NoLocalityFpRate(1000, 10000, 2),
-                   std::pow(1 - std::pow(1 - 1.0 / 10000, 2 * 1000), 2));
+  EXPECT_DOUBLE_EQ(legacy::NoLocalityFpRate(1000, 10000, 2), std::pow(1 - std::pow(1 - 1.0 / 10000, 2 * 1000), 2));
   // From three probes on the collapse raises the rate above the standard one.
   const double standard = std::pow(1 - std::pow(1 - 1.0 / 1e6, 6 * 1e5), 6);
   EXPECT_GT(legacy::NoLocalityFpRate(1e5, 1000000, 6), 1.2 * standard);

@@ -79,8 +79,8 @@ class OneBitFilter final : public Filter {
         view_{width == HashWidth::k32 ? &kOps<HashWidth::k32> : &kOps<HashWidth::k64>, words_, num_bits} {}
 
   void Insert(uint64_t hash) {
-    const uint64_t bit = width_ == HashWidth::k32 ? BitOf<HashWidth::k32>(hash, num_bits_)
-                                                  : BitOf<HashWidth::k64>(hash, num_bits_);
+    const uint64_t bit =
+        width_ == HashWidth::k32 ? BitOf<HashWidth::k32>(hash, num_bits_) : BitOf<HashWidth::k64>(hash, num_bits_);
     owned_[bit >> 6] |= uint64_t{1} << (bit & 63);
   }
   uint64_t* owned() { return owned_.data(); }
@@ -144,9 +144,8 @@ class OneBitPolicy final : public FilterPolicy {
   double ModelFpRate(size_t n) const override {
     if (n == 0) return 0.0;
     const double m = static_cast<double>(NumBits(n));
-    return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(width_), [m](double distinct) {
-      return -std::expm1(distinct * std::log1p(-1.0 / m));
-    });
+    return fpmodel::NarrowHashFpRate(static_cast<double>(n), static_cast<int>(width_),
+                                     [m](double distinct) { return -std::expm1(distinct * std::log1p(-1.0 / m)); });
   }
 
  private:
@@ -209,8 +208,15 @@ Status OpenOneBitLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>*
 }  // namespace
 
 FILTERLAB_REGISTER_FILTER(FilterVariant{
-    "onebit", "One bit per key (a single-probe Bloom filter): the k = 1 baseline, one word read per query",
-    "bpk=0.5..100 (default 10) hash=64|32 (default 64)", &CreateOneBitPolicy, &OpenOneBitLayout, nullptr,
-    {"onebit:bpk=10", "onebit:bpk=10,hash=32"}, FpModelKind::kExact, nullptr, /*has_probes=*/false});
+    "onebit",
+    "One bit per key (a single-probe Bloom filter): the k = 1 baseline, one word read per query",
+    "bpk=0.5..100 (default 10) hash=64|32 (default 64)",
+    &CreateOneBitPolicy,
+    &OpenOneBitLayout,
+    nullptr,
+    {"onebit:bpk=10", "onebit:bpk=10,hash=32"},
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/false});
 
 }  // namespace filterlab

@@ -102,8 +102,8 @@ Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>
   if (!s.ok()) return s;
   const FilterVariant* v = FindFilterVariant(spec.variant());
   if (v == nullptr) {
-    return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown filter variant '" +
-                                   spec.variant() + "'; known variants: " + KnownVariantNames());
+    return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown filter variant '" + spec.variant() +
+                                   "'; known variants: " + KnownVariantNames());
   }
   s = v->create(spec, out);
   if (s.ok() && accepted_keys != nullptr) *accepted_keys = spec.accepted_keys();
@@ -147,8 +147,8 @@ Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out) {
     Status s = v.open_native(bytes, out);
     if (!s.IsNotFound()) return s;
   }
-  return Status::Corruption("unrecognised filter trailer: marker byte " + std::to_string(marker) +
-                            " at offset " + std::to_string(bytes.size() - 5) +
+  return Status::Corruption("unrecognised filter trailer: marker byte " + std::to_string(marker) + " at offset " +
+                            std::to_string(bytes.size() - 5) +
                             " (known: -1 FastLocalBloom, 1..30 legacy Bloom probes, 0 always-true, "
                             "or a filterlab 'FLT1' trailer); the bytes may be truncated or corrupted");
 }

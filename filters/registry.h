@@ -86,8 +86,8 @@ struct FilterRegistrar {
 // Usage at namespace scope in a variant's .cc:
 //   FILTERLAB_REGISTER_FILTER(FilterVariant{"fastlocal", "...", "...", &Create, nullptr, &OpenNative, {...},
 //                                           FpModelKind::kExact, nullptr, /*has_probes=*/true});
-#define FILTERLAB_REGISTER_FILTER(...)                                                      \
-  static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(           \
-      filterlab_filter_registrar_, __LINE__)(__VA_ARGS__)
+#define FILTERLAB_REGISTER_FILTER(...)                                                                        \
+  static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_filter_registrar_, \
+                                                                                 __LINE__)(__VA_ARGS__)
 
 }  // namespace filterlab

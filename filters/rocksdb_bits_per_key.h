@@ -1,9 +1,8 @@
 // How RocksDB's BloomLikeFilterPolicy turns a requested bits/key into the
 // integers its filters are built from (BloomFilterPolicy's
-// millibits_per_key, RocksDB's table/block_based/filter_policy.cc). Shared by the RocksDB-format variants (fastlocal, legacy,
-// legacy_block) so their sizes match RocksDB's bit for bit. The generic
-// filters/bits_per_key.h rounds to nearest (llround); RocksDB adds 0.500001
-// and truncates, which differs at ties (10.0005 -> 10001 here, 10000 there)
+// millibits_per_key, RocksDB's table/block_based/filter_policy.cc). Shared by the RocksDB-format variants (fastlocal,
+// legacy, legacy_block) so their sizes match RocksDB's bit for bit. The generic filters/bits_per_key.h rounds to
+// nearest (llround); RocksDB adds 0.500001 and truncates, which differs at ties (10.0005 -> 10001 here, 10000 there)
 // and also sanitizes the range, so the RocksDB formats use this one.
 #pragma once
 
@@ -24,9 +23,7 @@ inline double Sanitize(double bits_per_key) {
 // Thousandths of a bit per key. The +0.500001 rounds to nearest with a slight
 // upward nudge, so inputs with three decimals (e.g. 9.999) come out exact
 // despite binary floating point.
-inline int MillibitsPerKey(double bits_per_key) {
-  return static_cast<int>(Sanitize(bits_per_key) * 1000.0 + 0.500001);
-}
+inline int MillibitsPerKey(double bits_per_key) { return static_cast<int>(Sanitize(bits_per_key) * 1000.0 + 0.500001); }
 
 // Whole bits per key (round half up), what the legacy filters use.
 inline int WholeBitsPerKey(int millibits_per_key) { return (millibits_per_key + 500) / 1000; }

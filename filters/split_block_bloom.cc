@@ -167,9 +167,7 @@ class SplitBlockBloomPolicy final : public FilterPolicy {
   }
 
  private:
-  uint64_t NumBlocks(size_t n) const {
-    return std::max<uint64_t>(1, (BitsForKeys(n, millibits_per_key_) + 255) / 256);
-  }
+  uint64_t NumBlocks(size_t n) const { return std::max<uint64_t>(1, (BitsForKeys(n, millibits_per_key_) + 255) / 256); }
 
   uint64_t millibits_per_key_;
   std::string spec_;
@@ -230,7 +228,13 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "sbbf",
     "Parquet's split-block Bloom filter, bit-exact: one 32-byte block per key, one bit in each of its 8 words, "
     "AVX2 query",
-    "bpk=0.5..100 (default 10; blocks = ceil(n * bpk / 256)) hash=64 (XXH64 seed 0, Parquet's)", &CreatePolicy,
-    &OpenLayout, nullptr, {"sbbf:bpk=10"}, FpModelKind::kExact, nullptr, /*has_probes=*/false});
+    "bpk=0.5..100 (default 10; blocks = ceil(n * bpk / 256)) hash=64 (XXH64 seed 0, Parquet's)",
+    &CreatePolicy,
+    &OpenLayout,
+    nullptr,
+    {"sbbf:bpk=10"},
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/false});
 
 }  // namespace filterlab::sbbf

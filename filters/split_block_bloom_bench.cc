@@ -40,8 +40,7 @@ int RegisterAll() {
     benchmark::RegisterBenchmark(("sbbf/kernel/scalar/" + where).c_str(), BM_SbbfKernel<sbbf::BlockMayMatchScalar>,
                                  inside);
 #ifdef FILTERLAB_SBBF_AVX2
-    benchmark::RegisterBenchmark(("sbbf/kernel/avx2/" + where).c_str(), BM_SbbfKernel<sbbf::BlockMayMatchAvx2>,
-                                 inside);
+    benchmark::RegisterBenchmark(("sbbf/kernel/avx2/" + where).c_str(), BM_SbbfKernel<sbbf::BlockMayMatchAvx2>, inside);
 #endif
   }
   return 0;

@@ -72,9 +72,7 @@ constexpr uint64_t ViewParam(uint64_t num_bits, int num_probes) {
   return num_bits | uint64_t(static_cast<uint8_t>(num_probes)) << kViewProbesShift;
 }
 inline const uint64_t* ViewWords(const FilterView& view) { return static_cast<const uint64_t*>(view.data); }
-inline uint64_t ViewBits(const FilterView& view) {
-  return view.param & ((uint64_t{1} << kViewProbesShift) - 1);
-}
+inline uint64_t ViewBits(const FilterView& view) { return view.param & ((uint64_t{1} << kViewProbesShift) - 1); }
 inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> kViewProbesShift); }
 
 template <HashWidth kWidth>
@@ -158,8 +156,8 @@ void StandardBloom::Insert(uint64_t hash) {
 }
 
 std::string StandardBloom::Describe() const {
-  return "standard:hash=" + std::to_string(static_cast<int>(hash_width_)) +
-         ",probes=" + std::to_string(num_probes_) + ",bits=" + std::to_string(num_bits_);
+  return "standard:hash=" + std::to_string(static_cast<int>(hash_width_)) + ",probes=" + std::to_string(num_probes_) +
+         ",bits=" + std::to_string(num_bits_);
 }
 
 void StandardBloom::Serialize(std::string* out) const {
@@ -236,7 +234,8 @@ class StandardBloomPolicy final : public FilterPolicy {
     const uint64_t num_bits = NumBits(n);
     if (num_bits > StandardBloom::kMaxBits) {
       return Status::InvalidArgument("filter spec '" + spec_ + "': " + std::to_string(n) + " keys need " +
-                                     std::to_string(num_bits) + " bits, above the standard filter's limit of "
+                                     std::to_string(num_bits) +
+                                     " bits, above the standard filter's limit of "
                                      "2^37 bits (16 GiB)");
     }
     std::unique_ptr<StandardBloom> filter;
@@ -273,9 +272,9 @@ Status CreateStandardBloomPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>
   if (!s.ok()) return s;
   const uint64_t millibits = MillibitsPerKey(bits_per_key);
   // FP-optimal k = b ln 2, clamped to the allowed range (see standard_bloom.h).
-  const int default_probes = static_cast<int>(
-      std::clamp<long>(std::lround(static_cast<double>(millibits) / 1000.0 * std::log(2.0)),
-                       StandardBloom::kMinProbes, StandardBloom::kMaxProbes));
+  const int default_probes =
+      static_cast<int>(std::clamp<long>(std::lround(static_cast<double>(millibits) / 1000.0 * std::log(2.0)),
+                                        StandardBloom::kMinProbes, StandardBloom::kMaxProbes));
   int num_probes = 0;
   HashWidth hash_width;
   s = spec.GetInt("probes", default_probes, StandardBloom::kMinProbes, StandardBloom::kMaxProbes, &num_probes);
@@ -292,8 +291,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "standard",
     "Textbook Bloom filter: k independent probes anywhere in exactly ceil(n*bpk) bits (the FP baseline)",
     "bpk=0.5..100 (default 10) probes=1..30 (default round(bpk*ln2)) hash=64|32 (default 64)",
-    &CreateStandardBloomPolicy, &StandardBloom::OpenLayout, nullptr,
+    &CreateStandardBloomPolicy,
+    &StandardBloom::OpenLayout,
+    nullptr,
     {"standard:bpk=10", "standard:bpk=10,hash=32"},
-    FpModelKind::kExact, nullptr, /*has_probes=*/true});
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/true});
 
 }  // namespace filterlab

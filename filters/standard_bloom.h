@@ -18,9 +18,8 @@
 // values: two keys share an entire probe set with probability ~1/m^2 rather
 // than ~1/m^k, so its FP rate drifts above the formula at high bits/key
 // (Dillinger & Manolios 2004; Kirsch & Mitzenmacher's equivalence is only
-// asymptotic). For the baseline, independence matters more than speed. A 32-bit hash is zero-extended and spread by the same Mix64, so its
-// positions are just as independent; only keys with equal 32-bit hashes
-// collide completely.
+// asymptotic). For the baseline, independence matters more than speed. A 32-bit hash is zero-extended and spread by the
+// same Mix64, so its positions are just as independent; only keys with equal 32-bit hashes collide completely.
 //
 // FP rate: with independent uniform probes, a bit is still 0 after n keys
 // with probability (1 - 1/m)^(kn), so a new key passes all k probes with
@@ -58,8 +57,7 @@ class StandardBloom final : public Filter {
 
   // An empty filter of exactly `num_bits` bits, to be filled with Insert.
   // InvalidArgument naming the allowed ranges.
-  static Status Create(uint64_t num_bits, int num_probes, HashWidth hash_width,
-                       std::unique_ptr<StandardBloom>* out);
+  static Status Create(uint64_t num_bits, int num_probes, HashWidth hash_width, std::unique_ptr<StandardBloom>* out);
   // Reader for the serialized form (registry open_layout). Reads the words
   // in place (the caller keeps `data` alive, as OpenFilter requires) when
   // they are 8-byte aligned: every probe reads one word, so no alignment

@@ -23,7 +23,6 @@ using testing_util::MustBuild;
 using testing_util::MustPolicy;
 using testing_util::TestHashes;
 
-
 TEST(StandardBloomTest, SizeIsExactlyCeilKeysTimesBitsPerKey) {
   auto p = MustPolicy("standard:bpk=10.3");
   auto f = MustBuild(*p, TestHashes(1, 1000));
@@ -40,10 +39,10 @@ TEST(StandardBloomTest, SizeIsExactlyCeilKeysTimesBitsPerKey) {
 }
 
 TEST(StandardBloomTest, DefaultProbesAreRoundedOptimumWithinRange) {
-  EXPECT_EQ(MustPolicy("standard:bpk=10")->num_probes(), 7);      // 6.93
-  EXPECT_EQ(MustPolicy("standard:bpk=16")->num_probes(), 11);     // 11.09
-  EXPECT_EQ(MustPolicy("standard:bpk=0.5")->num_probes(), 1);     // 0.35, raised to 1
-  EXPECT_EQ(MustPolicy("standard:bpk=100")->num_probes(), 30);    // 69.3, capped
+  EXPECT_EQ(MustPolicy("standard:bpk=10")->num_probes(), 7);    // 6.93
+  EXPECT_EQ(MustPolicy("standard:bpk=16")->num_probes(), 11);   // 11.09
+  EXPECT_EQ(MustPolicy("standard:bpk=0.5")->num_probes(), 1);   // 0.35, raised to 1
+  EXPECT_EQ(MustPolicy("standard:bpk=100")->num_probes(), 30);  // 69.3, capped
   EXPECT_EQ(MustPolicy("standard:bpk=10,probes=3")->num_probes(), 3);
   EXPECT_EQ(MustPolicy("standard:bpk=10")->spec(), "standard:bpk=10,probes=7,hash=64");
   EXPECT_EQ(MustPolicy("standard:bpk=10,hash=32")->spec(), "standard:bpk=10,probes=7,hash=32");
@@ -136,9 +135,9 @@ TEST(StandardBloomTest, FpRateMatchesExactFormulaAndNoFalseNegatives) {
   // The 32-bit form adds the matches of equal hashes, F = 1 - e^{-n/2^32} =
   // 2.33e-4, and takes the Bloom part at the D = n (1 - 1.16e-4) distinct
   // hashes (-4.6e-6): 2.26e-4 in all.
-  EXPECT_NEAR(MustPolicy("standard:bpk=10,hash=32")->ModelFpRate(kKeys) -
-                  MustPolicy("standard:bpk=10")->ModelFpRate(kKeys),
-              2.26e-4, 0.01e-4);
+  EXPECT_NEAR(
+      MustPolicy("standard:bpk=10,hash=32")->ModelFpRate(kKeys) - MustPolicy("standard:bpk=10")->ModelFpRate(kKeys),
+      2.26e-4, 0.01e-4);
 }
 
 TEST(StandardBloomTest, RoundTripThroughSerializedBytes) {

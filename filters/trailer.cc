@@ -43,8 +43,8 @@ Status ParseFilterlabTrailer(Slice bytes, Slice* data, std::string* layout) {
     return Status::Corruption("filter bytes do not end with the filterlab trailer magic 'FLT1'");
   }
   if (total < kFilterlabTrailerFixedBytes) {
-    return Status::Corruption("filterlab trailer truncated: " + std::to_string(total) +
-                              " bytes, at least " + std::to_string(kFilterlabTrailerFixedBytes) + " needed");
+    return Status::Corruption("filterlab trailer truncated: " + std::to_string(total) + " bytes, at least " +
+                              std::to_string(kFilterlabTrailerFixedBytes) + " needed");
   }
   const uint8_t* end = bytes.udata() + total;
   const uint64_t data_len = GetFixed(end - 12, 8);
@@ -52,9 +52,9 @@ Status ParseFilterlabTrailer(Slice bytes, Slice* data, std::string* layout) {
   const uint64_t payload = total - kFilterlabTrailerFixedBytes;
   if (layout_len > payload || data_len != payload - layout_len) {
     return Status::Corruption("filterlab trailer inconsistent: " + std::to_string(total) +
-                              " bytes in all, but trailer says data " + std::to_string(data_len) +
-                              " + layout " + std::to_string(layout_len) + " + " +
-                              std::to_string(kFilterlabTrailerFixedBytes) + " (truncated or corrupted filter)");
+                              " bytes in all, but trailer says data " + std::to_string(data_len) + " + layout " +
+                              std::to_string(layout_len) + " + " + std::to_string(kFilterlabTrailerFixedBytes) +
+                              " (truncated or corrupted filter)");
   }
   const char* l = bytes.data() + data_len;
   for (uint64_t i = 0; i < layout_len; ++i) {

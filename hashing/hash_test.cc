@@ -46,9 +46,9 @@ TEST(FastRange32, IsSymmetricAndMatchesKnownProducts) {
     const uint64_t r = gen.Next();
     EXPECT_EQ(FastRange32(Lower32(r), Upper32(r)), FastRange32(Upper32(r), Lower32(r)));
   }
-  EXPECT_EQ(FastRange32(0x80000000u, 10), 5u);          // half of the hash space -> half the range
-  EXPECT_EQ(FastRange32(0x40000000u, 1000), 250u);      // a quarter
-  EXPECT_EQ(FastRange32(0xffffffffu, 1000), 999u);      // the top hash -> the last slot
+  EXPECT_EQ(FastRange32(0x80000000u, 10), 5u);                    // half of the hash space -> half the range
+  EXPECT_EQ(FastRange32(0x40000000u, 1000), 250u);                // a quarter
+  EXPECT_EQ(FastRange32(0xffffffffu, 1000), 999u);                // the top hash -> the last slot
   EXPECT_EQ(FastRange32(0x12345678u, 0x9abcdef0u), 0x0b00ea4eu);  // 0x12345678 * 0x9abcdef0 = 0x0b00ea4e_242d2080
 }
 
@@ -167,8 +167,7 @@ TEST(XXPH3, UnseededEqualsSeedZero) {
 // Every input byte must matter at every length class, including the bytes
 // mixed twice (mid-size multiples of 16) and the overlapping last stripe.
 TEST(XXPH3, EveryByteChangesTheHash) {
-  for (size_t len : {1, 2, 3, 4, 7, 8, 9, 16, 17, 33, 65, 97, 128, 129, 144, 160, 240, 241, 256, 1000, 1024,
-                     1025}) {
+  for (size_t len : {1, 2, 3, 4, 7, 8, 9, 16, 17, 33, 65, 97, 128, 129, 144, 160, 240, 241, 256, 1000, 1024, 1025}) {
     std::string key = SplitMixKey(0x9000 + len, len);
     const uint64_t base = XXPH3_64(key.data(), len);
     for (size_t i = 0; i < len; ++i) {

@@ -24,19 +24,14 @@ uint32_t LegacyHash32(const char* data, size_t n, uint32_t seed) {
   // plain (signed) char. This is part of the persisted format.
   auto sx = [](char c) { return static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c))); };
   switch (limit - p) {
-    case 3:
-      h += sx(p[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      h += sx(p[1]) << 8;
-      [[fallthrough]];
+    case 3: h += sx(p[2]) << 16; [[fallthrough]];
+    case 2: h += sx(p[1]) << 8; [[fallthrough]];
     case 1:
       h += sx(p[0]);
       h *= m;
       h ^= (h >> r);
       break;
-    default:
-      break;
+    default: break;
   }
   return h;
 }

@@ -16,8 +16,6 @@ inline constexpr uint32_t kSliceHashSeed = 397;
 
 uint32_t LegacyHash32(const char* data, size_t n, uint32_t seed);
 
-inline uint32_t BloomHash32(const char* data, size_t n) {
-  return LegacyHash32(data, n, kBloomHashSeed);
-}
+inline uint32_t BloomHash32(const char* data, size_t n) { return LegacyHash32(data, n, kBloomHashSeed); }
 
 }  // namespace filterlab

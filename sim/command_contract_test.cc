@@ -30,20 +30,32 @@ struct Case {
 
 std::vector<Case> TinyRuns() {
   return {
-      {"fp", FpCommand, {"--filter", "fastlocal:bpk=10", "--filter", "legacy:bpk=10", "--keys", "1000", "--queries",
-                         "10000", "--hash_source", "keys", "--threads", "1"}},
-      {"model", ModelCommand, {"--filter", "fastlocal", "--filter", "cache_dbl:hash=32", "--bpk", "8,10", "--keys", "1000"}},
-      {"speed", SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "2", "--average_keys", "2000",
-                               "--queries", "2000", "--huge_keys", "2000", "--rounds", "2", "--batch_sizes", "8",
-                               "--pipeline_depth", "4"}},
-      {"floor", FloorCommand, {"--min_kb", "1024", "--max_mb", "1", "--reads", "4000", "--hops", "4000",
-                               "--threads", "2"}},
-      {"probes", ProbesCommand, {"--filter", "fastlocal", "--bpk", "3.5", "--keys", "500", "--filters", "2",
-                                 "--queries", "4000", "--threads", "1"}},
-      {"lsm", LsmCommand, {"--filter", "fastlocal", "--size_ratio", "4,10", "--levels", "3", "--keys", "1e6",
-                           "--l0_runs", "2", "--budget", "5"}},
-      {"dynamic", DynamicCommand, {"--filter", "dynamic:bpk=10", "--filter", "dynamic_old:bpk=10,locality=1",
-                                   "--keys", "2000", "--threads", "2", "--rounds", "2"}},
+      {"fp",
+       FpCommand,
+       {"--filter", "fastlocal:bpk=10", "--filter", "legacy:bpk=10", "--keys", "1000", "--queries", "10000",
+        "--hash_source", "keys", "--threads", "1"}},
+      {"model",
+       ModelCommand,
+       {"--filter", "fastlocal", "--filter", "cache_dbl:hash=32", "--bpk", "8,10", "--keys", "1000"}},
+      {"speed",
+       SpeedCommand,
+       {"--filter", "fastlocal:bpk=10", "--working_set_mb", "2", "--average_keys", "2000", "--queries", "2000",
+        "--huge_keys", "2000", "--rounds", "2", "--batch_sizes", "8", "--pipeline_depth", "4"}},
+      {"floor",
+       FloorCommand,
+       {"--min_kb", "1024", "--max_mb", "1", "--reads", "4000", "--hops", "4000", "--threads", "2"}},
+      {"probes",
+       ProbesCommand,
+       {"--filter", "fastlocal", "--bpk", "3.5", "--keys", "500", "--filters", "2", "--queries", "4000", "--threads",
+        "1"}},
+      {"lsm",
+       LsmCommand,
+       {"--filter", "fastlocal", "--size_ratio", "4,10", "--levels", "3", "--keys", "1e6", "--l0_runs", "2", "--budget",
+        "5"}},
+      {"dynamic",
+       DynamicCommand,
+       {"--filter", "dynamic:bpk=10", "--filter", "dynamic_old:bpk=10,locality=1", "--keys", "2000", "--threads", "2",
+        "--rounds", "2"}},
   };
 }
 
@@ -74,8 +86,8 @@ TEST(CommandContract, TinyRunsCoverEveryRecordKind) {
     std::set<std::string> kinds;
     for (const JsonRecord& r : run.records) kinds.insert(r.value("mode", r.value("record", std::string())));
     if (std::string(c.name) == "speed") {
-      EXPECT_EQ(kinds, (std::set<std::string>{"build", "single", "random", "random_pipelined", "batched", "skewed",
-                                              "huge"}));
+      EXPECT_EQ(kinds,
+                (std::set<std::string>{"build", "single", "random", "random_pipelined", "batched", "skewed", "huge"}));
     } else {
       EXPECT_EQ(kinds, (std::set<std::string>{"grid", "boundary"}));
     }

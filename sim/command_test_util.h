@@ -24,8 +24,8 @@ inline CommandRun RunCommand(CommandFn command, std::vector<std::string> args) {
   CommandRun run;
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  run.status = command(static_cast<int>(argv.size()), argv.data(),
-                       [&run](const JsonRecord& r) { run.records.push_back(r); }, &run.help);
+  run.status = command(
+      static_cast<int>(argv.size()), argv.data(), [&run](const JsonRecord& r) { run.records.push_back(r); }, &run.help);
   return run;
 }
 

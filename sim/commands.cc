@@ -29,9 +29,10 @@ const Command kCommands[] = {
 constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";
 
 int Usage(FILE* f) {
-  std::fprintf(f, "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\n"
-                  "       filterlab-sim --describe      (every command's flags and record fields as JSON)\n"
-                  "commands:\n");
+  std::fprintf(f,
+               "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\n"
+               "       filterlab-sim --describe      (every command's flags and record fields as JSON)\n"
+               "commands:\n");
   for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
   std::fprintf(f, "%s\n", kSummary);
   return f == stdout ? 0 : 2;
@@ -43,9 +44,11 @@ int Describe() {
   for (const auto& c : kCommands) {
     std::string arg = "--describe", out;
     char* argv[] = {arg.data()};
-    Status s = c.run(1, argv, [](const JsonRecord&) {}, &out);
+    Status s = c.run(
+        1, argv, [](const JsonRecord&) {}, &out);
     if (!s.ok() || out.empty()) {
-      std::fprintf(stderr, "filterlab-sim %s --describe: %s\n", c.name, s.ok() ? "no description" : s.message().c_str());
+      std::fprintf(stderr, "filterlab-sim %s --describe: %s\n", c.name,
+                   s.ok() ? "no description" : s.message().c_str());
       return 1;
     }
     JsonRecord d = JsonRecord::parse(out);
@@ -66,7 +69,8 @@ int SimMain(int argc, char** argv) {
   for (const auto& c : kCommands) {
     if (cmd != c.name) continue;
     std::string help;
-    Status s = c.run(argc - 2, argv + 2, [](const JsonRecord& r) { EmitRecord(r); }, &help);
+    Status s = c.run(
+        argc - 2, argv + 2, [](const JsonRecord& r) { EmitRecord(r); }, &help);
     if (!help.empty()) {
       std::fputs(help.c_str(), stdout);
       return 0;

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "common/status.h"
 #include "common/json_out.h"
+#include "common/status.h"
 
 namespace filterlab::sim {
 

@@ -3,6 +3,8 @@
 // allowed, before anything big is allocated; good ones give records with the
 // fields the analysis reads. No timing is asserted (speed is shown by
 // `filterlab-sim speed`, not by tests).
+#include "sim/commands.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,13 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "common/stats.h"
 #include "filters/filter.h"
+#include "filters/filter_spec.h"
 #include "filters/fp_model.h"
 #include "filters/registry.h"
-#include "filters/filter_spec.h"
 #include "sim/command_test_util.h"
-#include "sim/commands.h"
-#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {
@@ -28,7 +29,8 @@ TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--batch_sizes", "1"}, {"--batch_sizes", "2..64"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "single,fastest"}, {"fastest", "allowed"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--average_keys", "0"}, {"--average_keys=0"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "12"}, {"--pipeline_depth", "4, 8, 16, 32, 64"});
+  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "12"},
+              {"--pipeline_depth", "4, 8, 16, 32, 64"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "128"}, {"--pipeline_depth", "4..64"});
   // 2^20 MiB = 1 TiB of filters: more than this machine has, refused up front.
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "1048576"},
@@ -74,15 +76,17 @@ TEST(FloorCommand, RecordsEveryMeasurePerWorkingSet) {
   EXPECT_EQ(per_measure["random_line_read"], 4);
   EXPECT_EQ(per_measure["prefetch_cost"], 2);
   EXPECT_EQ(per_measure["translation"], 1);  // once per page size, not per working set
-  const CommandRun without = RunCommand(FloorCommand, {"--min_kb", "1024", "--max_mb", "1", "--reads", "16000", "--hops",
-                                                       "4000", "--pages", "4k", "--threads", "1", "--prefetch_work", "0"});
+  const CommandRun without =
+      RunCommand(FloorCommand, {"--min_kb", "1024", "--max_mb", "1", "--reads", "16000", "--hops", "4000", "--pages",
+                                "4k", "--threads", "1", "--prefetch_work", "0"});
   ASSERT_TRUE(without.status.ok()) << without.status.ToString();
   for (const auto& r : without.records) EXPECT_NE(r["measure"], "prefetch_cost");
   EXPECT_EQ(without.records.size(), 4u);  // translation + dependent_load + random_line_read x 2
 }
 
 TEST(ProbesCommand, BadParametersGiveClearErrors) {
-  ExpectError(ProbesCommand, {"--filter", "nosuchfilter", "--bpk", "10", "--no_boundaries"}, {"--filter", "nosuchfilter"});
+  ExpectError(ProbesCommand, {"--filter", "nosuchfilter", "--bpk", "10", "--no_boundaries"},
+              {"--filter", "nosuchfilter"});
   ExpectError(ProbesCommand, {"--filter", "fastlocal:bpk=10", "--bpk", "10"}, {"--filter", "without bpk and probes"});
   ExpectError(ProbesCommand, {"--filter", "cache_dbl:hash=48", "--bpk", "10"}, {"--filter", "hash"});
   ExpectError(ProbesCommand, {"--bpk", "0.5"}, {"--bpk"});
@@ -112,8 +116,8 @@ TEST(ProbesCommand, CandidatesStayWithinWhatTheVariantAccepts) {
 // 2^bits for the D distinct hashes (fpmodel::NarrowHashFpRate, as every
 // ModelFpRate).
 TEST(ModelCommand, RecordsArePolicyModelsOverTheSweep) {
-  const CommandRun run = RunCommand(ModelCommand, {"--filter", "fastlocal:hash=32", "--filter", "legacy", "--bpk", "6,10",
-                                                   "--probes", "3:4:1", "--keys", "1e6,1e9"});
+  const CommandRun run = RunCommand(ModelCommand, {"--filter", "fastlocal:hash=32", "--filter", "legacy", "--bpk",
+                                                   "6,10", "--probes", "3:4:1", "--keys", "1e6,1e9"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   EXPECT_EQ(run.records.size(), 2u * 2 * 2 * 2);
   for (const auto& r : run.records) {
@@ -144,9 +148,10 @@ TEST(ModelCommand, RecordsArePolicyModelsOverTheSweep) {
 }
 
 TEST(SpeedCommand, QuickRecordsCarryEveryField) {
-  const CommandRun run = RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "8", "--average_keys",
-                                            "2000", "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",
-                                            "--mixes", "mixed", "--batch_sizes", "16", "--pipeline_depth", "4,32"});
+  const CommandRun run =
+      RunCommand(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "8", "--average_keys", "2000",
+                                "--queries", "20000", "--modes", "build,single,random,random_pipelined,batched",
+                                "--mixes", "mixed", "--batch_sizes", "16", "--pipeline_depth", "4,32"});
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   int build = 0, single = 0, random = 0, pipelined = 0, batched = 0;
   JsonRecord random_record, pipelined_record;

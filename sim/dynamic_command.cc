@@ -45,8 +45,10 @@ struct DynamicArgs {
 const std::vector<std::string> kModes = {"add", "hit", "miss", "parallel_add", "parallel_hit", "parallel_miss"};
 
 void DeclareDynamicFlags(FlagSet& flags, DynamicArgs* a) {
-  flags.List("filter", "a dynamic filter spec (repeatable; default: dynamic:bpk=10 and dynamic_old:bpk=10 with "
-                       "locality=0 and 1)", &a->specs);
+  flags.List("filter",
+             "a dynamic filter spec (repeatable; default: dynamic:bpk=10 and dynamic_old:bpk=10 with "
+             "locality=0 and 1)",
+             &a->specs);
   flags.Int("keys", 8388608, 1000, 1LL << 30, "keys added (the 8-byte integers 1..keys); misses ask keys+1..2 keys",
             &a->keys);
   flags.ChoiceList("modes", "add,hit,miss,parallel_add,parallel_hit,parallel_miss", kModes,
@@ -130,8 +132,9 @@ Round RunMode(const std::string& mode, const FilterPolicy& policy, Filter* filte
 
 Status MakePolicies(const DynamicArgs& a, std::vector<std::pair<std::string, std::unique_ptr<FilterPolicy>>>* out) {
   const std::vector<std::string> specs =
-      a.specs.empty() ? std::vector<std::string>{"dynamic:bpk=10", "dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"}
-                      : a.specs;
+      a.specs.empty()
+          ? std::vector<std::string>{"dynamic:bpk=10", "dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"}
+          : a.specs;
   for (const std::string& text : specs) {
     std::unique_ptr<FilterPolicy> p;
     Status s = NewFilterPolicy(text, &p);
@@ -143,8 +146,9 @@ Status MakePolicies(const DynamicArgs& a, std::vector<std::pair<std::string, std
     }
     std::unique_ptr<Filter> probe;
     s = p->NewDynamic(static_cast<size_t>(a.keys), &probe);
-    if (!s.ok()) return Status::InvalidArgument("--filter=" + text + " with --keys=" + std::to_string(a.keys) + ": " +
-                                                s.message());
+    if (!s.ok())
+      return Status::InvalidArgument("--filter=" + text + " with --keys=" + std::to_string(a.keys) + ": " +
+                                     s.message());
     out->emplace_back(text, std::move(p));
   }
   return Status::OK();

@@ -6,9 +6,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/stats.h"
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
-#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {

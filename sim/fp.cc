@@ -4,23 +4,22 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
+#include "common/timer.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_tolerance.h"
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
-#include "common/timer.h"
 #include "sim/parallel.h"
 
 namespace filterlab::sim {
 namespace {
-
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -58,9 +57,7 @@ class FpRun {
   }
   // Keys in filter f: cfg_.keys, or a uniform draw from keys +- floor(vary_ratio * keys).
   uint64_t KeysFor(uint64_t f) const { return KeysOfFilter(cfg_, f); }
-  uint32_t FilterId(uint64_t f) const {
-    return static_cast<uint32_t>(DeriveSeed(cfg_.seed, Stream::kFilterId, f));
-  }
+  uint32_t FilterId(uint64_t f) const { return static_cast<uint32_t>(DeriveSeed(cfg_.seed, Stream::kFilterId, f)); }
 
   // Added hashes [c * build_chunk, +count) of filter f.
   void AddedChunk(uint64_t f, uint64_t c, uint64_t count, uint64_t* out) const {
@@ -148,9 +145,7 @@ class FpRun {
   const FilterPolicy& policy_;
 };
 
-uint64_t Spread(const FpConfig& cfg) {
-  return static_cast<uint64_t>(cfg.vary_ratio * static_cast<double>(cfg.keys));
-}
+uint64_t Spread(const FpConfig& cfg) { return static_cast<uint64_t>(cfg.vary_ratio * static_cast<double>(cfg.keys)); }
 
 uint64_t MaxKeysPerFilter(const FpConfig& cfg) { return cfg.keys + Spread(cfg); }
 
@@ -182,7 +177,9 @@ void MoveToHugePages(std::unique_ptr<Filter>* filter, std::unique_ptr<PageArena>
   *arena = std::move(a);
 }
 
-bool FilterPerThread(const FpConfig& cfg) { return cfg.threads > 1 && cfg.filters >= 4 * static_cast<uint64_t>(cfg.threads); }
+bool FilterPerThread(const FpConfig& cfg) {
+  return cfg.threads > 1 && cfg.filters >= 4 * static_cast<uint64_t>(cfg.threads);
+}
 
 }  // namespace
 
@@ -209,8 +206,9 @@ Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
     return Status::InvalidArgument("--vary_ratio=" + std::to_string(cfg.vary_ratio) + ": allowed: 0..0.9");
   }
   if (cfg.vary_ratio > 0 && 2 * Spread(cfg) + 1 > 0xffffffffull) {
-    return Status::InvalidArgument("--vary_ratio with --keys " + std::to_string(cfg.keys) +
-                                   ": the spread of key counts must stay below 2^32; allowed: keys * vary_ratio < 2^31");
+    return Status::InvalidArgument(
+        "--vary_ratio with --keys " + std::to_string(cfg.keys) +
+        ": the spread of key counts must stay below 2^32; allowed: keys * vary_ratio < 2^31");
   }
   if (cfg.build_chunk == 0 || cfg.query_chunk == 0) return Status::InvalidArgument("fp: chunk sizes must be >= 1");
   if (cfg.hash_source != "synthetic" && cfg.hash_source != "keys") {
@@ -224,12 +222,12 @@ Status PrepareFp(const FpConfig& cfg, std::unique_ptr<FilterPolicy>* out) {
   std::unique_ptr<FilterPolicy>& policy = *out;
   Status s = NewFilterPolicy(cfg.filter_spec, &policy);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
-  return CheckMemory(FpMemoryNeeded(cfg, *policy),
-                     "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter and " +
-                         FormatNumber(static_cast<double>(policy->BuildTemporaryBytes(cfg.keys)) /
-                                      static_cast<double>(cfg.keys)) +
-                         " bytes per key of Build's working memory" +
-                         (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
+  return CheckMemory(
+      FpMemoryNeeded(cfg, *policy),
+      "--keys " + std::to_string(cfg.keys) + " (8 bytes per key while building, plus the filter and " +
+          FormatNumber(static_cast<double>(policy->BuildTemporaryBytes(cfg.keys)) / static_cast<double>(cfg.keys)) +
+          " bytes per key of Build's working memory" +
+          (FilterPerThread(cfg) ? ", times --threads " + std::to_string(cfg.threads) + ")" : ")"));
 }
 
 Status RunFp(const FpConfig& cfg, FpResult* result) {
@@ -313,7 +311,8 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
       result->query_cpu_seconds += ProcessCpuSeconds() - cpu0;
     }
   }
-  if (!first_error.ok()) return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
+  if (!first_error.ok())
+    return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
 
   const FpModelKind kind = FpModelKindOf(*policy);
   const FpAllowedRange allowed = AllowedFpRange(result->model_fp, cfg.queries, kind);

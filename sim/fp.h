@@ -21,10 +21,10 @@
 #include <memory>
 #include <string>
 
-#include "common/status.h"
-#include "filters/filter.h"
 #include "common/json_out.h"
 #include "common/stats.h"
+#include "common/status.h"
+#include "filters/filter.h"
 
 namespace filterlab::sim {
 
@@ -33,19 +33,19 @@ inline constexpr uint64_t kQueryChunk = uint64_t{1} << 20;
 
 struct FpConfig {
   std::string filter_spec;
-  uint64_t keys = 0;      // per filter (the average when vary_ratio > 0)
+  uint64_t keys = 0;  // per filter (the average when vary_ratio > 0)
   // Keys per filter vary uniformly over keys * (1 +- vary_ratio), as filter_bench's
   // -vary_key_count_ratio (0.4 there): at 6-8 bits/key the rounding of each filter's
   // size to whole lines makes the FP rate of a fixed key count differ by 1-2% from
   // that of a spread. Filter f's count depends only on the seed and f.
   double vary_ratio = 0;
-  uint64_t filters = 1;   // number of filters
-  uint64_t queries = 0;   // total outside queries, spread evenly over the filters
+  uint64_t filters = 1;                   // number of filters
+  uint64_t queries = 0;                   // total outside queries, spread evenly over the filters
   std::string hash_source = "synthetic";  // synthetic | keys
-  int key_size = 24;      // keys: base key length (filter_bench's 24..28 spread)
+  int key_size = 24;                      // keys: base key length (filter_bench's 24..28 spread)
   int threads = 1;
   uint64_t seed = 0;
-  int batch = 1024;       // hashes per MayContainBatch call
+  int batch = 1024;  // hashes per MayContainBatch call
   // Work units of the deterministic split (see above). Part of the stream
   // definition: other values give other (equally valid) samples. Tests use
   // small chunks to cross chunk boundaries cheaply.
@@ -54,25 +54,25 @@ struct FpConfig {
 };
 
 struct FpResult {
-  std::string filter;   // the policy's canonical spec
-  std::string layout;   // Describe() of the first filter
+  std::string filter;  // the policy's canonical spec
+  std::string layout;  // Describe() of the first filter
   int hash_bits = 64;
   uint64_t positives = 0;
   double fp = 0;
   Interval ci{0, 1};
-  double model_fp = 0;       // ModelFpRate(keys), averaged over the filters' key counts
-  std::string model_kind;    // what the model promises (fp_model_kind.h): exact, empirical, ...
-  double allowed_low = 0;    // the range fp_tolerance.h allows a measurement of these queries
-  double allowed_high = 1;   // around model_fp for that kind
-  uint64_t bytes = 0;        // data bytes of the first filter
-  uint64_t total_keys = 0;   // keys over all filters (filters * keys unless vary_ratio > 0)
-  uint64_t total_bytes = 0;  // summed over the filters
-  double bits_per_key = 0;   // 8 * total_bytes / total_keys
-  double build_seconds = 0;  // wall time of hash generation + Build
-  double query_seconds = 0;  // wall time of the query phase
+  double model_fp = 0;           // ModelFpRate(keys), averaged over the filters' key counts
+  std::string model_kind;        // what the model promises (fp_model_kind.h): exact, empirical, ...
+  double allowed_low = 0;        // the range fp_tolerance.h allows a measurement of these queries
+  double allowed_high = 1;       // around model_fp for that kind
+  uint64_t bytes = 0;            // data bytes of the first filter
+  uint64_t total_keys = 0;       // keys over all filters (filters * keys unless vary_ratio > 0)
+  uint64_t total_bytes = 0;      // summed over the filters
+  double bits_per_key = 0;       // 8 * total_bytes / total_keys
+  double build_seconds = 0;      // wall time of hash generation + Build
+  double query_seconds = 0;      // wall time of the query phase
   double query_cpu_seconds = 0;  // CPU time of the query phase, all threads
-  double seconds = 0;        // wall time of the whole run
-  std::string schedule;      // "filter_per_thread" or "chunks_over_threads"
+  double seconds = 0;            // wall time of the whole run
+  std::string schedule;          // "filter_per_thread" or "chunks_over_threads"
 };
 
 // Keys in filter f of the run (config.keys unless vary_ratio > 0).

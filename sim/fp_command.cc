@@ -2,8 +2,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/commands.h"
 #include "common/flags.h"
+#include "sim/commands.h"
 #include "sim/fp.h"
 #include "sim/machine.h"
 
@@ -62,7 +62,8 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   double vary = 0;
   long long keys = 0, filters = 0, queries = 0, key_size = 0, threads = 0, seed = 0, batch = 0;
   std::string hash_source;
-  flags.List("filter", "filter spec, e.g. fastlocal:bpk=10 (see filterlab-tool list-filters); repeat for a sweep", &specs);
+  flags.List("filter", "filter spec, e.g. fastlocal:bpk=10 (see filterlab-tool list-filters); repeat for a sweep",
+             &specs);
   flags.Int("keys", 1000000, 1, 1000000000000LL, "keys per filter", &keys);
   flags.Int("filters", 1, 1, 1000000000LL, "number of filters (queries are spread evenly over them)", &filters);
   flags.Int("queries", 10000000, 1, 1000000000000000LL, "total outside queries", &queries);
@@ -75,12 +76,14 @@ Status FpCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   flags.Int("key_size", 24, 16, 48, "base key length for --hash_source keys (lengths spread over +0..+4)", &key_size);
   flags.Int("threads", 0, 0, 1024, "worker threads; 0 = all cores", &threads);
   flags.Int("seed", 0, 0, (1LL << 62), "seed of every generated stream", &seed);
-  flags.Int("batch", 1024, 1, 2048, "hashes per MayContainBatch call (a speed knob: counts do not depend on it)", &batch);
+  flags.Int("batch", 1024, 1, 2048, "hashes per MayContainBatch call (a speed knob: counts do not depend on it)",
+            &batch);
   DeclareFpFields(flags);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();
-  if (specs.empty()) return Status::InvalidArgument("fp: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
+  if (specs.empty())
+    return Status::InvalidArgument("fp: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
   if (static_cast<double>(keys) * static_cast<double>(filters) > 1e13) {
     return Status::InvalidArgument("fp: --keys " + std::to_string(keys) + " x --filters " + std::to_string(filters) +
                                    " exceeds 10^13 keys in total");

@@ -94,9 +94,9 @@ TEST_P(FpSweep, SampledFpWithinModelToleranceAt6To24BitsPerKey) {
     ASSERT_DOUBLE_EQ(r.model_fp, model);
     const FpAllowedRange allowed = SweepRange(*policy, model, c.queries);
     EXPECT_TRUE(r.fp >= allowed.low && r.fp <= allowed.high)
-        << r.filter << " with " << c.keys << " keys: measured FP " << r.fp << " (" << r.positives << " of "
-        << c.queries << "), model " << model << " (measured/model = " << r.fp / model << "), allowed ["
-        << allowed.low << ", " << allowed.high << "] (" << allowed.rule << ")";
+        << r.filter << " with " << c.keys << " keys: measured FP " << r.fp << " (" << r.positives << " of " << c.queries
+        << "), model " << model << " (measured/model = " << r.fp / model << "), allowed [" << allowed.low << ", "
+        << allowed.high << "] (" << allowed.rule << ")";
     // The reported interval brackets the estimate.
     EXPECT_LE(r.ci.low, r.fp);
     EXPECT_GE(r.ci.high, r.fp);
@@ -169,15 +169,16 @@ void ExpectFingerprintTerm(const FilterPolicy& narrow_policy, const FingerprintS
       << allowed.rule << ")";
   const double excess = s.narrow.fp - s.wide.fp;
   const double expected = s.narrow.model_fp - s.wide.model_fp;
-  std::printf("[fingerprint] %s fp %.6g (%llu of %llu) | %s fp %.6g | excess %.6g, model excess %.6g, n/2^32 term %.6g\n",
-              s.narrow.filter.c_str(), s.narrow.fp, static_cast<unsigned long long>(s.narrow.positives),
-              static_cast<unsigned long long>(s.queries), s.wide.filter.c_str(), s.wide.fp, excess, expected, term);
+  std::printf(
+      "[fingerprint] %s fp %.6g (%llu of %llu) | %s fp %.6g | excess %.6g, model excess %.6g, n/2^32 term %.6g\n",
+      s.narrow.filter.c_str(), s.narrow.fp, static_cast<unsigned long long>(s.narrow.positives),
+      static_cast<unsigned long long>(s.queries), s.wide.filter.c_str(), s.wide.fp, excess, expected, term);
   std::fflush(stdout);  // the long test's lines are its record; keep them if it is stopped
   const double sigma = std::sqrt(BinomialSigma(s.narrow.fp, s.queries) * BinomialSigma(s.narrow.fp, s.queries) +
                                  BinomialSigma(s.wide.fp, s.queries) * BinomialSigma(s.wide.fp, s.queries));
   EXPECT_NEAR(excess, expected, 4 * sigma + 0.05 * term)
-      << s.narrow.filter << " fp " << s.narrow.fp << " vs " << s.wide.filter << " fp " << s.wide.fp
-      << ": excess " << excess << ", models' excess " << expected << " (n/2^32 term " << term << ")";
+      << s.narrow.filter << " fp " << s.narrow.fp << " vs " << s.wide.filter << " fp " << s.wide.fp << ": excess "
+      << excess << ", models' excess " << expected << " (n/2^32 term " << term << ")";
 }
 
 // Always on: fastlocal at 30 bits/key (k = 13, Bloom part ~2e-6) and 2*10^7
@@ -189,7 +190,8 @@ TEST(FpFingerprintTerm, FastLocal32BitHashAddsNOver2To32) {
   constexpr uint64_t kQueries = 400000;
   std::unique_ptr<FilterPolicy> p32;
   ASSERT_TRUE(NewFilterPolicy("fastlocal:bpk=30,hash=32", &p32).ok());
-  const FingerprintSample s = MeasureBothWidths("fastlocal:bpk=30,hash=32", "fastlocal:bpk=30,hash=64", kKeys, kQueries);
+  const FingerprintSample s =
+      MeasureBothWidths("fastlocal:bpk=30,hash=32", "fastlocal:bpk=30,hash=64", kKeys, kQueries);
   ExpectFingerprintTerm(*p32, s, kKeys);
   // And the 64-bit twin really is free of it: its Bloom part is < 1e-5.
   EXPECT_LT(s.wide.fp, 1e-4) << s.wide.filter;

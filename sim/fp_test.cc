@@ -144,8 +144,8 @@ struct Captured {
   Status Run(std::vector<std::string> args) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
-    return FpCommand(static_cast<int>(argv.size()), argv.data(), [this](const JsonRecord& r) { records.push_back(r); },
-                     &help);
+    return FpCommand(
+        static_cast<int>(argv.size()), argv.data(), [this](const JsonRecord& r) { records.push_back(r); }, &help);
   }
 };
 
@@ -156,15 +156,16 @@ TEST(FpCommand, OneLinePerFilterWithEveryField) {
                   .ok());
   ASSERT_EQ(c.records.size(), 2u);
   for (const auto& r : c.records) {
-    for (const char* field : {"filter", "keys", "filters", "queries", "positives", "fp", "ci_low", "ci_high",
-                              "ci_method", "model_fp", "bytes", "bits_per_key", "seconds", "queries_per_s", "seed",
-                              "threads", "hash_source"}) {
+    for (const char* field :
+         {"filter", "keys", "filters", "queries", "positives", "fp", "ci_low", "ci_high", "ci_method", "model_fp",
+          "bytes", "bits_per_key", "seconds", "queries_per_s", "seed", "threads", "hash_source"}) {
       EXPECT_TRUE(r.contains(field)) << field;
     }
     EXPECT_EQ(r["keys"], 10000);
     EXPECT_EQ(r["queries"], 100000);
     EXPECT_GT(r["model_fp"].get<double>(), 0.0);
-    EXPECT_NEAR(r["bits_per_key"].get<double>(), r["filter"].get<std::string>().find("bpk=8") != std::string::npos ? 8 : 12, 0.1);
+    EXPECT_NEAR(r["bits_per_key"].get<double>(),
+                r["filter"].get<std::string>().find("bpk=8") != std::string::npos ? 8 : 12, 0.1);
   }
 }
 
@@ -207,8 +208,8 @@ TEST(FpCommand, BadParametersGiveClearErrors) {
 TEST(FpCommand, HelpDescribesEveryFlag) {
   Captured c;
   ASSERT_TRUE(c.Run({"--help"}).ok());
-  for (const char* f : {"--filter", "--keys", "--filters", "--queries", "--hash_source", "--key_size", "--threads",
-                        "--seed"}) {
+  for (const char* f :
+       {"--filter", "--keys", "--filters", "--queries", "--hash_source", "--key_size", "--threads", "--seed"}) {
     EXPECT_NE(c.help.find(f), std::string::npos) << f;
   }
 }

@@ -54,8 +54,7 @@ inline constexpr int kMaxKeyBytes = 64;
 class KeyMaker {
  public:
   // key_size >= 16 (room for the val/filter_id fields and the high query bits).
-  explicit KeyMaker(int key_size, bool vary_alignment = false)
-      : key_size_(key_size), vary_alignment_(vary_alignment) {
+  explicit KeyMaker(int key_size, bool vary_alignment = false) : key_size_(key_size), vary_alignment_(vary_alignment) {
     std::memset(buf_, 0, sizeof buf_);
   }
 
@@ -93,9 +92,9 @@ class KeyMaker {
     const uint64_t w1 = (high << shift) | ((first8 >> 1) >> (63 - shift));
     const uint64_t w2 = (high >> 1) >> (63 - shift);
 #if defined(__AVX__)
-    _mm256_store_si256(reinterpret_cast<__m256i*>(buf_),
-                       _mm256_setr_epi64x(static_cast<long long>(w0), static_cast<long long>(w1),
-                                          static_cast<long long>(w2), 0));
+    _mm256_store_si256(
+        reinterpret_cast<__m256i*>(buf_),
+        _mm256_setr_epi64x(static_cast<long long>(w0), static_cast<long long>(w1), static_cast<long long>(w2), 0));
 #else
     const uint64_t words[4] = {w0, w1, w2, 0};
     std::memcpy(buf_, words, sizeof words);

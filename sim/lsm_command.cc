@@ -31,22 +31,25 @@ struct LsmArgs {
 };
 
 void DeclareLsmFlags(FlagSet& flags, LsmArgs* a) {
-  flags.String("filter", "fastlocal", "the filter family of every level: a registry spec whose bpk (and probes) "
-               "the policy sets, or a fixed-size one (xor, binary_fuse: a level gets it or none)", &a->filter);
+  flags.String("filter", "fastlocal",
+               "the filter family of every level: a registry spec whose bpk (and probes) "
+               "the policy sets, or a fixed-size one (xor, binary_fuse: a level gets it or none)",
+               &a->filter);
   flags.String("size_ratio", "10", "T, the size ratio of consecutive levels: a list or a range (2..1000)",
                &a->ratios_text);
-  flags.String("levels", "", "L, the sorted levels below level 0: a list or a range (1..20); empty = derived "
-               "from --buffer_keys", &a->levels_text);
+  flags.String("levels", "",
+               "L, the sorted levels below level 0: a list or a range (1..20); empty = derived "
+               "from --buffer_keys",
+               &a->levels_text);
   flags.Double("keys", 1e8, 1, 1e13, "N, the keys in levels 1..L", &a->keys);
-  flags.Double("buffer_keys", 0, 0, 1e13, "keys of one write buffer: derives L (give --levels or this, not "
-               "both)", &a->buffer_keys);
-  flags.Int("l0_runs", 0, 0, 100, "level-0 runs of (level-1 keys / T) keys each, on top of levels 1..L",
-            &a->l0_runs);
-  flags.String("budget", "2:16:1", "total filter bits / total keys: a list or a range (0.01..100)",
-               &a->budgets_text);
+  flags.Double("buffer_keys", 0, 0, 1e13,
+               "keys of one write buffer: derives L (give --levels or this, not "
+               "both)",
+               &a->buffer_keys);
+  flags.Int("l0_runs", 0, 0, 100, "level-0 runs of (level-1 keys / T) keys each, on top of levels 1..L", &a->l0_runs);
+  flags.String("budget", "2:16:1", "total filter bits / total keys: a list or a range (0.01..100)", &a->budgets_text);
   flags.String("policy", "uniform,monkey,no_last_level,optimal", "comma-separated policies", &a->policies_text);
-  flags.Double("existing_share", 0, 0, 1, "share of lookups for stored keys the policies weigh",
-               &a->existing_share);
+  flags.Double("existing_share", 0, 0, 1, "share of lookups for stored keys the policies weigh", &a->existing_share);
   flags.Field("command", "string", "\"lsm\"");
   flags.Field("filter", "string", "the family (its spec without size parameters)");
   flags.Field("policy", "string", "uniform | monkey | no_last_level | optimal");
@@ -108,8 +111,9 @@ Status LsmCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   if (!(s = ParseNumberList("size_ratio", a.ratios_text, 2, 1000, &ratios)).ok()) return s;
   if (!(s = ParseNumberList("budget", a.budgets_text, 0.01, 100, &budgets)).ok()) return s;
   if (a.levels_text.empty() == (a.buffer_keys == 0)) {
-    return Status::InvalidArgument("lsm: give the tree's depth as --levels or derive it from --buffer_keys (one "
-                                   "of the two)");
+    return Status::InvalidArgument(
+        "lsm: give the tree's depth as --levels or derive it from --buffer_keys (one "
+        "of the two)");
   }
   if (!a.levels_text.empty()) {
     if (!(s = ParseNumberList("levels", a.levels_text, 1, 20, &levels_list)).ok()) return s;
@@ -123,7 +127,8 @@ Status LsmCommand(int argc, char** argv, const Emit& emit, std::string* help) {
   std::vector<allocation::AllocationPolicy> policies;
   if (!(s = ParsePolicies(a.policies_text, &policies)).ok()) return s;
   std::shared_ptr<const allocation::FamilyCurve> family;
-  if (!(s = allocation::FamilyCurve::Make(a.filter, &family)).ok()) return Status::InvalidArgument("--filter: " + s.message());
+  if (!(s = allocation::FamilyCurve::Make(a.filter, &family)).ok())
+    return Status::InvalidArgument("--filter: " + s.message());
   for (auto p : policies) {
     if (p == allocation::AllocationPolicy::kMonkey && !family->sized_by_bpk()) {
       return Status::InvalidArgument("--policy=monkey: the family " + family->family() +

@@ -30,12 +30,18 @@ struct ModelPolicy {
 
 void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
   flags.List("filter", "filter spec (repeatable; default: every registered example at 10 bits/key)", &a->specs);
-  flags.String("bpk", "", "bits per key, overriding each spec's: a list 6,10,16 or a range 1:60:0.5 (0.5..100); "
-               "empty = the spec's own", &a->bpk_text);
-  flags.String("probes", "", "probes, overriding each spec's: a list or a range (1..30, as the variant "
-               "allows); empty = the spec's own or its default", &a->probes_text);
-  flags.String("keys", "1000000", "keys in the filter: a list or a range (1..1e13); the model depends on them "
-               "through the distinct hashes and the filter's rounding", &a->keys_text);
+  flags.String("bpk", "",
+               "bits per key, overriding each spec's: a list 6,10,16 or a range 1:60:0.5 (0.5..100); "
+               "empty = the spec's own",
+               &a->bpk_text);
+  flags.String("probes", "",
+               "probes, overriding each spec's: a list or a range (1..30, as the variant "
+               "allows); empty = the spec's own or its default",
+               &a->probes_text);
+  flags.String("keys", "1000000",
+               "keys in the filter: a list or a range (1..1e13); the model depends on them "
+               "through the distinct hashes and the filter's rounding",
+               &a->keys_text);
   flags.Field("command", "string", "\"model\"");
   flags.Field("model", "string", "\"policy\": the variant's own ModelFpRate");
   flags.Field("filter", "string", "canonical spec, every parameter resolved");
@@ -64,7 +70,7 @@ Status ExpandSpecs(const ModelArgs& a, std::vector<ModelPolicy>* out) {
   for (double k : probes_list) {
     if (k != std::floor(k)) return Status::InvalidArgument("--probes=" + a.probes_text + ": probes must be integers");
   }
-  if (bpk_list.empty()) bpk_list.push_back(NAN);        // NAN: the spec's own
+  if (bpk_list.empty()) bpk_list.push_back(NAN);  // NAN: the spec's own
   if (probes_list.empty()) probes_list.push_back(NAN);
   const std::vector<std::string> specs = a.specs.empty() ? AllExampleSpecs() : a.specs;
   for (const std::string& text : specs) {
@@ -75,8 +81,7 @@ Status ExpandSpecs(const ModelArgs& a, std::vector<ModelPolicy>* out) {
     // sets bits/key), listed once at their own spec. A --filter spec given
     // with --bpk gets the registry's error instead.
     std::unique_ptr<FilterPolicy> probe;
-    const bool own_spec_only =
-        a.specs.empty() && !NewFilterPolicy(parsed.WithParam("bpk", "10"), &probe).ok();
+    const bool own_spec_only = a.specs.empty() && !NewFilterPolicy(parsed.WithParam("bpk", "10"), &probe).ok();
     for (double bpk : own_spec_only ? std::vector<double>{NAN} : bpk_list) {
       FilterSpec at_bpk = parsed;
       if (!std::isnan(bpk) && !(s = FilterSpec::Parse(parsed.WithParam("bpk", FormatNumber(bpk)), &at_bpk)).ok()) {

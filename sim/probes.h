@@ -20,7 +20,7 @@ struct ProbeSimConfig {
   std::string filter = "fastlocal";
   double bpk = 10;
   std::vector<int> candidates;
-  uint64_t keys = 100000;    // per filter
+  uint64_t keys = 100000;  // per filter
   uint64_t filters = 16;
   uint64_t queries = 10000000;  // total
   int threads = 1;
@@ -28,11 +28,11 @@ struct ProbeSimConfig {
 };
 
 struct ProbeSimResult {
-  std::vector<std::string> specs;          // canonical spec per candidate
-  std::vector<uint64_t> positives;         // per candidate
+  std::vector<std::string> specs;   // canonical spec per candidate
+  std::vector<uint64_t> positives;  // per candidate
   // discordant[i][j] = queries candidate i answered yes and candidate j no.
   std::vector<std::vector<uint64_t>> discordant;
-  double bits_per_key = 0;                 // actual
+  double bits_per_key = 0;  // actual
 };
 
 // `filter` (a spec without bpk and probes) at `bpk` bits/key and, when

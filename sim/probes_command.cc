@@ -6,14 +6,14 @@
 #include <map>
 #include <memory>
 
+#include "common/flags.h"
+#include "common/number_list.h"
+#include "common/stats.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
-#include "common/flags.h"
 #include "sim/machine.h"
-#include "common/number_list.h"
 #include "sim/probes.h"
-#include "common/stats.h"
 
 namespace filterlab::sim {
 namespace {
@@ -45,7 +45,8 @@ JsonRecord Evidence(const ProbeSimResult& r, size_t a, size_t b, uint64_t querie
   // Paired difference fp(b) - fp(a): positive means a is better.
   const Interval d = PairedDifferenceInterval(r.discordant[b][a], r.discordant[a][b], queries);
   JsonRecord j;
-  j["diff"] = (static_cast<double>(r.positives[b]) - static_cast<double>(r.positives[a])) / static_cast<double>(queries);
+  j["diff"] =
+      (static_cast<double>(r.positives[b]) - static_cast<double>(r.positives[a])) / static_cast<double>(queries);
   j["diff_ci_low"] = d.low;
   j["diff_ci_high"] = d.high;
   j["discordant"] = r.discordant[a][b] + r.discordant[b][a];
@@ -71,19 +72,21 @@ struct ProbesPlan {
   std::string variant;  // the spec's variant name, for the records
   int spread = 0;
   std::vector<GridPoint> grid;
-  std::map<int, int> table;                      // fastlocal: ChooseNumProbes, [mbpk] -> probes
-  std::vector<std::pair<int, int>> boundaries;   // (last mbpk with k, k); empty when not wanted
+  std::map<int, int> table;                     // fastlocal: ChooseNumProbes, [mbpk] -> probes
+  std::vector<std::pair<int, int>> boundaries;  // (last mbpk with k, k); empty when not wanted
 };
 
 int Millibits(double bpk) { return static_cast<int>(bpk * 1000.0 + 0.500001); }
 
 void DeclareProbesFlags(FlagSet& flags, ProbesArgs* a) {
-  flags.String("filter", "fastlocal", "filter spec without bpk and probes, e.g. fastlocal or cache_dbl:hash=32", &a->filter);
+  flags.String("filter", "fastlocal", "filter spec without bpk and probes, e.g. fastlocal or cache_dbl:hash=32",
+               &a->filter);
   flags.String("bpk", "1:60:0.5", "bits/key grid: list or first:last:step (1..100)", &a->bpk_text);
   flags.Int("keys", 100000, 100, 100000000, "keys per filter", &a->keys);
   flags.Int("filters", 16, 1, 1000000, "filters per grid point (fresh hashes each)", &a->filters);
   flags.Int("queries", 10000000, 1000, 100000000000LL, "queries per grid point (spread over the filters)", &a->queries);
-  flags.Int("spread", 2, 0, 10, "candidates: table count +- spread (clipped to 1..30 and to the counts the variant accepts)", &a->spread);
+  flags.Int("spread", 2, 0, 10,
+            "candidates: table count +- spread (clipped to 1..30 and to the counts the variant accepts)", &a->spread);
   flags.Int("threads", 0, 0, 1024, "threads; 0 = all cores", &a->threads);
   flags.Int("seed", 0, 0, 1LL << 62, "seed", &a->seed);
   flags.String("table", FILTERLAB_REFERENCE_DIR "/choose_num_probes.json",
@@ -104,9 +107,11 @@ void DeclareProbesFlags(FlagSet& flags, ProbesArgs* a) {
   flags.Field("table_source", "string", "grid: choose_num_probes.json | policy default");
   flags.Field("candidates", "array", "grid: per candidate {probes, positives, fp, ci_low, ci_high, vs_best}");
   flags.Field("best_probes", "int", "grid: the candidate with the fewest positives");
-  flags.Field("table_vs_best", "object", "grid: paired fp(table) - fp(best) {diff, diff_ci_low, diff_ci_high, discordant}");
+  flags.Field("table_vs_best", "object",
+              "grid: paired fp(table) - fp(best) {diff, diff_ci_low, diff_ci_high, discordant}");
   flags.Field("ci_method", "string", "grid: how the intervals are computed");
-  flags.Field("verdict", "string", "grid: agree | indistinguishable | disagree; boundary: agree | consistent | "
+  flags.Field("verdict", "string",
+              "grid: agree | indistinguishable | disagree; boundary: agree | consistent | "
               "simulation_switches_earlier | simulation_switches_later");
   flags.Field("boundary_millibits", "int", "boundary: the last millibits/key with probes_below");
   flags.Field("probes_below", "int", "boundary: the table's count up to the boundary");
@@ -125,7 +130,8 @@ Status TableProbes(const ProbesPlan& plan, double bpk, GridPoint* point) {
   std::unique_ptr<FilterPolicy> p;
   Status s = NewFilterPolicy(ProbeSpec(plan.base.filter, bpk), &p);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
-  if (!p->num_probes()) return Status::InvalidArgument("--filter=" + plan.base.filter + ": the variant has no probe count");
+  if (!p->num_probes())
+    return Status::InvalidArgument("--filter=" + plan.base.filter + ": the variant has no probe count");
   point->table_source = "policy default";
   point->table_probes = *p->num_probes();
   return Status::OK();
@@ -137,7 +143,8 @@ Status PlanProbes(const ProbesArgs& a, ProbesPlan* plan) {
   Status s = FilterSpec::Parse(a.filter, &spec);
   if (!s.ok()) return Status::InvalidArgument("--filter: " + s.message());
   if (spec.Has("bpk") || spec.Has("probes")) {
-    return Status::InvalidArgument("--filter=" + a.filter + ": give the spec without bpk and probes (bits/key come "
+    return Status::InvalidArgument("--filter=" + a.filter +
+                                   ": give the spec without bpk and probes (bits/key come "
                                    "from --bpk, probes are the candidates), e.g. fastlocal or cache_dbl:hash=32");
   }
   std::vector<double> grid;
@@ -265,9 +272,10 @@ Status BoundaryRecord(const ProbesPlan& plan, int m, int k, JsonRecord* out) {
   // agree: both sides confirm the table; consistent: no side contradicts
   // it but at least one cannot tell (near the optimum neighbouring
   // counts differ by less than the interval).
-  j["verdict"] = earlier ? "simulation_switches_earlier"
-                 : later ? "simulation_switches_later"
-                 : below_confirms && above_confirms ? "agree" : "consistent";
+  j["verdict"] = earlier                            ? "simulation_switches_earlier"
+                 : later                            ? "simulation_switches_later"
+                 : below_confirms && above_confirms ? "agree"
+                                                    : "consistent";
   return Status::OK();
 }
 

@@ -7,18 +7,17 @@
 #include <new>
 #include <vector>
 
+#include "common/stats.h"
+#include "common/timer.h"
 #include "filters/filter.h"
 #include "filters/policy_open.h"
 #include "sim/floor.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
 #include "sim/mt19937.h"
-#include "common/stats.h"
-#include "common/timer.h"
 
 namespace filterlab::sim {
 namespace {
-
 
 // filter_bench's generator: mt19937 (the same outputs as std::mt19937, made
 // 624 at a time; see mt19937.h) and a multiply-shift range reduction.
@@ -159,15 +158,15 @@ struct Measurement {
   double skew_filters = 0;         // skewed: the fraction of filters that are primary
   int batch = 1;                   // 1 = one MayContain per query
   bool prepared = true;
-  bool pipelined = false;          // batch 1 only: groups of pipeline_depth, prefetched a group ahead
+  bool pipelined = false;  // batch 1 only: groups of pipeline_depth, prefetched a group ahead
   int pipeline_depth = 16;
 };
 
 // What a run measures and in which order, from the config alone.
 struct SpeedPlan {
-  bool build_record = false;              // the build mode's record
-  std::vector<Measurement> working_set;   // over the working set of filters
-  std::vector<Measurement> huge;          // over one filter of huge_keys keys
+  bool build_record = false;             // the build mode's record
+  std::vector<Measurement> working_set;  // over the working set of filters
+  std::vector<Measurement> huge;         // over one filter of huge_keys keys
   bool needs_working_set() const { return build_record || !working_set.empty(); }
 };
 
@@ -239,7 +238,9 @@ class QuerySource {
         pick_(plan.pick),
         primary_threshold_(plan.primary_threshold),
         num_primary_(plan.num_primary),
-        inside_threshold_(plan.mix == QueryMix::kInside ? 0xffffffffu : plan.mix == QueryMix::kOutside ? 0u : 0x7fffffffu),
+        inside_threshold_(plan.mix == QueryMix::kInside    ? 0xffffffffu
+                          : plan.mix == QueryMix::kOutside ? 0u
+                                                           : 0x7fffffffu),
         never_inside_(plan.mix == QueryMix::kOutside),
         cheap_hash_(cheap_hash) {
     key_makers_.reserve(kKeySlots);
@@ -552,7 +553,8 @@ class SpeedRun {
     }
     if (gross.inside_negatives != 0) {
       return Status::Corruption("filter " + policy_.spec() + " answered 'no' for " +
-                                std::to_string(gross.inside_negatives) + " added keys in mode " + SpeedModeName(plan.mode));
+                                std::to_string(gross.inside_negatives) + " added keys in mode " +
+                                SpeedModeName(plan.mode));
     }
     JsonRecord j = Base(SpeedModeName(plan.mode), set, set.arena->huge_pages());
     j["mix"] = QueryMixName(plan.mix);
@@ -621,7 +623,8 @@ class SpeedRun {
   }
 
   Status Run(const SpeedPlan& plan) {
-    const bool want_huge = cfg_.huge_pages == "on" || (cfg_.huge_pages == "auto" && TransparentHugePageMode() != "never");
+    const bool want_huge =
+        cfg_.huge_pages == "on" || (cfg_.huge_pages == "auto" && TransparentHugePageMode() != "never");
     Status s;
     if (plan.needs_working_set()) {
       FilterSet set;
@@ -742,9 +745,10 @@ SpeedPlan PlanSpeedRun(const SpeedConfig& cfg) {
 }
 
 constexpr std::pair<SpeedMode, const char*> kModeNames[] = {
-    {SpeedMode::kBuild, "build"},   {SpeedMode::kSingle, "single"},   {SpeedMode::kRandom, "random"},
-    {SpeedMode::kRandomPipelined, "random_pipelined"}, {SpeedMode::kBatched, "batched"},
-    {SpeedMode::kSkewed, "skewed"}, {SpeedMode::kHuge, "huge"}};
+    {SpeedMode::kBuild, "build"},     {SpeedMode::kSingle, "single"},
+    {SpeedMode::kRandom, "random"},   {SpeedMode::kRandomPipelined, "random_pipelined"},
+    {SpeedMode::kBatched, "batched"}, {SpeedMode::kSkewed, "skewed"},
+    {SpeedMode::kHuge, "huge"}};
 constexpr std::pair<QueryMix, const char*> kMixNames[] = {
     {QueryMix::kInside, "inside"}, {QueryMix::kOutside, "outside"}, {QueryMix::kMixed, "mixed"}};
 

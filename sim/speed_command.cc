@@ -3,13 +3,13 @@
 #include <cmath>
 #include <memory>
 
+#include "common/flags.h"
+#include "common/number_list.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
-#include "common/flags.h"
 #include "sim/floor.h"
 #include "sim/machine.h"
-#include "common/number_list.h"
 #include "sim/speed.h"
 
 namespace filterlab::sim {
@@ -25,7 +25,8 @@ struct SpeedArgs {
 
 void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
   flags.List("filter", "filter spec (repeatable), e.g. fastlocal:bpk=10", &a->specs);
-  flags.Int("working_set_mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)", &a->ws_mb);
+  flags.Int("working_set_mb", 0, 0, 1 << 20, "working-set size in MiB; 0 = 4x the last-level cache (>= 64 MiB)",
+            &a->ws_mb);
   flags.Int("average_keys", 10000, 10, 100000000, "average keys per filter", &a->avg_keys);
   flags.Double("vary_ratio", 0.4, 0, 0.9, "keys per filter vary by +- this fraction", &a->vary);
   flags.Int("key_size", 24, 16, 48, "base key length (lengths spread over +0..+4)", &a->key_size);
@@ -37,22 +38,28 @@ void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
   flags.ChoiceList("modes", "build,single,random,random_pipelined,batched,skewed,huge", SpeedModeNames(),
                    "measurements to make (random: one query at a time as filter_bench; random_pipelined: the same\n"
                    "queries in groups of --pipeline_depth, each group's lines prefetched through FilterView::Prefetch\n"
-                   "one group before it is answered)", &a->modes);
-  flags.ChoiceList("mixes", "inside,outside,mixed", QueryMixNames(), "query mixes of single, random and random_pipelined",
-                   &a->mixes);
+                   "one group before it is answered)",
+                   &a->modes);
+  flags.ChoiceList("mixes", "inside,outside,mixed", QueryMixNames(),
+                   "query mixes of single, random and random_pipelined", &a->mixes);
   flags.String("batch_sizes", "8,16,32", "batch sizes for batched and huge modes (2..64)", &a->batches_text);
   flags.Int("huge_keys", 100000000, 1000, 2000000000LL, "keys of the one filter of the huge mode", &a->huge_keys);
   flags.Choice("huge_pages", "auto", {"auto", "on", "off"},
-               "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted", &a->huge_pages);
+               "ask for 2 MiB pages (auto: unless THP is 'never'); records say whether they were granted",
+               &a->huge_pages);
   flags.Choice("query_path", "view", {"view", "object"},
                "view: query each filter through its FilterView kept in the harness's per-filter array (no\n"
                "read of the Filter object); object: through the object's virtual MayContain, as filter_bench\n"
-               "calls its reader objects (every query also reads the object)", &a->query_path);
+               "calls its reader objects (every query also reads the object)",
+               &a->query_path);
   flags.Bool("net_includes_hashing", "the dry run does not hash, so net ns/op includes hashing", &a->net_hashing);
-  flags.Bool("quick", "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
+  flags.Bool("quick",
+             "build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)",
              &a->quick);
-  flags.String("pipeline_depth", "16", "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
-             "answered); a list of 4, 8, 16, 32, 64 (one record each)", &a->depth_text);
+  flags.String("pipeline_depth", "16",
+               "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
+               "answered); a list of 4, 8, 16, 32, 64 (one record each)",
+               &a->depth_text);
   flags.Bool("no_floor", "skip the memory-floor measurement of random modes", &a->no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &a->seed);
   flags.Field("command", "string", "\"speed\"");
@@ -99,7 +106,8 @@ void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
 // The flags made into a config; every spec through the registry and the
 // memory the run needs checked, so --check can stop after this.
 Status MakeSpeedConfig(const SpeedArgs& a, const FlagSet& flags, SpeedConfig* cfg) {
-  if (a.specs.empty()) return Status::InvalidArgument("speed: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
+  if (a.specs.empty())
+    return Status::InvalidArgument("speed: give at least one --filter SPEC (e.g. --filter fastlocal:bpk=10)");
   Status s;
   for (const auto& spec : a.specs) {
     std::unique_ptr<FilterPolicy> policy;
@@ -123,7 +131,8 @@ Status MakeSpeedConfig(const SpeedArgs& a, const FlagSet& flags, SpeedConfig* cf
   for (double d : depths) {
     const int depth = static_cast<int>(d);
     if (depth != d || (depth & (depth - 1)) != 0) {
-      return Status::InvalidArgument("--pipeline_depth: " + FormatNumber(d) + " is not allowed; depths are 4, 8, 16, 32, 64");
+      return Status::InvalidArgument("--pipeline_depth: " + FormatNumber(d) +
+                                     " is not allowed; depths are 4, 8, 16, 32, 64");
     }
     cfg->pipeline_depths.push_back(depth);
   }
@@ -252,7 +261,8 @@ Status EmitTranslation(const FloorArgs& a, bool huge, const Emit& emit) {
 }
 
 // Every measure over the first `bytes` of the arena.
-void EmitWorkingSet(const FloorArgs& a, PageArena& arena, uint64_t bytes, bool huge, int all_threads, const Emit& emit) {
+void EmitWorkingSet(const FloorArgs& a, PageArena& arena, uint64_t bytes, bool huge, int all_threads,
+                    const Emit& emit) {
   const size_t lines = bytes / 64;
   const uint64_t seed = static_cast<uint64_t>(a.seed), reads = static_cast<uint64_t>(a.reads);
   PreparePointerChase(arena.data(), lines, seed);
@@ -309,7 +319,8 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   if (!s.ok()) return s;
   if (flags.Answered(help)) return Status::OK();
   if (static_cast<uint64_t>(args.min_kb) * 1024 > static_cast<uint64_t>(args.max_mb) << 20) {
-    return Status::InvalidArgument("--min_kb=" + std::to_string(args.min_kb) + " exceeds --max_mb=" + std::to_string(args.max_mb));
+    return Status::InvalidArgument("--min_kb=" + std::to_string(args.min_kb) +
+                                   " exceeds --max_mb=" + std::to_string(args.max_mb));
   }
   const uint64_t max_bytes = static_cast<uint64_t>(args.max_mb) << 20;
   if (!(s = CheckMemory(max_bytes + max_bytes / 16, "--max_mb " + std::to_string(args.max_mb))).ok()) return s;

@@ -65,7 +65,6 @@ int VerifyVectors(int argc, char** argv) {
   return failed == 0 ? 0 : 1;
 }
 
-
 }  // namespace
 }  // namespace filterlab
 

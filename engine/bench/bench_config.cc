@@ -2,9 +2,8 @@
 
 #include <memory>
 
-#include "engine/bench/benchmarks.h"
-
 #include "common/flags.h"
+#include "engine/bench/benchmarks.h"
 #include "engine/db/options.h"
 #include "filters/allocation/level_allocation.h"
 #include "filters/filter.h"
@@ -13,12 +12,14 @@
 namespace filterlab::lsmbench {
 
 const std::vector<std::string>& KnownBenchmarks() {
-  static const std::vector<std::string> names = {
-      "fillseq",         "fillrandom",      "filluniquerandom", "overwrite",
-      "readrandom",      "readmissing",     "readseq",          "seekrandom",
-      "multireadrandom", "approximatememtablestats",            "readwhilewriting",
-      "flush",           "compact",         "waitforcompaction", "rewritefilters",
-      "stats"};
+  static const std::vector<std::string> names = {"fillseq",          "fillrandom",
+                                                 "filluniquerandom", "overwrite",
+                                                 "readrandom",       "readmissing",
+                                                 "readseq",          "seekrandom",
+                                                 "multireadrandom",  "approximatememtablestats",
+                                                 "readwhilewriting", "flush",
+                                                 "compact",          "waitforcompaction",
+                                                 "rewritefilters",   "stats"};
   return names;
 }
 
@@ -64,8 +65,8 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 &c->engine);
   flags->Int("num", 1000000, 1, 10000000000LL, "keys in the key space (and writes of fill benchmarks)", &raw->num);
   flags->Int("reads", -1, -1, 1000000000000LL, "operations of read benchmarks; -1 = --num", &raw->reads);
-  flags->Int("key_size", 16, 8, 65536,
-             "key bytes: 8-byte big-endian key number padded with '0' (db_bench's format)", &raw->key_size);
+  flags->Int("key_size", 16, 8, 65536, "key bytes: 8-byte big-endian key number padded with '0' (db_bench's format)",
+             &raw->key_size);
   flags->Int("value_size", 100, 0, 64 << 20, "value bytes", &raw->value_size);
   flags->Int("batch_size", 1, 1, 1000000,
              "entries per write batch and keys per MultiGet; the true range width of approximatememtablestats",
@@ -135,17 +136,16 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 &c->target_file_mb);
   flags->Double("level1_mb", 256, 1.0 / 64, 1 << 24,
                 "L1 target MiB (each deeper level x --level_multiplier; fractions allowed)", &c->level1_mb);
-  flags->Double("level_multiplier", 10, 2, 1000, "size ratio T of consecutive levels' targets",
-                &c->level_multiplier);
+  flags->Double("level_multiplier", 10, 2, 1000, "size ratio T of consecutive levels' targets", &c->level_multiplier);
   flags->Int("num_levels", 7, 2, 20, "levels of the tree (L0 included)", &raw->num_levels);
   flags->Bool("disable_auto_compactions", "no background compactions (flushes still run)",
               &c->disable_auto_compactions);
   flags->Bool("sync", "sync the WAL on every write", &c->sync);
-  flags->Choice("wal_recovery_mode", "tolerate_corrupted_tail_records",
-                {"tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time",
-                 "skip_any_corrupted_records"},
-                "filterlab engine: what opening a --db with a damaged WAL does (RocksDB's WALRecoveryMode)",
-                &c->wal_recovery_mode);
+  flags->Choice(
+      "wal_recovery_mode", "tolerate_corrupted_tail_records",
+      {"tolerate_corrupted_tail_records", "absolute_consistency", "point_in_time", "skip_any_corrupted_records"},
+      "filterlab engine: what opening a --db with a damaged WAL does (RocksDB's WALRecoveryMode)",
+      &c->wal_recovery_mode);
   flags->Choice("compression", "none", {"none", "lz4", "zstd"},
                 "compression of table data blocks (filterlab: per block, kept where it saves 1/8; rocksdb: its "
                 "compression and bottommost_compression)",
@@ -159,8 +159,11 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
               "a block-cache miss is a storage read; with a small --cache_mb this is the cold workload. Where the "
               "filesystem refuses O_DIRECT (tmpfs) lsmbench says so and reads buffered",
               &c->use_direct_reads);
-  flags->Bool("statistics", "rocksdb: collect Statistics and report its filter tickers (per-level and memtable filter counters come from the "
-              "benchmark thread's perf context: with --threads=1 only)", &c->statistics);
+  flags->Bool(
+      "statistics",
+      "rocksdb: collect Statistics and report its filter tickers (per-level and memtable filter counters come from the "
+      "benchmark thread's perf context: with --threads=1 only)",
+      &c->statistics);
   flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
   flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
               &c->use_existing_db);
@@ -245,17 +248,18 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
   flags->Field("leveldb_options", "string", "leveldb engine: the options it ran with");
   flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
-  flags->Field("levels", "array",
-               "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
-               "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
-               "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
-               "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
-               "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
-               "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
-               "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
-               "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
-               "tables a lookup probes, lookups following the stored keys), lookups and found (ints: every table lookup, "
-               "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
+  flags->Field(
+      "levels", "array",
+      "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
+      "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
+      "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
+      "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
+      "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
+      "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
+      "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
+      "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
+      "tables a lookup probes, lookups following the stored keys), lookups and found (ints: every table lookup, "
+      "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
   flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
   flags->Field("recovery", "object",
                "filterlab engine: what its Open recovered and dropped: wal_records_replayed, wal_damaged_regions, "
@@ -296,7 +300,8 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("filter_stats", "object",
                "other counters since the benchmark started: memtable {negatives, positives} (with a memtable "
                "filter), block_cache {hits, misses, usage, capacity} ({} without a cache; usage = bytes cached "
-               "now, the cache footprint; rocksdb with --statistics: usage and capacity from its LRU cache), hash_index {lookups, "
+               "now, the cache footprint; rocksdb with --statistics: usage and capacity from its LRU cache), "
+               "hash_index {lookups, "
                "collisions} (with --hash_index); rocksdb with --statistics also total {useful, positive, "
                "true_positive}");
 }
@@ -559,18 +564,16 @@ Status CheckFilterPolicyFlags(const FlagSet& flags, const BenchConfig& c) {
 Status CheckWorkload(const RawFlags& raw, const BenchConfig& c) {
   if (Contains(c.benchmarks, "approximatememtablestats") && c.batch_size >= c.num) {
     return Status::InvalidArgument("lsmbench: approximatememtablestats needs --batch_size (the range width, " +
-                                   std::to_string(c.batch_size) + ") below --num (" + std::to_string(c.num) +
-                                   ")");
+                                   std::to_string(c.batch_size) + ") below --num (" + std::to_string(c.num) + ")");
   }
   if (Contains(c.benchmarks, "multireadrandom")) {
     for (const int64_t stride : c.multiread_strides) {
       if (stride > 0 && c.batch_size * stride > c.num) {
-        return Status::InvalidArgument("lsmbench: multireadrandom with --multiread_stride=" + std::to_string(stride) +
-                                       (c.multiread_strides.size() > 1
-                                            ? " (from --multiread_stride=" + raw.strides + ")"
-                                            : std::string()) +
-                                       " and --batch_size=" + std::to_string(c.batch_size) + " spans more than --num=" +
-                                       std::to_string(c.num) + " keys; allowed: batch_size x multiread_stride <= num");
+        return Status::InvalidArgument(
+            "lsmbench: multireadrandom with --multiread_stride=" + std::to_string(stride) +
+            (c.multiread_strides.size() > 1 ? " (from --multiread_stride=" + raw.strides + ")" : std::string()) +
+            " and --batch_size=" + std::to_string(c.batch_size) + " spans more than --num=" + std::to_string(c.num) +
+            " keys; allowed: batch_size x multiread_stride <= num");
       }
     }
   }
@@ -584,21 +587,25 @@ Status CheckWorkload(const RawFlags& raw, const BenchConfig& c) {
 // RocksDB offers only its own filters and the old range estimate.
 Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
   if (c->engine == "memtable" && c->use_direct_reads) {
-    return Status::InvalidArgument("lsmbench: --use_direct_reads applies to the filterlab and rocksdb engines; "
-                                   "--engine=memtable reads no files");
+    return Status::InvalidArgument(
+        "lsmbench: --use_direct_reads applies to the filterlab and rocksdb engines; "
+        "--engine=memtable reads no files");
   }
   if (c->engine == "memtable" && (c->use_existing_db || !c->db.empty())) {
-    return Status::InvalidArgument("lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
-                                   "apply to the filterlab and rocksdb engines");
+    return Status::InvalidArgument(
+        "lsmbench: --engine=memtable keeps nothing on disk; --db and --use_existing_db "
+        "apply to the filterlab and rocksdb engines");
   }
   if (c->engine == "rocksdb") {
     if (!c->filter_per_level.empty()) {
-      return Status::InvalidArgument("lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
-                                     "filter policy per column family); allowed there: --filter");
+      return Status::InvalidArgument(
+          "lsmbench: --filter_per_level is not available with --engine=rocksdb (one "
+          "filter policy per column family); allowed there: --filter");
     }
     if (!c->filter_policy.empty()) {
-      return Status::InvalidArgument("lsmbench: --filter_policy is not available with --engine=rocksdb (its "
-                                     "filters take one bits/key for every level); allowed there: --filter");
+      return Status::InvalidArgument(
+          "lsmbench: --filter_policy is not available with --engine=rocksdb (its "
+          "filters take one bits/key for every level); allowed there: --filter");
     }
     RocksDbTableFilter table_filter;
     Status s = RocksDbTableFilterFor(c->filter.get(), &table_filter);
@@ -606,8 +613,9 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
     s = CheckRocksDbMemtableFilter(c->memtable_filter.get());
     if (!s.ok()) return s;
     if (flags.WasSet("approx_algorithm") && c->approx_algorithm == "new") {
-      return Status::InvalidArgument("lsmbench: --approx_algorithm=new is not available with --engine=rocksdb: "
-                                     "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
+      return Status::InvalidArgument(
+          "lsmbench: --approx_algorithm=new is not available with --engine=rocksdb: "
+          "RocksDB 7.8.3 predates the new estimate (PR #13047); allowed there: old");
     }
     c->approx_algorithm = "old";
   }
@@ -623,8 +631,9 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
     c->approx_algorithm = "old";  // not run: approximatememtablestats is NotSupported there
   }
   if (c->engine != "rocksdb" && c->statistics) {
-    return Status::InvalidArgument("lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "
-                                   "always reports its filter statistics)");
+    return Status::InvalidArgument(
+        "lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "
+        "always reports its filter statistics)");
   }
   return Status::OK();
 }

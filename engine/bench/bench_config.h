@@ -12,10 +12,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -58,7 +57,7 @@ struct BenchConfig {
   // (engine/db/level_filters.h); "" = each level's filter as given. The
   // level's --filter / --filter_per_level spec then names its family only.
   std::string filter_policy;
-  double filter_budget_bpk = 10;     // --filter_budget_bpk
+  double filter_budget_bpk = 10;  // --filter_budget_bpk
   // The flags' lists (one entry each without a list; filter_policies empty
   // without --filter_policy). filter_policy and filter_budget_bpk above are
   // the pass being run: the first pair until the passes start
@@ -82,12 +81,12 @@ struct BenchConfig {
   bool disable_auto_compactions = false;
   bool sync = false;
   std::string wal_recovery_mode = "tolerate_corrupted_tail_records";  // engine::WalRecoveryModeName
-  bool statistics = false;  // rocksdb: collect Statistics (filter tickers)
+  bool statistics = false;                                            // rocksdb: collect Statistics (filter tickers)
   // Tables read with O_DIRECT (both engines); OpenEngine turns it off, with
   // a message, where the database's filesystem refuses O_DIRECT.
   bool use_direct_reads = false;
   std::string compression = "none";  // data blocks: none | lz4 | zstd
-  double compression_ratio = 1.0;     // values' compressible share (bench_keys.h ValueSource)
+  double compression_ratio = 1.0;    // values' compressible share (bench_keys.h ValueSource)
 
   // --- database location ---
   std::string db;  // "" = a fresh temporary directory

@@ -1,7 +1,5 @@
 #include "engine/bench/bench_config.h"
 
-#include "filters/filter.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "engine/bench/engine.h"
+#include "filters/filter.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -63,8 +62,8 @@ TEST(BenchConfigTest, AllocationListsGiveOnePassPerPairBudgetMajor) {
   EXPECT_EQ(pass.filter_budget_bpk, 2.5);
   EXPECT_EQ(pass.benchmarks, c.benchmarks);
   // One value each: one pass, the flags' values; no rewritefilters needed.
-  ASSERT_TRUE(Parse({"--filter_policy=optimal", "--filter_budget_bpk=3", "--benchmarks=fillrandom,readmissing"}, &c)
-                  .ok());
+  ASSERT_TRUE(
+      Parse({"--filter_policy=optimal", "--filter_budget_bpk=3", "--benchmarks=fillrandom,readmissing"}, &c).ok());
   ASSERT_EQ(AllocationPasses(c).size(), 1u);
   EXPECT_EQ(AllocationPasses(c)[0].policy, "optimal");
   EXPECT_EQ(AllocationPasses(c)[0].budget_bpk, 3);
@@ -77,8 +76,8 @@ TEST(BenchConfigTest, AllocationListsGiveOnePassPerPairBudgetMajor) {
 
 TEST(BenchConfigTest, FilterPolicyFlags) {
   BenchConfig c;
-  ASSERT_TRUE(Parse({"--filter=ribbon", "--filter_policy=monkey", "--filter_budget_bpk=6.5",
-                     "--level_multiplier=4", "--num_levels=6"},
+  ASSERT_TRUE(Parse({"--filter=ribbon", "--filter_policy=monkey", "--filter_budget_bpk=6.5", "--level_multiplier=4",
+                     "--num_levels=6"},
                     &c)
                   .ok());
   EXPECT_EQ(c.filter_policy, "monkey");
@@ -124,8 +123,8 @@ TEST(BenchConfigTest, MultiGetIsBatchedUnlessSwitchedOff) {
 
 TEST(BenchConfigTest, MultiReadListsExpandStrideMajorInListOrder) {
   BenchConfig c;
-  ASSERT_TRUE(Parse({"--benchmarks=multireadrandom", "--num=100000", "--batch_size=16",
-                     "--multiread_stride=256,0,16", "--multiread_batched=false,true"},
+  ASSERT_TRUE(Parse({"--benchmarks=multireadrandom", "--num=100000", "--batch_size=16", "--multiread_stride=256,0,16",
+                     "--multiread_batched=false,true"},
                     &c)
                   .ok());
   EXPECT_EQ(c.multiread_strides, (std::vector<int64_t>{256, 0, 16}));
@@ -158,10 +157,10 @@ TEST(BenchConfigTest, TheIssueCommandParses) {
 
 TEST(BenchConfigTest, FiltersBecomePoliciesOnceAndPerLevelKeepsNone) {
   BenchConfig c;
-  ASSERT_TRUE(Parse({"--filter=legacy:bpk=10", "--filter_per_level=none;;fastlocal:bpk=5",
-                     "--memtable_filter=dynamic:bpk=8"},
-                    &c)
-                  .ok());
+  ASSERT_TRUE(
+      Parse({"--filter=legacy:bpk=10", "--filter_per_level=none;;fastlocal:bpk=5", "--memtable_filter=dynamic:bpk=8"},
+            &c)
+          .ok());
   ASSERT_NE(c.filter, nullptr);
   EXPECT_EQ(c.filter->spec().rfind("legacy:bpk=10", 0), 0u);
   ASSERT_EQ(c.filter_per_level.size(), 3u);
@@ -287,8 +286,7 @@ TEST(BenchConfigTest, BadInputNamesTheProblemAndWhatIsAllowed) {
       {{"--multiread_batched=false,0"}, {"'0' is listed twice"}},
       {{"--multiread_batched="}, {"--multiread_batched=", "not a boolean"}},
       // Allocation lists: each entry checked, passes only from a rewritefilters on, no fill inside them.
-      {{"--filter_policy=uniform,greedy"},
-       {"--filter_policy=uniform,greedy", "'greedy'", "no_last_level"}},
+      {{"--filter_policy=uniform,greedy"}, {"--filter_policy=uniform,greedy", "'greedy'", "no_last_level"}},
       {{"--filter_policy=uniform,,monkey", "--benchmarks=fillrandom,rewritefilters"},
        {"--filter_policy=uniform,,monkey", "''", "optimal"}},
       {{"--filter_policy=monkey,monkey"}, {"'monkey' is listed twice", "each value once"}},

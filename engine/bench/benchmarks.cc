@@ -10,14 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/timer.h"
 #include "engine/bench/bench_keys.h"
 #include "hashing/remix.h"
-#include "common/timer.h"
 
 namespace filterlab::lsmbench {
 namespace {
-
-
 
 // Wall and benchmark-thread CPU time of one benchmark's loop. On a shared
 // machine the CPU figure shows what the loop cost when it ran.
@@ -56,18 +54,12 @@ Status Check(const Status& s, const std::string& benchmark) {
   if (s.ok()) return s;
   const std::string msg = "lsmbench: " + benchmark + ": " + s.message();
   switch (s.code()) {
-    case Status::Code::kInvalidArgument:
-      return Status::InvalidArgument(msg);
-    case Status::Code::kNotSupported:
-      return Status::NotSupported(msg);
-    case Status::Code::kCorruption:
-      return Status::Corruption(msg);
-    case Status::Code::kNotFound:
-      return Status::NotFound(msg);
-    case Status::Code::kBusy:
-      return Status::Busy(msg);
-    default:
-      return Status::IOError(msg);
+    case Status::Code::kInvalidArgument: return Status::InvalidArgument(msg);
+    case Status::Code::kNotSupported: return Status::NotSupported(msg);
+    case Status::Code::kCorruption: return Status::Corruption(msg);
+    case Status::Code::kNotFound: return Status::NotFound(msg);
+    case Status::Code::kBusy: return Status::Busy(msg);
+    default: return Status::IOError(msg);
   }
 }
 

@@ -39,7 +39,7 @@ struct BenchResult {
   uint64_t ops = 0;  // timed operations: entries written, keys read, seeks, estimates
   double seconds = 0;
   double cpu_seconds = 0;  // CPU time of the benchmark thread over the same loop
-  uint64_t bytes = 0;  // key + value bytes moved (MB/s in the text line; 0 = not shown)
+  uint64_t bytes = 0;      // key + value bytes moved (MB/s in the text line; 0 = not shown)
   bool reports_found = false;
   uint64_t found = 0;
   Distribution latency;  // micros per call, with --histogram

@@ -130,8 +130,8 @@ TEST(BenchmarksTest, ThreadedRunsAreReproducibleFromTheSeed) {
   // lookups find their key depends on every thread's stream: equal for the
   // same --seed, and (checked for these seeds) different for another.
   auto run = [](const std::string& seed) {
-    return RunRecords(ParseOrDie({"--engine=memtable", "--num=2000", "--reads=2000", "--threads=3",
-                                  "--seed=" + seed, "--benchmarks=fillrandom,readrandom"}),
+    return RunRecords(ParseOrDie({"--engine=memtable", "--num=2000", "--reads=2000", "--threads=3", "--seed=" + seed,
+                                  "--benchmarks=fillrandom,readrandom"}),
                       "");
   };
   const std::vector<JsonRecord> a = run("7"), b = run("7"), c = run("8");
@@ -151,12 +151,11 @@ TEST(BenchmarksTest, ThreadedRunsAreReproducibleFromTheSeed) {
 // runs under TSan (the name matches its "Concurren" filter).
 TEST(BenchmarksTest, ConcurrentThreadsOnTheFilterlabEngine) {
   TempDir dir;
-  const BenchConfig config =
-      ParseOrDie({"--engine=filterlab", "--num=3000", "--reads=400", "--threads=2", "--batch_size=8",
-                  "--multiread_stride=4", "--write_buffer_mb=1", "--target_file_mb=1", "--value_size=400",
-                  "--cache_mb=1", "--seed=11",
-                  "--benchmarks=filluniquerandom,flush,readrandom,readwhilewriting,multireadrandom,seekrandom,"
-                  "readseq"});
+  const BenchConfig config = ParseOrDie(
+      {"--engine=filterlab", "--num=3000", "--reads=400", "--threads=2", "--batch_size=8", "--multiread_stride=4",
+       "--write_buffer_mb=1", "--target_file_mb=1", "--value_size=400", "--cache_mb=1", "--seed=11",
+       "--benchmarks=filluniquerandom,flush,readrandom,readwhilewriting,multireadrandom,seekrandom,"
+       "readseq"});
   const std::vector<JsonRecord> recs = RunRecords(config, dir.path());
   ASSERT_EQ(recs.size(), 7u);
   EXPECT_EQ(recs[0]["entries_written"], 3000);

@@ -1,8 +1,8 @@
 #include "engine/bench/distribution.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace filterlab::lsmbench {
 namespace {

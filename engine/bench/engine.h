@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/json_out.h"
 #include "common/slice.h"
 #include "common/status.h"
 #include "engine/bench/bench_config.h"
 #include "engine/db/db_stats.h"
 #include "engine/db/iterator.h"
 #include "engine/db/options.h"
-#include "common/json_out.h"
 
 namespace filterlab::lsmbench {
 
@@ -64,8 +64,7 @@ class Engine {
 
   // Estimated entries and bytes with user keys in [start, limit) in the
   // memtables (GetApproximateMemTableStats).
-  virtual Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
-                                          uint64_t* bytes) = 0;
+  virtual Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count, uint64_t* bytes) = 0;
   // Bytes in tables (flushed data), 0 while everything is in memtables.
   virtual uint64_t TableBytes() = 0;
   // The engine's own statistics text (db_bench's "stats" benchmark).

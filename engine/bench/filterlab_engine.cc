@@ -57,8 +57,7 @@ class FilterlabEngine : public Engine {
   Status WaitForCompaction() override { return db_->WaitForCompaction(); }
   Status RewriteFilters(uint64_t* rewritten) override { return db_->RewriteFilters(rewritten); }
 
-  Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
-                                  uint64_t* bytes) override {
+  Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count, uint64_t* bytes) override {
     db_->GetApproximateMemTableStats(start, limit, count, bytes);
     return Status::OK();
   }
@@ -71,13 +70,11 @@ class FilterlabEngine : public Engine {
     (*record)["approx_algorithm"] = config_.approx_algorithm;
     (*record)["wal_recovery_mode"] = config_.wal_recovery_mode;
     const db::RecoveryStats r = db_->GetStats().recovery;
-    (*record)["recovery"] = {{"wal_records_replayed", r.wal_records_replayed},
-                             {"wal_damaged_regions", r.wal_damaged_regions},
-                             {"wal_bytes_dropped", r.wal_bytes_dropped},
-                             {"wal_records_dropped", r.wal_records_dropped},
-                             {"wal_writes_dropped", r.wal_writes_dropped},
-                             {"manifest_bytes_dropped", r.manifest_bytes_dropped},
-                             {"files_moved_to_lost", r.files_moved_to_lost}};
+    (*record)["recovery"] = {
+        {"wal_records_replayed", r.wal_records_replayed}, {"wal_damaged_regions", r.wal_damaged_regions},
+        {"wal_bytes_dropped", r.wal_bytes_dropped},       {"wal_records_dropped", r.wal_records_dropped},
+        {"wal_writes_dropped", r.wal_writes_dropped},     {"manifest_bytes_dropped", r.manifest_bytes_dropped},
+        {"files_moved_to_lost", r.files_moved_to_lost}};
     (*record)["direct_reads"] = config_.use_direct_reads;
     (*record)["level_multiplier"] = config_.level_multiplier;
     (*record)["num_levels"] = config_.num_levels;
@@ -86,8 +83,8 @@ class FilterlabEngine : public Engine {
     JsonRecord levels = JsonRecord::array();
     for (const db::LevelStats& level : db_->GetStats().levels) {
       if (level.files == 0 && level.filter_counters.lookups == 0) continue;
-      JsonRecord entry = {{"level", level.level}, {"files", level.files}, {"bytes", level.bytes},
-                          {"filter", level.filter}};
+      JsonRecord entry = {
+          {"level", level.level}, {"files", level.files}, {"bytes", level.bytes}, {"filter", level.filter}};
       AddFilterCounters(level.filter_counters, &entry);
       entry["entries"] = level.entries;
       entry["filter_bytes"] = level.filter_bytes;

@@ -61,8 +61,8 @@ struct LevelDbResources {
 
 class LevelDbEngine : public Engine {
  public:
-  LevelDbEngine(const BenchConfig& config, std::unique_ptr<LevelDbResources> resources,
-                std::unique_ptr<leveldb::DB> db, std::string options_text)
+  LevelDbEngine(const BenchConfig& config, std::unique_ptr<LevelDbResources> resources, std::unique_ptr<leveldb::DB> db,
+                std::string options_text)
       : config_(config), resources_(std::move(resources)), db_(std::move(db)), options_text_(std::move(options_text)) {
     write_options_.sync = config.sync;
   }
@@ -114,8 +114,9 @@ class LevelDbEngine : public Engine {
     return Status::OK();
   }
   Status WaitForCompaction() override {
-    return Status::NotSupported("--engine=leveldb cannot wait for compactions (LevelDB reports no pending work); "
-                                "use compact instead");
+    return Status::NotSupported(
+        "--engine=leveldb cannot wait for compactions (LevelDB reports no pending work); "
+        "use compact instead");
   }
   Status ApproximateMemTableStats(const Slice&, const Slice&, uint64_t*, uint64_t*) override {
     return Status::NotSupported("--engine=leveldb has no memtable range estimate");
@@ -132,10 +133,11 @@ class LevelDbEngine : public Engine {
     return text;
   }
   void DescribeOptions(JsonRecord* record) const override {
-    (*record)["engine_version"] = "leveldb " + std::to_string(leveldb::kMajorVersion) + "." +
-                                  std::to_string(leveldb::kMinorVersion);
-    (*record)["engine_note"] = "Debian libleveldb; MultiGet is a loop of Get; filter = LevelDB's Bloom per 2 KiB "
-                               "of data; sst_bytes is GetApproximateSizes over all keys";
+    (*record)["engine_version"] =
+        "leveldb " + std::to_string(leveldb::kMajorVersion) + "." + std::to_string(leveldb::kMinorVersion);
+    (*record)["engine_note"] =
+        "Debian libleveldb; MultiGet is a loop of Get; filter = LevelDB's Bloom per 2 KiB "
+        "of data; sst_bytes is GetApproximateSizes over all keys";
     (*record)["leveldb_options"] = options_text_;
     (*record)["direct_reads"] = false;
   }
@@ -179,11 +181,11 @@ Status OpenLevelDbEngine(const BenchConfig& config, const std::string& path, std
   leveldb::Status ls = leveldb::DB::Open(options, path, &raw);
   if (!ls.ok()) return Status::IOError("lsmbench: cannot open LevelDB at " + path + ": " + ls.ToString());
   std::unique_ptr<leveldb::DB> db(raw);
-  const std::string text = "filter=" + filter_text + "; block_size=" + std::to_string(config.block_size) +
-                           "; block_cache=LRU " + std::to_string(config.cache_mb) +
-                           " MiB (data blocks only); compression=none; write_buffer_size=" +
-                           std::to_string(config.write_buffer_mb) + " MiB; max_file_size=" +
-                           std::to_string(config.target_file_mb) + " MiB; level sizes fixed by LevelDB";
+  const std::string text =
+      "filter=" + filter_text + "; block_size=" + std::to_string(config.block_size) + "; block_cache=LRU " +
+      std::to_string(config.cache_mb) +
+      " MiB (data blocks only); compression=none; write_buffer_size=" + std::to_string(config.write_buffer_mb) +
+      " MiB; max_file_size=" + std::to_string(config.target_file_mb) + " MiB; level sizes fixed by LevelDB";
   *out = std::make_unique<LevelDbEngine>(config, std::move(resources), std::move(db), text);
   return Status::OK();
 }

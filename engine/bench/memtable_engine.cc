@@ -117,8 +117,7 @@ class MemTableEngine : public Engine {
   Status CompactAll() override { return NotSupported("compact"); }
   Status WaitForCompaction() override { return Status::OK(); }  // nothing ever runs in the background
 
-  Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
-                                  uint64_t* bytes) override {
+  Status ApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count, uint64_t* bytes) override {
     const MemTable::RangeStats stats = mem_->ApproximateStats(start, limit);
     *count = stats.count;
     *bytes = stats.bytes;

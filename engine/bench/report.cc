@@ -8,9 +8,7 @@
 namespace filterlab::lsmbench {
 namespace {
 
-double MicrosPerOp(const BenchResult& r) {
-  return r.ops == 0 ? 0 : r.seconds * 1e6 / static_cast<double>(r.ops);
-}
+double MicrosPerOp(const BenchResult& r) { return r.ops == 0 ? 0 : r.seconds * 1e6 / static_cast<double>(r.ops); }
 
 double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast<double>(r.ops) / r.seconds; }
 

@@ -105,10 +105,11 @@ TEST(LsmbenchDescription, FilterPolicyRecordsCarryOnlyDeclaredFields) {
 }
 
 TEST(LsmbenchDescription, MemTableRecordsCarryOnlyDeclaredFields) {
-  const BenchConfig config = ParseOrDie(
-      {"--engine=memtable", "--benchmarks=filluniquerandom,approximatememtablestats,readrandom,readmissing,readseq,"
-       "seekrandom,multireadrandom,stats",
-       "--num=2000", "--reads=500", "--batch_size=8", "--memtable_filter=dynamic:bpk=8"});
+  const BenchConfig config =
+      ParseOrDie({"--engine=memtable",
+                  "--benchmarks=filluniquerandom,approximatememtablestats,readrandom,readmissing,readseq,"
+                  "seekrandom,multireadrandom,stats",
+                  "--num=2000", "--reads=500", "--batch_size=8", "--memtable_filter=dynamic:bpk=8"});
   const std::vector<JsonRecord> records = RunRecords(config, "");
   ASSERT_EQ(records.size(), config.benchmarks.size());
   for (const JsonRecord& record : records) {
@@ -136,17 +137,16 @@ TEST(LsmbenchDescription, LevelDbRecordsCarryOnlyDeclaredFields) {
   if (!HaveLevelDb()) GTEST_SKIP() << "this build has no --engine=leveldb";
   TempDir dir;
   ASSERT_FALSE(dir.path().empty());
-  const BenchConfig config =
-      ParseOrDie({"--engine=leveldb", "--benchmarks=fillrandom,flush,readrandom,readmissing,multireadrandom,stats",
-                  "--num=2000", "--reads=500", "--batch_size=8", "--filter=legacy_block:bpk=10", "--histogram",
-                  "--threads=2"});
+  const BenchConfig config = ParseOrDie(
+      {"--engine=leveldb", "--benchmarks=fillrandom,flush,readrandom,readmissing,multireadrandom,stats", "--num=2000",
+       "--reads=500", "--batch_size=8", "--filter=legacy_block:bpk=10", "--histogram", "--threads=2"});
   const std::vector<JsonRecord> records = RunRecords(config, dir.path());
   ASSERT_EQ(records.size(), config.benchmarks.size());
   for (const JsonRecord& record : records) {
     const Status s = CheckRecordFields(record, Command());
     EXPECT_TRUE(s.ok()) << s.ToString() << "\n" << record.dump();
   }
-  EXPECT_EQ(records[3]["found"], 0);  // readmissing
+  EXPECT_EQ(records[3]["found"], 0);                       // readmissing
   EXPECT_GT(records[1]["sst_bytes"].get<uint64_t>(), 0u);  // flush wrote a table
 }
 

@@ -119,8 +119,7 @@ TEST(RocksDbRibbonInterop, SstFilterBlockIsOurFilterAndBothReadersUseIt) {
       ++absent;
       ours_negative += read->MayContain(policy->HashKey(k)) ? 0 : 1;
     }
-    const uint64_t rocks_negative =
-        db_options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - useful_before;
+    const uint64_t rocks_negative = db_options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - useful_before;
     // The same bytes and the same hash: the two readers must agree on every
     // absent key, so their negative counts are equal, not merely close.
     EXPECT_EQ(rocks_negative, ours_negative);

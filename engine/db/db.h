@@ -66,8 +66,8 @@ class DB {
   // The answers of Get for every key, computed as a batch from one
   // consistent view: (*statuses)[i] / (*values)[i] answer keys[i].
   // Duplicates and any order are allowed.
-  virtual void MultiGet(const ReadOptions& options, const std::vector<Slice>& keys,
-                        std::vector<std::string>* values, std::vector<Status>* statuses) = 0;
+  virtual void MultiGet(const ReadOptions& options, const std::vector<Slice>& keys, std::vector<std::string>* values,
+                        std::vector<Status>* statuses) = 0;
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   virtual const Snapshot* GetSnapshot() = 0;

@@ -351,11 +351,11 @@ void DBImpl::SetupOtherInputs(Compaction* c) {
   c->inputs[1] = v.OverlappingFiles(c->level + 1, &lo_s, &hi_s);
   // A moved table keeps its filter, so only a move between levels with the same filter is trivial
   // (under a filter allocation other than uniform, levels get different filters: never).
-  const bool allocated = options_.filter_allocation &&
-                         options_.filter_allocation->policy != allocation::AllocationPolicy::kUniform;
-  c->trivial_move = c->inputs[0].size() == 1 && c->inputs[1].empty() && !allocated &&
-                    SameFilter(options_.FilterPolicyForLevel(c->level).get(),
-                               options_.FilterPolicyForLevel(c->level + 1).get());
+  const bool allocated =
+      options_.filter_allocation && options_.filter_allocation->policy != allocation::AllocationPolicy::kUniform;
+  c->trivial_move =
+      c->inputs[0].size() == 1 && c->inputs[1].empty() && !allocated &&
+      SameFilter(options_.FilterPolicyForLevel(c->level).get(), options_.FilterPolicyForLevel(c->level + 1).get());
   compact_pointer_[c->level] = hi;
 }
 
@@ -365,10 +365,10 @@ std::unique_ptr<DBImpl::Compaction> DBImpl::PickCompaction() {
   int best_level = -1;
   double best_score = 0;
   for (int level = 0; level + 1 < v.num_levels(); ++level) {
-    const double score = level == 0 ? static_cast<double>(v.files(0).size()) /
-                                          static_cast<double>(options_.level0_file_num_compaction_trigger)
-                                    : static_cast<double>(v.LevelBytes(level)) /
-                                          static_cast<double>(MaxBytesForLevel(level));
+    const double score =
+        level == 0
+            ? static_cast<double>(v.files(0).size()) / static_cast<double>(options_.level0_file_num_compaction_trigger)
+            : static_cast<double>(v.LevelBytes(level)) / static_cast<double>(MaxBytesForLevel(level));
     if (score >= 1 && score > best_score) {
       best_score = score;
       best_level = level;
@@ -539,7 +539,8 @@ Status DBImpl::WriteCompactionOutputs(const Compaction& c, InternalIterator* inp
   };
   Status s;
   for (input->SeekToFirst(); input->Valid(); input->Next()) {
-    if (abort_compaction_.load(std::memory_order_relaxed)) return Status::IOError("compaction stopped: the DB is closing");
+    if (abort_compaction_.load(std::memory_order_relaxed))
+      return Status::IOError("compaction stopped: the DB is closing");
     const Slice key = input->key();
     ParsedInternalKey p;
     s = ParseInternalKey(key, &p);
@@ -587,10 +588,9 @@ void DBImpl::RecordCompaction(const Compaction& c, uint64_t bytes_read, const Co
   counters_.compaction_bytes_read.fetch_add(bytes_read, std::memory_order_relaxed);
   counters_.compaction_bytes_written.fetch_add(bytes_written, std::memory_order_relaxed);
   counters_.entries_dropped.fetch_add(out.dropped, std::memory_order_relaxed);
-  Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) +
-          " files of L" + std::to_string(c.level) + "+L" + std::to_string(c.level + 1) +
-          (c.in_place ? " (a rewrite in place)" : "") + " into " +
-          std::to_string(out.files.size()) + " (" + std::to_string(bytes_read) + " -> " +
+  Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) + " files of L" +
+          std::to_string(c.level) + "+L" + std::to_string(c.level + 1) + (c.in_place ? " (a rewrite in place)" : "") +
+          " into " + std::to_string(out.files.size()) + " (" + std::to_string(bytes_read) + " -> " +
           std::to_string(bytes_written) + " bytes, " + std::to_string(out.dropped) + " entries dropped)",
       false);
 }

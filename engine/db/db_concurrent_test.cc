@@ -138,7 +138,7 @@ void WritersReadersFlushesAndCompactions(const Options& o, bool rewrite_filters)
     int round = 0;
     while (!done.load()) {
       const int step = round++ % 3;
-      Status s = step == 0 ? db->Flush(false)
+      Status s = step == 0                      ? db->Flush(false)
                  : step == 2 && rewrite_filters ? db->RewriteFilters(nullptr)
                                                 : db->CompactRange(nullptr, nullptr);
       if (!s.ok()) errors++;

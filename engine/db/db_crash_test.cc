@@ -8,12 +8,11 @@
 // FILTERLAB_SOAK_SECONDS=S rounds for S seconds, and a summary line is
 // printed (./filterlab soak).
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>

@@ -3,12 +3,12 @@
 // compaction live in db_compaction.cc.
 #include "engine/db/db_impl.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
-
-#include <unistd.h>
 
 #include "engine/db/db_iter.h"
 #include "engine/db/level_filters.h"
@@ -73,7 +73,7 @@ DBImpl::DBImpl(const Options& options, const std::string& path)
     : options_(options), env_(options.env != nullptr ? options.env : Env::Default()), dir_(path) {
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
   table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
-                                             options_.use_direct_reads, &read_gate_);
+                                              options_.use_direct_reads, &read_gate_);
   for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
   compact_pointer_.resize(options_.num_levels);
 }
@@ -337,8 +337,8 @@ Status DBImpl::ReplayLogs(const std::vector<uint64_t>& logs, std::vector<std::sh
                           SequenceNumber* last_sequence, std::vector<uint64_t>* damaged) {
   const WalRecoveryMode mode = options_.wal_recovery_mode;
   RecoveryStats& rs = recovery_;
-  std::string first_damage;   // "N bytes at offset X of LOG: reason" of the first damage
-  uint64_t records_after = 0;  // intact records after the first damage (this and later logs)
+  std::string first_damage;        // "N bytes at offset X of LOG: reason" of the first damage
+  uint64_t records_after = 0;      // intact records after the first damage (this and later logs)
   bool damage_since_last = false;  // damage between the last replayed record and the next
   bool have_last = false;
   SequenceNumber last_replayed = 0;  // last sequence of the last replayed batch
@@ -591,10 +591,10 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
       const auto start = std::chrono::steady_clock::now();
       counters_.stalls.fetch_add(1, std::memory_order_relaxed);
       cv_.wait(l);
-      counters_.stall_micros.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                                 std::chrono::steady_clock::now() - start)
-                                                                 .count()),
-                                       std::memory_order_relaxed);
+      counters_.stall_micros.fetch_add(
+          static_cast<uint64_t>(
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count()),
+          std::memory_order_relaxed);
       continue;
     }
     // Switch to a new memtable and WAL.
@@ -672,8 +672,7 @@ void DBImpl::CountFilter(int level, const LookupResult& result) {
   }
 }
 
-Status DBImpl::LookupInTable(int level, const FileMetaData& file, const Slice& internal_key,
-                             LookupResult* result) {
+Status DBImpl::LookupInTable(int level, const FileMetaData& file, const Slice& internal_key, LookupResult* result) {
   const TableReader* table = nullptr;
   Status s = table_cache_->GetInGuard(file.number, file.file_size, &table);
   if (!s.ok()) return s;
@@ -701,17 +700,10 @@ Status ResolveTableEntry(const LookupResult& r, std::string* value) {
 // visible version is there.
 bool MemTableDecides(MemTable::GetResult result, Status* s) {
   switch (result) {
-    case MemTable::GetResult::kFound:
-      *s = Status::OK();
-      return true;
-    case MemTable::GetResult::kDeleted:
-      *s = Status::NotFound("");
-      return true;
-    case MemTable::GetResult::kMerge:
-      *s = Status::NotSupported("merge operands are not supported");
-      return true;
-    case MemTable::GetResult::kNotFound:
-      break;
+    case MemTable::GetResult::kFound: *s = Status::OK(); return true;
+    case MemTable::GetResult::kDeleted: *s = Status::NotFound(""); return true;
+    case MemTable::GetResult::kMerge: *s = Status::NotSupported("merge operands are not supported"); return true;
+    case MemTable::GetResult::kNotFound: break;
   }
   return false;
 }
@@ -800,8 +792,8 @@ struct DBImpl::MultiGetBatch {
 // once, handing every table the run of pending keys inside its key range
 // as one TableReader::MultiGet (whose filter probes the whole group with
 // prefetching and whose keys share data-block reads).
-void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys,
-                      std::vector<std::string>* values, std::vector<Status>* statuses) {
+void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys, std::vector<std::string>* values,
+                      std::vector<Status>* statuses) {
   const size_t n = keys.size();
   // resize + clear rather than assign: the caller's value strings keep
   // their buffers from call to call.
@@ -995,8 +987,7 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   delete snapshot;
 }
 
-void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
-                                         uint64_t* bytes) {
+void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count, uint64_t* bytes) {
   const ReadView v = GetReadView(ReadOptions());
   MemTable::RangeStats total = v.mem->ApproximateStats(start, limit);
   for (const auto& imm : v.imm) {
@@ -1066,8 +1057,8 @@ DbStats DBImpl::GetStats() {
     stats.memtable_filter.positives += imm->bloom_positives();
   }
   if (block_cache_) {
-    stats.block_cache = BlockCacheStats{block_cache_->hits(), block_cache_->misses(), block_cache_->usage(),
-                                        block_cache_->capacity()};
+    stats.block_cache =
+        BlockCacheStats{block_cache_->hits(), block_cache_->misses(), block_cache_->usage(), block_cache_->capacity()};
   }
   table_cache_->ForEachOpen([&](uint64_t, const TableReader& t) {
     const TableReaderStats st = t.stats();

@@ -94,8 +94,7 @@ class DBImpl final : public DB {
   Status CompactRange(const Slice* begin, const Slice* end) override;
   Status WaitForCompaction() override;
   Status RewriteFilters(uint64_t* rewritten) override;
-  void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count,
-                                   uint64_t* bytes) override;
+  void GetApproximateMemTableStats(const Slice& start, const Slice& limit, uint64_t* count, uint64_t* bytes) override;
   DbStats GetStats() override;
   bool GetProperty(const std::string& name, std::string* value) override;
   void ResetFilterStats() override;
@@ -133,7 +132,15 @@ class DBImpl final : public DB {
   // Per level, bumped by every table lookup (with a filter or without):
   // lookups, found; and by lookups in tables with a filter: checked,
   // negative, positive, true_positive. Per thread slot (thread_slot.h).
-  enum LevelFilterCounter : size_t { kChecked, kNegative, kPositive, kTruePositive, kLookups, kFound, kNumLevelCounters };
+  enum LevelFilterCounter : size_t {
+    kChecked,
+    kNegative,
+    kPositive,
+    kTruePositive,
+    kLookups,
+    kFound,
+    kNumLevelCounters
+  };
   using LevelFilterStats = StripedCounters<kNumLevelCounters>;
   enum ReadCounter : size_t { kGets, kMultiGets, kMultiGetKeys, kTableLookups, kNumReadCounters };
   struct Counters {
@@ -267,12 +274,12 @@ class DBImpl final : public DB {
   std::shared_ptr<MemTable> mem_;
   uint64_t mem_log_number_ = 0;
   std::unique_ptr<log::Writer> log_;
-  bool log_dir_synced_ = false;  // the WAL's directory entry is durable (synced before its first sync)
+  bool log_dir_synced_ = false;               // the WAL's directory entry is durable (synced before its first sync)
   std::unique_ptr<ManifestWriter> manifest_;  // guarded by manifest_mu_
-  std::deque<ImmMemTable> imm_;  // oldest first
+  std::deque<ImmMemTable> imm_;               // oldest first
   std::shared_ptr<const Version> current_;
   std::list<std::weak_ptr<const Version>> live_versions_;
-  std::shared_ptr<const SuperVersion> super_;  // of mem_, imm_, current_ (InstallSuperVersion)
+  std::shared_ptr<const SuperVersion> super_;            // of mem_, imm_, current_ (InstallSuperVersion)
   std::atomic<const SuperVersion*> super_ptr_{nullptr};  // super_.get(), for readers
   ReadGate read_gate_;
   uint64_t next_file_number_ = 2;

@@ -91,8 +91,8 @@ class PowerLoss {
               wb.Delete(key);
               b.ops.emplace_back(key, "");
             } else {
-              const std::string value = "r" + std::to_string(round_) + ".b" + std::to_string(batches[w].size()) +
-                                        "." + std::to_string(j) + std::string(r.Uniform(300), 'x');
+              const std::string value = "r" + std::to_string(round_) + ".b" + std::to_string(batches[w].size()) + "." +
+                                        std::to_string(j) + std::string(r.Uniform(300), 'x');
               wb.Put(key, value);
               b.ops.emplace_back(key, value);
             }
@@ -111,7 +111,8 @@ class PowerLoss {
       Random r(reader_seed);
       std::string v;
       while (!stop.load(std::memory_order_relaxed)) {
-        const Status g = db->Get(ReadOptions(), WriterKey(static_cast<int>(r.Uniform(writers)), r.Uniform(kKeysPerWriter)), &v);
+        const Status g =
+            db->Get(ReadOptions(), WriterKey(static_cast<int>(r.Uniform(writers)), r.Uniform(kKeysPerWriter)), &v);
         if (!g.ok() && !g.IsNotFound()) break;  // a table read may fail once the filesystem is down
       }
     });
@@ -206,14 +207,15 @@ void RunRounds(int writers, int default_rounds, const char* label) {
     pl.Round(writers, &t);
     if (::testing::Test::HasFatalFailure()) break;
   }
-  std::printf("SOAK power-loss %s: power_losses=%llu acked_writes=%llu acked_synced=%llu keys_checked=%llu "
-              "unsynced_bytes_dropped=%llu dir_entry_drops=%llu losses=%llu\n",
-              label, static_cast<unsigned long long>(t.rounds), static_cast<unsigned long long>(t.acked),
-              static_cast<unsigned long long>(t.acked_synced), static_cast<unsigned long long>(t.checked_keys),
-              static_cast<unsigned long long>(t.unsynced_bytes_dropped), static_cast<unsigned long long>(t.dir_drops),
-              static_cast<unsigned long long>(t.lost));
+  std::printf(
+      "SOAK power-loss %s: power_losses=%llu acked_writes=%llu acked_synced=%llu keys_checked=%llu "
+      "unsynced_bytes_dropped=%llu dir_entry_drops=%llu losses=%llu\n",
+      label, static_cast<unsigned long long>(t.rounds), static_cast<unsigned long long>(t.acked),
+      static_cast<unsigned long long>(t.acked_synced), static_cast<unsigned long long>(t.checked_keys),
+      static_cast<unsigned long long>(t.unsynced_bytes_dropped), static_cast<unsigned long long>(t.dir_drops),
+      static_cast<unsigned long long>(t.lost));
   EXPECT_EQ(t.lost, 0u);
-  EXPECT_GT(t.acked_synced, t.rounds);  // the crashes interrupted real work
+  EXPECT_GT(t.acked_synced, t.rounds);      // the crashes interrupted real work
   EXPECT_GT(t.unsynced_bytes_dropped, 0u);  // and cost unsynced bytes: the test can see a missing sync
 }
 

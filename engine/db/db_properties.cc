@@ -77,8 +77,7 @@ std::string MemTableFilterText(const DbStats& stats) {
 std::string BlockCacheText(const DbStats& stats) {
   if (!stats.block_cache) return "none";
   const BlockCacheStats& c = *stats.block_cache;
-  return "hits=" + Num(c.hits) + " misses=" + Num(c.misses) + " usage=" + Num(c.usage) + " capacity=" +
-         Num(c.capacity);
+  return "hits=" + Num(c.hits) + " misses=" + Num(c.misses) + " usage=" + Num(c.usage) + " capacity=" + Num(c.capacity);
 }
 
 std::string HashIndexText(const DbStats& stats) {
@@ -93,10 +92,10 @@ std::string CountersText(const DbStats& stats) {
          " slowdowns=" + Num(c.slowdowns) + "\nflushes=" + Num(c.flushes) + " flush_bytes=" + Num(c.flush_bytes) +
          " compactions=" + Num(c.compactions) + " trivial_moves=" + Num(c.trivial_moves) +
          " compaction_bytes_read=" + Num(c.compaction_bytes_read) +
-         " compaction_bytes_written=" + Num(c.compaction_bytes_written) +
-         " entries_dropped=" + Num(c.entries_dropped) + "\ngets=" + Num(c.gets) + " multigets=" + Num(c.multigets) +
-         " multiget_keys=" + Num(c.multiget_keys) + " table_lookups=" + Num(c.table_lookups) +
-         " data_block_reads(open tables)=" + Num(stats.data_block_reads) + "\n";
+         " compaction_bytes_written=" + Num(c.compaction_bytes_written) + " entries_dropped=" + Num(c.entries_dropped) +
+         "\ngets=" + Num(c.gets) + " multigets=" + Num(c.multigets) + " multiget_keys=" + Num(c.multiget_keys) +
+         " table_lookups=" + Num(c.table_lookups) + " data_block_reads(open tables)=" + Num(stats.data_block_reads) +
+         "\n";
 }
 
 std::string RecoveryText(const DbStats& stats) {
@@ -109,10 +108,10 @@ std::string RecoveryText(const DbStats& stats) {
 }
 
 std::string AllStatsText(const DbStats& stats) {
-  return "levels: " + LevelSummary(stats) + "\n" + FilterLines(stats) + "memtable filter: " +
-         MemTableFilterText(stats) + "\nblock cache: " + BlockCacheText(stats) + "\nhash index: " +
-         HashIndexText(stats) + "\n" + CountersText(stats) + "write_groups=" + Num(stats.counters.write_groups) +
-         "\nrecovery: " + RecoveryText(stats) + "\n";
+  return "levels: " + LevelSummary(stats) + "\n" + FilterLines(stats) +
+         "memtable filter: " + MemTableFilterText(stats) + "\nblock cache: " + BlockCacheText(stats) +
+         "\nhash index: " + HashIndexText(stats) + "\n" + CountersText(stats) +
+         "write_groups=" + Num(stats.counters.write_groups) + "\nrecovery: " + RecoveryText(stats) + "\n";
 }
 
 }  // namespace

@@ -215,14 +215,13 @@ TEST_F(WalDamage, Truncations) {
     const bool clean = complete < kWalRecords && len <= record_start[complete] &&
                        len >= (complete == 0 ? 0 : record_end[complete - 1]);
     // Absolute consistency and the default on every length; the lossy modes keep the same prefix.
-    for (WalRecoveryMode mode : {WalRecoveryMode::kTolerateCorruptedTailRecords,
-                                 WalRecoveryMode::kAbsoluteConsistency}) {
+    for (WalRecoveryMode mode :
+         {WalRecoveryMode::kTolerateCorruptedTailRecords, WalRecoveryMode::kAbsoluteConsistency}) {
       Check(log_.substr(0, len), mode, kept, !clean, "truncated to " + std::to_string(len));
       if (HasFatalFailure()) return;
     }
     if (len % 7 == 0 || LongRun()) {
-      for (WalRecoveryMode mode : {WalRecoveryMode::kPointInTimeRecovery,
-                                   WalRecoveryMode::kSkipAnyCorruptedRecords}) {
+      for (WalRecoveryMode mode : {WalRecoveryMode::kPointInTimeRecovery, WalRecoveryMode::kSkipAnyCorruptedRecords}) {
         Check(log_.substr(0, len), mode, kept, !clean, "truncated to " + std::to_string(len));
         if (HasFatalFailure()) return;
       }

@@ -55,8 +55,8 @@ struct LevelStats {
   // the filter new tables there would get.
   std::string filter;
   FilterCounters filter_counters;  // since the last ResetFilterStats
-  uint64_t entries = 0;       // internal keys in the level's tables
-  uint64_t filter_bytes = 0;  // bytes of their filter blocks
+  uint64_t entries = 0;            // internal keys in the level's tables
+  uint64_t filter_bytes = 0;       // bytes of their filter blocks
   // The model FP rate a lookup of an absent key expects at one table of the
   // level (level_filters.h SummarizeLevelFilters; 1 for tables without a
   // filter): the expected value of wasted_reads() / missing_lookups().
@@ -99,7 +99,7 @@ struct DbCounters {
 // What Open's recovery dropped, all zero after a clean recovery. A log or
 // table with damage is moved to lost/ in the DB directory, never deleted.
 struct RecoveryStats {
-  std::string wal_recovery_mode;     // WalRecoveryModeName of the options
+  std::string wal_recovery_mode;  // WalRecoveryModeName of the options
   uint64_t wal_records_replayed = 0;
   uint64_t wal_damaged_regions = 0;  // byte ranges the log reader could not read
   uint64_t wal_bytes_dropped = 0;    // bytes of those regions and of intact records not replayed

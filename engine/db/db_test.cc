@@ -57,7 +57,7 @@ TEST(DB, PutGetDeleteAndReopen) {
   EXPECT_EQ(GetOrStatus(db.get(), "a"), "NOT_FOUND");
   ASSERT_TRUE(db->Close().ok());
   EXPECT_FALSE(db->Put(WriteOptions(), "x", "y").ok());  // closed
-  db = OpenOrDie(o, dir.db());  // recovered from the WAL
+  db = OpenOrDie(o, dir.db());                           // recovered from the WAL
   EXPECT_EQ(GetOrStatus(db.get(), "a"), "NOT_FOUND");
   EXPECT_EQ(GetOrStatus(db.get(), ""), "empty key");
   EXPECT_EQ(GetOrStatus(db.get(), "b"), "");
@@ -426,7 +426,8 @@ TEST(DB, IteratorPinsItsVersion) {
   for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
   ASSERT_TRUE(db->CompactRange(nullptr, nullptr).ok());
   int seen = 0;
-  for (; it->Valid(); it->Next(), ++seen) ASSERT_EQ(it->value().ToString(), Value(std::stoull(it->key().ToString().substr(3)), 1));
+  for (; it->Valid(); it->Next(), ++seen)
+    ASSERT_EQ(it->value().ToString(), Value(std::stoull(it->key().ToString().substr(3)), 1));
   EXPECT_TRUE(it->status().ok()) << it->status().ToString();
   EXPECT_EQ(seen, n);
   EXPECT_TRUE(test::ScanAll(db.get()).empty());

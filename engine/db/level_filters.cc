@@ -278,9 +278,9 @@ LevelFilterSummary SummarizeLevelFilters(int level, const FileList& files) {
   while (prefix < lo.size() && prefix < hi.size() && lo[prefix] == hi[prefix]) ++prefix;
   double weighted = 0, weight = 0;
   for (const auto& f : files) {
-    const double w = level == 0 ? 1.0
-                                : KeyPosition(f->largest_user_key(), prefix) -
-                                      KeyPosition(f->smallest_user_key(), prefix) + 1.0;
+    const double w =
+        level == 0 ? 1.0
+                   : KeyPosition(f->largest_user_key(), prefix) - KeyPosition(f->smallest_user_key(), prefix) + 1.0;
     weighted += w * f->filter_model_fp;
     weight += w;
   }

@@ -94,8 +94,7 @@ struct OutputJob {
 // without it, options.FilterPolicyForLevel(job.level). *result, if not
 // null, receives the whole allocation (empty without filter_allocation).
 Status FilterPolicyForOutput(const Options& options, const Version& before, const OutputJob& job,
-                             std::shared_ptr<const FilterPolicy>* policy,
-                             allocation::Allocation* result = nullptr);
+                             std::shared_ptr<const FilterPolicy>* policy, allocation::Allocation* result = nullptr);
 
 // The bits the filters of `spec` over tables of `table_keys` keys each
 // spend beyond their keys x `bits_per_key` (the family menu's memory per

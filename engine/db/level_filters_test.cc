@@ -1,12 +1,12 @@
 #include "engine/db/level_filters.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <random>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "engine/db/db_test_util.h"
 #include "engine/memtable/internal_key.h"
@@ -216,8 +216,7 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
     const double bits_per_key = 8.0 * static_cast<double>(filter_bytes) / n;
     const double half_line = 256.0 * static_cast<double>(tables) / n;
     EXPECT_GE(bits_per_key, 5.0 * 0.98 - half_line) << "filter bits / entries over all tables";
-    EXPECT_LE(bits_per_key, 5.0 * 1.02 + half_line) << "filter bits / entries over all tables, " << tables
-                                                      << " tables";
+    EXPECT_LE(bits_per_key, 5.0 * 1.02 + half_line) << "filter bits / entries over all tables, " << tables << " tables";
   }
 }
 
@@ -228,14 +227,12 @@ TEST(LevelFilters, RewriteFiltersGivesEveryLevelTheAllocationOfItsShape) {
 // and existing keys. The optimiser chooses on the menu's chords (a 0.25..2-
 // bit grid) where monkey takes any bpk on the real curve; over these trees'
 // fractional weights it came out up to 1.4% worse than monkey (8 repeats;
-// level_allocation_test.cc's ideal trees stay within 1%), so the bound is 2%. And after RewriteFilters under monkey, what the tree's tables expect
-// (sum of reach x model FP) is at most what the allocation of their menu
-// memory expects: the engine solves with a budget lowered by the tables'
-// rounding (level_filters.h), so the menu memory its specs name is the
-// entries-weighted mean of their bpk; the tables' model FP is taken at each
-// table's keys, the allocation's at the level's, and the tables' filters
-// differ from the menu only by rounding up to whole cache lines, which adds
-// bits (1% is left for the models' evaluation).
+// level_allocation_test.cc's ideal trees stay within 1%), so the bound is 2%. And after RewriteFilters under monkey,
+// what the tree's tables expect (sum of reach x model FP) is at most what the allocation of their menu memory expects:
+// the engine solves with a budget lowered by the tables' rounding (level_filters.h), so the menu memory its specs name
+// is the entries-weighted mean of their bpk; the tables' model FP is taken at each table's keys, the allocation's at
+// the level's, and the tables' filters differ from the menu only by rounding up to whole cache lines, which adds bits
+// (1% is left for the models' evaluation).
 TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
   ScratchDir dir;
   const Options o = AllocatedTreeOptions(allocation::AllocationPolicy::kMonkey);
@@ -282,7 +279,8 @@ TEST(LevelFilters, OptimalBeatsUniformWithTheEnginesWeights) {
         ASSERT_TRUE(allocation::Allocate(in, &a[i]).ok());
       }
       std::string tree;
-      for (const auto& l : in.levels) tree += " (" + std::to_string(l.keys) + " keys, runs " + std::to_string(l.runs) + ")";
+      for (const auto& l : in.levels)
+        tree += " (" + std::to_string(l.keys) + " keys, runs " + std::to_string(l.runs) + ")";
       EXPECT_LE(a[0].expected_reads, a[1].expected_reads * (1 + 1e-12)) << tree;
       EXPECT_LE(a[0].expected_reads, a[2].expected_reads * 1.02 + 1e-5) << tree;
       EXPECT_LE(a[0].expected_reads, a[3].expected_reads * 1.02 + 1e-5) << tree;

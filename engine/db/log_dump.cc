@@ -121,9 +121,10 @@ std::string DumpManifest(const std::string& contents, const std::string& name, L
         VersionEdit edit;
         std::string problem = edit.Decode(rec);
         if (problem.empty()) {
-          *line = "edit: levels " + U(edit.num_levels) + ", log_number " + U(edit.log_number) +
-                  ", next_file_number " + U(edit.next_file_number) + ", last_sequence " + U(edit.last_sequence);
-          for (const auto& [level, number] : edit.deleted) *line += "\n  - L" + std::to_string(level) + " #" + U(number);
+          *line = "edit: levels " + U(edit.num_levels) + ", log_number " + U(edit.log_number) + ", next_file_number " +
+                  U(edit.next_file_number) + ", last_sequence " + U(edit.last_sequence);
+          for (const auto& [level, number] : edit.deleted)
+            *line += "\n  - L" + std::to_string(level) + " #" + U(number);
           for (const auto& [level, f] : edit.added) *line += "\n  + " + FileLine(level, *f);
           problem = edit.ApplyTo(&state);
           if (!problem.empty()) problem = "does not apply: " + problem;

@@ -9,11 +9,11 @@
 namespace filterlab::engine {
 
 struct LogDumpSummary {
-  uint64_t records = 0;            // intact records
+  uint64_t records = 0;  // intact records
   uint64_t damaged_regions = 0;
   uint64_t damaged_bytes = 0;
   uint64_t records_after_damage = 0;  // intact records after the first damaged range
-  bool bad_payload = false;        // a record passed its checksum but did not decode
+  bool bad_payload = false;           // a record passed its checksum but did not decode
 };
 
 // `contents` is the whole file, `name` labels it. With values, WAL puts show

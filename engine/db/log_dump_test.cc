@@ -78,8 +78,7 @@ TEST(LogDump, ManifestEditsAndState) {
   EXPECT_EQ(sum.records, 3u);
   EXPECT_TRUE(sum.bad_payload);
   EXPECT_NE(text.find("+ L0 #11 (999 bytes, 'a' .. 'm', seq 1..5)"), std::string::npos) << text;
-  EXPECT_NE(text.find("BAD EDIT: does not apply: deletes table 11 which is not at level 1"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("BAD EDIT: does not apply: deletes table 11 which is not at level 1"), std::string::npos) << text;
   EXPECT_NE(text.find("state after the intact edits: log_number 0, next_file_number 12"), std::string::npos) << text;
 }
 

@@ -73,7 +73,8 @@ void RoundTrip(const uint8_t* data, size_t size) {
   std::vector<std::string> records;
   size_t pos = 0;
   while (pos + 2 <= size) {
-    const size_t want = (static_cast<size_t>(data[pos]) | (static_cast<size_t>(data[pos + 1]) << 8)) * 3 % (3 * log::kBlockSize);
+    const size_t want =
+        (static_cast<size_t>(data[pos]) | (static_cast<size_t>(data[pos + 1]) << 8)) * 3 % (3 * log::kBlockSize);
     pos += 2;
     std::string r;
     for (size_t i = 0; i < want; ++i) r.push_back(static_cast<char>(pos < size ? data[pos + i % (size - pos)] : 'x'));

@@ -83,8 +83,9 @@ Reader::Fragment Reader::ReadFragment(uint8_t* type, Slice* data, uint64_t* at) 
       // fragments follow inside the range (then the length was damaged).
       const uint64_t intact = past_eof ? CountIntactFragments(start + 1, end) : 0;
       pos_ = end;
-      std::string reason = past_eof ? "fragment of " + std::to_string(length) + " bytes cut short by the end of the file"
-                                    : "fragment length " + std::to_string(length) + " crosses the block boundary";
+      std::string reason = past_eof
+                               ? "fragment of " + std::to_string(length) + " bytes cut short by the end of the file"
+                               : "fragment length " + std::to_string(length) + " crosses the block boundary";
       if (intact > 0) reason += ", but " + std::to_string(intact) + " intact fragment(s) follow it (a damaged length)";
       AddDamage(start, end - start, past_eof && intact == 0, reason, intact);
       continue;

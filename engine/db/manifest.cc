@@ -137,8 +137,8 @@ std::string VersionEdit::ApplyTo(ManifestState* state) const {
   return "";
 }
 
-Status ManifestWriter::Create(Env* env, const std::string& dir, uint64_t number, const ManifestState& state,
-                              bool sync, std::unique_ptr<ManifestWriter>* out) {
+Status ManifestWriter::Create(Env* env, const std::string& dir, uint64_t number, const ManifestState& state, bool sync,
+                              std::unique_ptr<ManifestWriter>* out) {
   const std::string name = ManifestFileName(dir, number);
   std::unique_ptr<WritableFile> file;
   Status s = env->NewWritableFile(name, &file);
@@ -187,7 +187,7 @@ Status ReadManifest(Env* env, const std::string& dir, ManifestState* state, uint
   log::Reader reader(std::move(contents), name);
   ManifestState st;
   Slice record;
-  std::string problem;      // the first edit that did not decode or apply
+  std::string problem;  // the first edit that did not decode or apply
   uint64_t problem_at = 0;
   uint64_t after_problem = 0;  // intact edits after the first problem
   size_t damages_seen = 0;
@@ -206,8 +206,8 @@ Status ReadManifest(Env* env, const std::string& dir, ManifestState* state, uint
     std::string why = edit.Decode(record);
     if (why.empty()) why = edit.ApplyTo(&st);
     if (!why.empty()) {
-      problem = "edit " + std::to_string(report->edits) + " at offset " + std::to_string(reader.record_offset()) +
-                ": " + why;
+      problem =
+          "edit " + std::to_string(report->edits) + " at offset " + std::to_string(reader.record_offset()) + ": " + why;
       problem_at = reader.record_offset();
       continue;
     }
@@ -225,8 +225,8 @@ Status ReadManifest(Env* env, const std::string& dir, ManifestState* state, uint
   }
   for (const log::Damage& d : reader.damages()) after_problem += d.intact_fragments;  // behind a damaged length
   if (!problem.empty()) {
-    return Status::Corruption("manifest " + name + " at offset " + std::to_string(problem_at) + ": " + problem +
-                              "; " + std::to_string(after_problem) + " intact edit(s) follow it");
+    return Status::Corruption("manifest " + name + " at offset " + std::to_string(problem_at) + ": " + problem + "; " +
+                              std::to_string(after_problem) + " intact edit(s) follow it");
   }
   if (report->edits == 0) return Status::Corruption("manifest " + name + " holds no intact edit");
   *state = std::move(st);

@@ -20,8 +20,9 @@ Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const Filte
   out->reset();
   if (spec == "none") return Status::OK();
   if (spec.empty()) {
-    return Status::InvalidArgument("the filter spec is empty; give a registry spec such as fastlocal:bpk=10, "
-                                   "or none for no filter");
+    return Status::InvalidArgument(
+        "the filter spec is empty; give a registry spec such as fastlocal:bpk=10, "
+        "or none for no filter");
   }
   std::unique_ptr<FilterPolicy> policy;
   Status s = NewFilterPolicy(spec, &policy);
@@ -32,14 +33,10 @@ Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const Filte
 
 const char* WalRecoveryModeName(WalRecoveryMode mode) {
   switch (mode) {
-    case WalRecoveryMode::kTolerateCorruptedTailRecords:
-      return "tolerate_corrupted_tail_records";
-    case WalRecoveryMode::kAbsoluteConsistency:
-      return "absolute_consistency";
-    case WalRecoveryMode::kPointInTimeRecovery:
-      return "point_in_time";
-    case WalRecoveryMode::kSkipAnyCorruptedRecords:
-      return "skip_any_corrupted_records";
+    case WalRecoveryMode::kTolerateCorruptedTailRecords: return "tolerate_corrupted_tail_records";
+    case WalRecoveryMode::kAbsoluteConsistency: return "absolute_consistency";
+    case WalRecoveryMode::kPointInTimeRecovery: return "point_in_time";
+    case WalRecoveryMode::kSkipAnyCorruptedRecords: return "skip_any_corrupted_records";
   }
   return "?";
 }
@@ -150,14 +147,13 @@ Status Options::Validate() const {
                "use at least 1");
   }
   if (level0_slowdown_writes_trigger < level0_file_num_compaction_trigger) {
-    return Bad("level0_slowdown_writes_trigger", std::to_string(level0_slowdown_writes_trigger),
-               "use at least level0_file_num_compaction_trigger (" +
-                   std::to_string(level0_file_num_compaction_trigger) + ")");
+    return Bad(
+        "level0_slowdown_writes_trigger", std::to_string(level0_slowdown_writes_trigger),
+        "use at least level0_file_num_compaction_trigger (" + std::to_string(level0_file_num_compaction_trigger) + ")");
   }
   if (level0_stop_writes_trigger < level0_slowdown_writes_trigger) {
     return Bad("level0_stop_writes_trigger", std::to_string(level0_stop_writes_trigger),
-               "use at least level0_slowdown_writes_trigger (" + std::to_string(level0_slowdown_writes_trigger) +
-                   ")");
+               "use at least level0_slowdown_writes_trigger (" + std::to_string(level0_slowdown_writes_trigger) + ")");
   }
   if (max_bytes_for_level_base < 4096) {
     return Bad("max_bytes_for_level_base", std::to_string(max_bytes_for_level_base), "use at least 4096 bytes");
@@ -190,8 +186,9 @@ Status Options::Validate() const {
   }
   if (memtable_filter_policy != nullptr) {
     if (!(memtable_filter_bits_ratio > 0 && memtable_filter_bits_ratio <= 0.25)) {
-      return Bad("memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),
-                 "use a number in (0, 0.25] when memtable_filter_policy is set (RocksDB's memtable_prefix_bloom_size_ratio)");
+      return Bad(
+          "memtable_filter_bits_ratio", Num(memtable_filter_bits_ratio),
+          "use a number in (0, 0.25] when memtable_filter_policy is set (RocksDB's memtable_prefix_bloom_size_ratio)");
     }
     // The memtable validates the policy (it must be a dynamic variant) and the filter's size.
     std::unique_ptr<MemTable> probe;

@@ -114,13 +114,13 @@ struct Options {
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
 
   // --- levels and compaction ---
-  int num_levels = 7;                             // 2..20
-  int level0_file_num_compaction_trigger = 4;     // >= 1
-  int level0_slowdown_writes_trigger = 20;        // >= compaction trigger
-  int level0_stop_writes_trigger = 36;            // >= slowdown trigger
+  int num_levels = 7;                                       // 2..20
+  int level0_file_num_compaction_trigger = 4;               // >= 1
+  int level0_slowdown_writes_trigger = 20;                  // >= compaction trigger
+  int level0_stop_writes_trigger = 36;                      // >= slowdown trigger
   uint64_t max_bytes_for_level_base = uint64_t{256} << 20;  // L1 target
-  double level_size_multiplier = 10;              // target(L+1) = target(L) × this; >= 2
-  uint64_t target_file_size = uint64_t{64} << 20;  // compaction output files are cut at this size
+  double level_size_multiplier = 10;                        // target(L+1) = target(L) × this; >= 2
+  uint64_t target_file_size = uint64_t{64} << 20;           // compaction output files are cut at this size
   // No background compactions (flushes still run; CompactRange still
   // works). Level-0 slowdowns and stops are then off too, since nothing
   // would lower the L0 file count.
@@ -129,7 +129,7 @@ struct Options {
   // --- tables ---
   size_t block_size = 4096;
   int block_restart_interval = 16;
-  bool use_hash_index = false;        // data-block hash index (RocksDB PR #4174)
+  bool use_hash_index = false;          // data-block hash index (RocksDB PR #4174)
   double hash_index_util_ratio = 0.75;  // (0, 1]
   ChecksumType checksum_type = ChecksumType::kCRC32C;
   // Compression of table data blocks (engine/table/compression.h).

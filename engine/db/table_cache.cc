@@ -7,8 +7,7 @@
 
 namespace filterlab::engine {
 
-TableCache::TableCache(std::string dir, BlockCache* block_cache, size_t capacity, bool use_direct_reads,
-                       ReadGate* gate)
+TableCache::TableCache(std::string dir, BlockCache* block_cache, size_t capacity, bool use_direct_reads, ReadGate* gate)
     : dir_(std::move(dir)),
       block_cache_(block_cache),
       capacity_(capacity),

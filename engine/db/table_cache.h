@@ -91,7 +91,7 @@ class TableCache {
   std::atomic<uint64_t> buffered_fallbacks_{0};
   std::mutex mu_;
   TableReaderStats retired_;  // of readers evicted so far
-  std::list<Entry> lru_;  // front = most recent
+  std::list<Entry> lru_;      // front = most recent
   std::unordered_map<uint64_t, std::list<Entry>::iterator> map_;
   std::list<Entry> parked_;  // evicted, closed by ReclaimParked
 };

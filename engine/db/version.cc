@@ -77,9 +77,8 @@ void Version::SortLevels() {
     return a->number > b->number;
   });
   for (size_t l = 1; l < files_.size(); ++l) {
-    std::sort(files_[l].begin(), files_[l].end(), [](const auto& a, const auto& b) {
-      return CompareInternalKeys(a->smallest, b->smallest) < 0;
-    });
+    std::sort(files_[l].begin(), files_[l].end(),
+              [](const auto& a, const auto& b) { return CompareInternalKeys(a->smallest, b->smallest) < 0; });
   }
 }
 
@@ -89,8 +88,7 @@ std::string Version::CheckInvariants() const {
       const auto& f = *files_[l][i];
       if (f.smallest.size() < kInternalKeyTrailerBytes || f.largest.size() < kInternalKeyTrailerBytes ||
           CompareInternalKeys(f.smallest, f.largest) > 0) {
-        return "file " + std::to_string(f.number) + " at level " + std::to_string(l) +
-               " has an invalid key range";
+        return "file " + std::to_string(f.number) + " at level " + std::to_string(l) + " has an invalid key range";
       }
       if (l > 0 && i > 0 && files_[l][i - 1]->largest_user_key().compare(f.smallest_user_key()) >= 0) {
         return "files " + std::to_string(files_[l][i - 1]->number) + " and " + std::to_string(f.number) +

@@ -9,9 +9,7 @@ namespace filterlab::engine {
 
 WriteBatch::WriteBatch() { Clear(); }
 
-void WriteBatch::Clear() {
-  rep_.assign(WriteBatchInternal::kHeaderSize, '\0');
-}
+void WriteBatch::Clear() { rep_.assign(WriteBatchInternal::kHeaderSize, '\0'); }
 
 uint32_t WriteBatch::Count() const { return DecodeFixed32(rep_.data() + 8); }
 

@@ -13,10 +13,8 @@ bool IsKnownValueType(uint8_t type) {
     case kTypeValue:
     case kTypeMerge:
     case kTypeSingleDeletion:
-    case kTypeRangeDeletion:
-      return true;
-    default:
-      return false;
+    case kTypeRangeDeletion: return true;
+    default: return false;
   }
 }
 

@@ -36,9 +36,7 @@ inline constexpr ValueType kValueTypeForSeek = kTypeRangeDeletion;
 
 bool IsKnownValueType(uint8_t type);
 
-inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) {
-  return (seq << 8) | type;
-}
+inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) { return (seq << 8) | type; }
 
 struct ParsedInternalKey {
   Slice user_key;

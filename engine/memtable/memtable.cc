@@ -44,8 +44,9 @@ Status MemTableBloomBits(size_t write_buffer_size, double ratio, uint64_t* total
 std::shared_ptr<const FilterPolicy> DefaultMemTableBloomPolicy() {
   static const std::shared_ptr<const FilterPolicy> policy = [] {
     std::unique_ptr<FilterPolicy> p;
-    return NewFilterPolicy("dynamic:bpk=8,probes=6,hash=32", &p).ok() ? std::shared_ptr<const FilterPolicy>(std::move(p))
-                                                                       : nullptr;
+    return NewFilterPolicy("dynamic:bpk=8,probes=6,hash=32", &p).ok()
+               ? std::shared_ptr<const FilterPolicy>(std::move(p))
+               : nullptr;
   }();
   return policy;
 }
@@ -65,8 +66,7 @@ Status MemTable::Create(const MemTableOptions& options, std::unique_ptr<MemTable
                                      std::string(policy->variant()) +
                                      "', which cannot take adds; use a dynamic variant such as 'dynamic:bpk=8'");
     }
-    const auto expected_keys =
-        static_cast<size_t>(std::ceil(static_cast<double>(total_bits) / policy->bits_per_key()));
+    const auto expected_keys = static_cast<size_t>(std::ceil(static_cast<double>(total_bits) / policy->bits_per_key()));
     s = policy->NewDynamic(expected_keys, &bloom);
     if (!s.ok()) return Status::InvalidArgument("memtable Bloom: " + s.message());
   }
@@ -125,16 +125,14 @@ MemTable::GetResult MemTable::Resolve(const char* entry, const LookupKey& key, s
       return (ExtractTrailer(ikey) & 0xff) == kTypeValue ? GetResult::kFound : GetResult::kMerge;
     }
     case kTypeDeletion:
-    case kTypeSingleDeletion:
-      return GetResult::kDeleted;
+    case kTypeSingleDeletion: return GetResult::kDeleted;
     default:
       // Range deletions are not point entries; the DB layer handles them.
       return GetResult::kNotFound;
   }
 }
 
-void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* const* values,
-                        GetResult* results) const {
+void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* const* values, GetResult* results) const {
   constexpr size_t kChunk = MemTableList::kLockstepChunk;
   uint64_t hashes[kChunk];
   bool may[kChunk];
@@ -174,17 +172,16 @@ void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* con
 MemTable::RangeStats MemTable::ApproximateStats(const Slice& start, const Slice& limit) const {
   const LookupKey lo(start, kMaxSequenceNumber), hi(limit, kMaxSequenceNumber);
   const uint64_t n = num_entries();
-  uint64_t count = options_.approx_algorithm == ApproxAlgorithm::kNew
-                       ? list_.ApproximateNumEntries(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()))
-                       : list_.ApproximateNumEntriesOld(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()));
+  uint64_t count =
+      options_.approx_algorithm == ApproxAlgorithm::kNew
+          ? list_.ApproximateNumEntries(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()))
+          : list_.ApproximateNumEntriesOld(MemTableSearchKey(lo.internal_key()), MemTableSearchKey(hi.internal_key()));
   if (count == 0 || n == 0) return {};
   count = std::min(count, n);
   return {count, count * (data_size() / n)};
 }
 
-size_t MemTable::ApproximateMemoryUsage() const {
-  return arena_.MemoryUsage() + (bloom_ ? bloom_->DataBytes() : 0);
-}
+size_t MemTable::ApproximateMemoryUsage() const { return arena_.MemoryUsage() + (bloom_ ? bloom_->DataBytes() : 0); }
 
 void MemTable::Iterator::Seek(const Slice& internal_key) { it_.Seek(MemTableSearchKey(internal_key)); }
 

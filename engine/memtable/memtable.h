@@ -180,7 +180,7 @@ class MemTable {
     void Seek(const Slice& internal_key);
     void Next() { it_.Next(); }
     void Prev() { it_.Prev(); }
-    Slice key() const;    // internal key
+    Slice key() const;  // internal key
     Slice value() const;
 
    private:

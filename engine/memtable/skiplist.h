@@ -250,13 +250,13 @@ int SkipList<Comparator>::RandomHeight() {
 
 template <class Comparator>
 typename SkipList<Comparator>::Node* SkipList<Comparator>::FindGreaterOrEqual(const DecodedKey& key,
-                                                                             Node** prev) const {
+                                                                              Node** prev) const {
   return DescendFrom(key, head_, max_height() - 1, prev);
 }
 
 template <class Comparator>
 typename SkipList<Comparator>::Node* SkipList<Comparator>::DescendFrom(const DecodedKey& key, Node* x, int level,
-                                                                      Node** prev) const {
+                                                                       Node** prev) const {
   while (true) {
     Node* next = x->Next(level);
     PrefetchBelow(x, level);
@@ -378,8 +378,8 @@ bool SkipList<Comparator>::Contains(const DecodedKey& key) const {
 
 template <class Comparator>
 uint64_t SkipList<Comparator>::ApproximateNumEntries(const DecodedKey& start, const DecodedKey& end) const {
-  const Node* lb = head_;        // last node known to be < start
-  const Node* ub = nullptr;      // first node known to be >= end (null = end of list)
+  const Node* lb = head_;    // last node known to be < start
+  const Node* ub = nullptr;  // first node known to be >= end (null = end of list)
   uint64_t count = 0;
   for (int level = max_height() - 1; level >= 0; --level) {
     const uint64_t needed = static_cast<uint64_t>(level) * kBranching + 10;

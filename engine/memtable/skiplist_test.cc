@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -328,8 +328,8 @@ class ApproximateNumEntriesTest : public ::testing::Test {
     for (size_t j = 0; j < samples; ++j) {
       const size_t i = rng.Next() % (kNumKeys - width);
       const uint64_t start = (*sorted_)[i], end = (*sorted_)[i + width];
-      const uint64_t est = old_algorithm ? list_->ApproximateNumEntriesOld(start, end)
-                                         : list_->ApproximateNumEntries(start, end);
+      const uint64_t est =
+          old_algorithm ? list_->ApproximateNumEntriesOld(start, end) : list_->ApproximateNumEntries(start, end);
       values.push_back(static_cast<double>(est));
       s.min = std::min(s.min, est);
       s.max = std::max(s.max, est);

@@ -160,7 +160,7 @@ void Block::SearchRange(const Slice& target, uint32_t* left, uint32_t* right) co
   }
   const uint64_t t = KeyPrefix(u, skip);
   const uint64_t* p = restart_prefixes_.data();
-  const size_t lo = BoundSearch<false>(p, n, t);             // restarts before lo: key < target
+  const size_t lo = BoundSearch<false>(p, n, t);                             // restarts before lo: key < target
   const size_t hi = lo < n ? lo + BoundSearch<true>(p + lo, n - lo, t) : n;  // from hi: key > target
   *left = lo > 0 ? static_cast<uint32_t>(lo - 1) : 0;
   *right = hi > 0 ? static_cast<uint32_t>(hi - 1) : 0;
@@ -426,8 +426,8 @@ bool BlockIter::SeekForGet(const Slice& target) {
       return true;
     }
   }
-  const size_t interval_end = interval + 1 < block_->num_restarts_ ? block_->RestartOffset(interval + 1)
-                                                                    : block_->restarts_offset_;
+  const size_t interval_end =
+      interval + 1 < block_->num_restarts_ ? block_->RestartOffset(interval + 1) : block_->restarts_offset_;
   SeekToRestartPoint(interval);
   PrefetchInterval(interval);
   while (true) {

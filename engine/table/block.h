@@ -7,8 +7,9 @@
 // Seek (range seeks, and point lookups without a hash index or on a
 // collision) binary-searches the restart array for the last restart key <
 // target (stopping early on equality), then scans forward to the first key
-// >= target, having asked for the interval's first 1 KiB of lines at once. SeekForGet (RocksDB's DataBlockIter::SeekForGet) is the point-lookup path for data blocks
-// with a hash index: it scans only the restart interval the index names.
+// >= target, having asked for the interval's first 1 KiB of lines at once. SeekForGet (RocksDB's
+// DataBlockIter::SeekForGet) is the point-lookup path for data blocks with a hash index: it scans only the restart
+// interval the index names.
 //
 // Blocks with many restarts (a table's index block: one restart per entry,
 // ~13k entries in a 52 MB table) can carry a search aid built once at open
@@ -48,8 +49,8 @@ class Block {
   // increment and the reader's first look at the block touch one line, not
   // two. `prepare` (may be null) runs on the block before it becomes const
   // (e.g. BuildSearchPrefixes); its error is returned.
-  static Status OpenShared(std::string contents, std::string name, KeyOrder order,
-                           Status (*prepare)(Block*), std::shared_ptr<const Block>* out);
+  static Status OpenShared(std::string contents, std::string name, KeyOrder order, Status (*prepare)(Block*),
+                           std::shared_ptr<const Block>* out);
 
   const std::string& name() const { return name_; }
   KeyOrder order() const { return order_; }

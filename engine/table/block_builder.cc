@@ -71,8 +71,8 @@ size_t BlockBuilder::CurrentSizeEstimate() const {
 }
 
 size_t BlockBuilder::EstimateSizeAfterKV(const Slice& key, const Slice& value) const {
-  size_t estimate = CurrentSizeEstimate() + key.size() + value.size() + VarintLength(key.size()) + 1 +
-                    VarintLength(value.size());
+  size_t estimate =
+      CurrentSizeEstimate() + key.size() + value.size() + VarintLength(key.size()) + 1 + VarintLength(value.size());
   if (counter_ >= options_.restart_interval) estimate += 4;
   if (options_.use_hash_index) estimate += 2;  // at most 1/util (<= 2 at util >= 0.5) more buckets
   return estimate;

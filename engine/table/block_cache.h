@@ -204,11 +204,11 @@ class BlockCache {
   struct alignas(64) Shard {
     mutable SpinMutex mu;
     std::unique_ptr<Slot[]> slots;
-    size_t mask = 0;   // slot count - 1 (a power of two minus one)
-    size_t count = 0;  // used slots
+    size_t mask = 0;    // slot count - 1 (a power of two minus one)
+    size_t count = 0;   // used slots
     size_t pinned = 0;  // ... of which pinned
-    size_t usage = 0;  // sum of their charges
-    size_t hand = 0;   // CLOCK hand: the next slot to inspect
+    size_t usage = 0;   // sum of their charges
+    size_t hand = 0;    // CLOCK hand: the next slot to inspect
     // slots.get() and mask, for LookupBatch's lock-free prefetch; stored
     // (relaxed) under `mu` whenever the table is replaced.
     std::atomic<Slot*> view_slots{nullptr};

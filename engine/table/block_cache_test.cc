@@ -243,8 +243,8 @@ void RunModelTest(int num_shard_bits, uint64_t seed) {
       }
     } else if (kind < 8) {
       // Mostly small charges; now and then one over the shard's budget.
-      const size_t charge = rng.Next() % 100 == 0 ? shard_budget + 1 + rng.Next() % 10
-                                                  : rng.Next() % (shard_budget / 8 + 1);
+      const size_t charge =
+          rng.Next() % 100 == 0 ? shard_budget + 1 + rng.Next() % 10 : rng.Next() % (shard_budget / 8 + 1);
       const std::string value = std::to_string(offset) + "/" + std::to_string(op);
       const size_t entries_before = cache.num_entries();
       const size_t usage_before = cache.usage();

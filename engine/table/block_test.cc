@@ -209,10 +209,10 @@ TEST(Block, BatchedSeekLandsWhereSeekDoes) {
         const Entry& e = entries[rng.Next() % entries.size()];
         std::string target = e.ikey;
         switch (rng.Next() % 4) {
-          case 0: break;  // a stored key
+          case 0: break;                                                                   // a stored key
           case 1: target.insert(target.size() - kInternalKeyTrailerBytes, 1, 'b'); break;  // absent user key
-          case 2: target = std::string(1, '\0') + std::string(8, '\xff'); break;  // before every key
-          default: target = std::string(20, '\xff') + std::string(8, '\0'); break;  // after every key
+          case 2: target = std::string(1, '\0') + std::string(8, '\xff'); break;           // before every key
+          default: target = std::string(20, '\xff') + std::string(8, '\0'); break;         // after every key
         }
         owned.push_back(target);
       }
@@ -401,13 +401,15 @@ TEST(Block, OpenSharedPreparesOrFails) {
   const auto entries = RandomEntries(40, 12, 5);
   const std::string contents = Build(entries, 1, false);
   std::shared_ptr<const Block> block;
-  ASSERT_TRUE(Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
-                                [](Block* b) { return b->BuildSearchPrefixes(); }, &block)
-                  .ok());
+  ASSERT_TRUE(
+      Block::OpenShared(
+          contents, "shared block", KeyOrder::kInternal, [](Block* b) { return b->BuildSearchPrefixes(); }, &block)
+          .ok());
   EXPECT_TRUE(block->has_search_prefixes());
   std::shared_ptr<const Block> failed;
-  const Status s = Block::OpenShared(contents, "shared block", KeyOrder::kInternal,
-                                     [](Block*) { return Status::Corruption("prepare refused"); }, &failed);
+  const Status s = Block::OpenShared(
+      contents, "shared block", KeyOrder::kInternal, [](Block*) { return Status::Corruption("prepare refused"); },
+      &failed);
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_FALSE(failed);
   EXPECT_FALSE(Block::OpenShared(contents.substr(0, 3), "short block", KeyOrder::kInternal, nullptr, &failed).ok());

@@ -16,12 +16,9 @@ Status Bad(const std::string& where, const std::string& what) { return Status::C
 
 const char* CompressionTypeName(CompressionType type) {
   switch (type) {
-    case CompressionType::kNone:
-      return "none";
-    case CompressionType::kLZ4:
-      return "lz4";
-    case CompressionType::kZSTD:
-      return "zstd";
+    case CompressionType::kNone: return "none";
+    case CompressionType::kLZ4: return "lz4";
+    case CompressionType::kZSTD: return "zstd";
   }
   return "unknown";
 }

@@ -60,7 +60,8 @@ Status DataBlockHashIndex::Open(const Slice& block, const std::string& block_nam
   }
   const size_t before_footer = block.size() - 4;
   if (before_footer < 2 || before_footer >= kHashIndexMaxBlockSize) {
-    return Status::Corruption(block_name + ": footer says the block has a hash index, but a hash index "
+    return Status::Corruption(block_name +
+                              ": footer says the block has a hash index, but a hash index "
                               "needs 2..65535 bytes before the footer and there are " +
                               std::to_string(before_footer));
   }

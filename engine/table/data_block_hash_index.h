@@ -81,9 +81,7 @@ class DataBlockHashIndex {
   uint16_t num_buckets() const { return num_buckets_; }
   size_t map_offset() const { return map_offset_; }
   // The bucket for a user key: a restart index, kNoEntry or kCollision.
-  uint8_t Lookup(const Slice& user_key) const {
-    return buckets_[DataBlockHashIndexHash(user_key) % num_buckets_];
-  }
+  uint8_t Lookup(const Slice& user_key) const { return buckets_[DataBlockHashIndexHash(user_key) % num_buckets_]; }
 
  private:
   const uint8_t* buckets_ = nullptr;

@@ -72,8 +72,8 @@ TEST(FilterBlock, EveryRegisteredSpecRoundTrips) {
 
 TEST(FilterBlock, ReaderRejectsGarbageAndAMismatchedHashWidth) {
   std::unique_ptr<FilterBlockReader> reader;
-  Status s = FilterBlockReader::Open("definitely not a filter", Policy("fastlocal:bpk=10"), "filter block at 7",
-                                     &reader);
+  Status s =
+      FilterBlockReader::Open("definitely not a filter", Policy("fastlocal:bpk=10"), "filter block at 7", &reader);
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_NE(s.message().find("filter block at 7"), std::string::npos) << s.ToString();
 

@@ -1,9 +1,8 @@
 #include "engine/table/format.h"
 
-#include "engine/table/compression.h"
-
 #include <cstdio>
 
+#include "engine/table/compression.h"
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
 #include "hashing/xxh3.h"
@@ -11,7 +10,7 @@
 namespace filterlab::engine {
 namespace {
 
-constexpr size_t kFooterHandlesEnd = 41;         // checksum type byte + 40 bytes of handles/padding
+constexpr size_t kFooterHandlesEnd = 41;        // checksum type byte + 40 bytes of handles/padding
 constexpr size_t kFooterChecksummedBytes = 45;  // ... + format version
 
 std::string Hex(uint64_t v, int digits) {
@@ -24,10 +23,8 @@ std::string Hex(uint64_t v, int digits) {
 
 const char* ChecksumTypeName(ChecksumType type) {
   switch (type) {
-    case ChecksumType::kCRC32C:
-      return "crc32c";
-    case ChecksumType::kXXH3:
-      return "xxh3";
+    case ChecksumType::kCRC32C: return "crc32c";
+    case ChecksumType::kXXH3: return "xxh3";
   }
   return "unknown";
 }
@@ -52,16 +49,11 @@ bool BlockHandle::DecodeFrom(Slice* input) { return GetVarint64(input, &offset) 
 
 const char* BlockKindName(BlockKind kind) {
   switch (kind) {
-    case BlockKind::kData:
-      return "data";
-    case BlockKind::kFilter:
-      return "filter";
-    case BlockKind::kIndex:
-      return "index";
-    case BlockKind::kProperties:
-      return "properties";
-    case BlockKind::kMetaindex:
-      return "metaindex";
+    case BlockKind::kData: return "data";
+    case BlockKind::kFilter: return "filter";
+    case BlockKind::kIndex: return "index";
+    case BlockKind::kProperties: return "properties";
+    case BlockKind::kMetaindex: return "metaindex";
   }
   return "unknown";
 }
@@ -77,8 +69,7 @@ uint32_t ComputeBlockChecksum(ChecksumType type, const char* data, size_t n, uin
       const char type_byte = static_cast<char>(compression_type);
       return crc32c::Mask(crc32c::Extend(crc32c::Value(data, n), &type_byte, 1));
     }
-    case ChecksumType::kXXH3:
-      return static_cast<uint32_t>(XXH3_64(data, n, compression_type));
+    case ChecksumType::kXXH3: return static_cast<uint32_t>(XXH3_64(data, n, compression_type));
   }
   return 0;
 }
@@ -120,8 +111,8 @@ Status Footer::DecodeFrom(const Slice& footer_bytes, const std::string& file_nam
   }
   const uint32_t version = DecodeFixed32(p + kFooterHandlesEnd);
   if (version != kTableFormatVersion) {
-    return Status::Corruption(where + ": format version " + std::to_string(version) + " is not supported (allowed: " +
-                              std::to_string(kTableFormatVersion) + ")");
+    return Status::Corruption(where + ": format version " + std::to_string(version) +
+                              " is not supported (allowed: " + std::to_string(kTableFormatVersion) + ")");
   }
   const auto type = static_cast<uint8_t>(p[0]);
   if (type != static_cast<uint8_t>(ChecksumType::kCRC32C) && type != static_cast<uint8_t>(ChecksumType::kXXH3)) {

@@ -13,11 +13,11 @@ namespace {
 std::string Sep(const std::string& a, const std::string& b) { return ShortestSeparator(a, b); }
 
 TEST(ShortestSeparator, SpecRules) {
-  EXPECT_EQ(Sep("abc", "abe"), "abd");             // increment at the first difference
-  EXPECT_EQ(Sep("abc", "abzz"), "abd");            // limit longer: incrementing is safe
-  EXPECT_EQ(Sep("abcx", "abd"), "abcy");           // start[d]+1 == limit[d], limit ends at d
-  EXPECT_EQ(Sep("abc", "abd"), "abc");             // ... and nothing after d to grow
-  EXPECT_EQ(Sep("ab", "abc"), "ab");               // prefix: no shortening
+  EXPECT_EQ(Sep("abc", "abe"), "abd");    // increment at the first difference
+  EXPECT_EQ(Sep("abc", "abzz"), "abd");   // limit longer: incrementing is safe
+  EXPECT_EQ(Sep("abcx", "abd"), "abcy");  // start[d]+1 == limit[d], limit ends at d
+  EXPECT_EQ(Sep("abc", "abd"), "abc");    // ... and nothing after d to grow
+  EXPECT_EQ(Sep("ab", "abc"), "ab");      // prefix: no shortening
   EXPECT_EQ(Sep(std::string("a\xff\xff", 3), "b"), std::string("a\xff\xff", 3));
   EXPECT_EQ(Sep(std::string("a\xff\x01z", 4), "b"), std::string("a\xff\x02", 3));
   EXPECT_EQ(Sep(std::string("\x00\x05", 2), std::string("\x01", 1)), std::string("\x00\x06", 2));
@@ -26,7 +26,9 @@ TEST(ShortestSeparator, SpecRules) {
 
 std::string RandomKey(SplitMix64& rng) {
   std::string k(1 + rng.Next() % 6, '\0');
-  for (auto& c : k) c = "\x00\x01\xfe\xff" "ab"[rng.Next() % 6];
+  for (auto& c : k)
+    c = "\x00\x01\xfe\xff"
+        "ab"[rng.Next() % 6];
   return k;
 }
 

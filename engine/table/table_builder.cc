@@ -45,8 +45,7 @@ Status TableOptions::Validate() const {
                                    " is out of range (allowed: finite, > 0 and <= 100)");
   }
   if (checksum_type != ChecksumType::kCRC32C && checksum_type != ChecksumType::kXXH3) {
-    return Status::InvalidArgument("table option checksum_type=" +
-                                   std::to_string(static_cast<int>(checksum_type)) +
+    return Status::InvalidArgument("table option checksum_type=" + std::to_string(static_cast<int>(checksum_type)) +
                                    " is unknown (allowed: crc32c, xxh3)");
   }
   return Status::OK();
@@ -79,8 +78,7 @@ bool TableBuilder::ShouldCutBlock(const Slice& key, const Slice& value) const {
   if (current >= options_.block_size) return true;
   // Cut early if this entry would overflow the block and the block is
   // already within `deviation` percent of full (RocksDB's FlushBlockBySizePolicy).
-  const size_t threshold =
-      (options_.block_size * static_cast<size_t>(100 - options_.block_size_deviation) + 99) / 100;
+  const size_t threshold = (options_.block_size * static_cast<size_t>(100 - options_.block_size_deviation) + 99) / 100;
   return data_block_.EstimateSizeAfterKV(key, value) > options_.block_size && current > threshold;
 }
 

@@ -70,8 +70,7 @@ class TableBuilder {
   Status FlushDataBlock();
   // Writes `contents` as the next block, stored raw, or compressed with
   // `compression` where that pays (compression.h).
-  Status WriteBlock(const Slice& contents, BlockHandle* handle,
-                    CompressionType compression = CompressionType::kNone);
+  Status WriteBlock(const Slice& contents, BlockHandle* handle, CompressionType compression = CompressionType::kNone);
 
   const TableOptions options_;
   WritableFile* const file_;

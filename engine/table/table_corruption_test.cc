@@ -21,10 +21,10 @@ namespace {
 using testing::BuildTable;
 using testing::DataSetOptions;
 using testing::Entry;
-using testing::PolicyOrNone;
 using testing::LookupTarget;
 using testing::ModelGet;
 using testing::OpenTable;
+using testing::PolicyOrNone;
 using testing::RandomEntries;
 
 constexpr char kName[] = "damaged.sst";
@@ -34,7 +34,8 @@ constexpr char kName[] = "damaged.sst";
   if (!s.IsCorruption()) return ::testing::AssertionFailure() << "not a Corruption: " << s.ToString();
   const std::string& m = s.message();
   const bool names_file = m.find(kName) != std::string::npos;
-  const bool names_block = m.find("block at offset ") != std::string::npos || m.find("footer of table") != std::string::npos;
+  const bool names_block =
+      m.find("block at offset ") != std::string::npos || m.find("footer of table") != std::string::npos;
   if (!names_file || !names_block) return ::testing::AssertionFailure() << "message lacks file or block: " << m;
   return ::testing::AssertionSuccess();
 }
@@ -250,11 +251,11 @@ TEST(TableCorruption, ImpossibleHandlesAndMetaBlocks) {
     std::string index_value;
     const char* expect;
   } cases[] = {
-      {TableAssembler::Handle({0, data_size + 1}), "checksum mismatch"},          // wrong size
-      {TableAssembler::Handle({1, data_size}), "checksum mismatch"},          // wrong offset
+      {TableAssembler::Handle({0, data_size + 1}), "checksum mismatch"},         // wrong size
+      {TableAssembler::Handle({1, data_size}), "checksum mismatch"},             // wrong offset
       {TableAssembler::Handle({5000, data_size}), "not below the index block"},  // past the data
-      {TableAssembler::Handle({0, max}), "do not fit"},                // absurd size
-      {TableAssembler::Handle({0, max - 3}), "do not fit"},            // size that wraps around
+      {TableAssembler::Handle({0, max}), "do not fit"},                          // absurd size
+      {TableAssembler::Handle({0, max - 3}), "do not fit"},                      // size that wraps around
       {good + "x", "exactly one block handle"},
       {"\x80", "exactly one block handle"},
   };
@@ -276,8 +277,7 @@ TEST(TableCorruption, ImpossibleHandlesAndMetaBlocks) {
   s = get_status(AssembleTable(good, spec_only, false));
   EXPECT_TRUE(NamesFileAndBlock(s) && s.message().find("does not name") != std::string::npos) << s.ToString();
   s = get_status(AssembleTable(good, {}, true));
-  EXPECT_TRUE(NamesFileAndBlock(s) && s.message().find("but the metaindex names") != std::string::npos)
-      << s.ToString();
+  EXPECT_TRUE(NamesFileAndBlock(s) && s.message().find("but the metaindex names") != std::string::npos) << s.ToString();
   // A valid spec over bytes that were never a filter: here the data block's
   // last five bytes (00 01 00 00 00) read as a RocksDB filter trailer with
   // 0 probes, which RocksDB's format defines as "always true". Accepting it

@@ -101,8 +101,9 @@ void RoundTrip(ByteReader& in) {
   o.checksum_type = (flags & 16) ? ChecksumType::kXXH3 : ChecksumType::kCRC32C;
   // Bits 5-6: data-block compression (3 = none as 0).
   const uint8_t compression = (flags >> 5) & 3;
-  o.compression = compression == 1 ? CompressionType::kLZ4 : compression == 2 ? CompressionType::kZSTD
-                                                                              : CompressionType::kNone;
+  o.compression = compression == 1   ? CompressionType::kLZ4
+                  : compression == 2 ? CompressionType::kZSTD
+                                     : CompressionType::kNone;
 
   // Entries: length-prefixed user keys and values; each key gets one or two
   // versions (a newer deletion or value on top).

@@ -144,8 +144,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "table-fuzz-seeds: a data block did not compress with %s\n", CompressionTypeName(c));
       ++failures;
     }
-    Write(dir, std::string("compressed-") + CompressionTypeName(c), 4,
-          std::string(1, static_cast<char>(c)) + stored);
+    Write(dir, std::string("compressed-") + CompressionTypeName(c), 4, std::string(1, static_cast<char>(c)) + stored);
   }
   Write(dir, "table-empty", 1, Table(0, false, "fastlocal:bpk=10", ChecksumType::kCRC32C));
   Write(dir, "block-plain", 2, std::string(1, '\0') + DataBlock(20, false));

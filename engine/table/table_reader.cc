@@ -98,8 +98,8 @@ Status TableReader::ReadAndOpenBlock(BlockKind kind, const BlockHandle& handle,
     counters_->Add(kDataBlockReads);
     counters_->Add(kDataBytesRead, handle.size + kBlockTrailerSize);
   }
-  const KeyOrder order = (kind == BlockKind::kData || kind == BlockKind::kIndex) ? KeyOrder::kInternal
-                                                                                  : KeyOrder::kBytewise;
+  const KeyOrder order =
+      (kind == BlockKind::kData || kind == BlockKind::kIndex) ? KeyOrder::kInternal : KeyOrder::kBytewise;
   // The index is searched by every lookup for the reader's lifetime: worth its search aid (block.h).
   auto prepare = kind == BlockKind::kIndex ? +[](Block* b) { return b->BuildSearchPrefixes(); } : nullptr;
   return Block::OpenShared(std::move(contents), DescribeBlock(kind, handle, file_->name()), order, prepare, out);
@@ -195,8 +195,7 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
   std::unique_ptr<FilterPolicy> policy;
   s = NewFilterPolicy(props_.filter_spec, &policy);
   if (!s.ok()) {
-    return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec +
-                              "' cannot be used: " + s.message());
+    return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec + "' cannot be used: " + s.message());
   }
   filter_policy_ = std::move(policy);
   return Status::OK();
@@ -218,8 +217,9 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
   // budget and never evicted, until the reader closes.
   if (options_.block_cache != nullptr) {
     options_.block_cache->Insert({file_id_, footer_.index_handle.offset}, index, index->memory_usage(),
-                                /*pinned=*/true);
-    if (filter) options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
+                                 /*pinned=*/true);
+    if (filter)
+      options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
   }
   index_block_ = std::move(index);
   filter_ = std::move(filter);
@@ -239,7 +239,6 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   *out = std::move(f);
   return Status::OK();
 }
-
 
 Status TableReader::LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read) const {
   counters_->Add(kDataBlockFetches);
@@ -387,9 +386,9 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
   for (size_t i = 0; i < n; ++i) {
     results[i].Reset();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
-      results[i].status = Status::InvalidArgument("MultiGet target " + std::to_string(i) + " of " +
-                                                  std::to_string(targets[i].size()) +
-                                                  " bytes is not an internal key (at least 8 bytes)");
+      results[i].status =
+          Status::InvalidArgument("MultiGet target " + std::to_string(i) + " of " + std::to_string(targets[i].size()) +
+                                  " bytes is not an internal key (at least 8 bytes)");
     } else {
       pending.push_back(i);
     }
@@ -518,9 +517,7 @@ Status TableReader::ForEachDataBlock(const std::function<Status(const BlockHandl
   return it.status();
 }
 
-std::string TableReader::DescribeFilter() const {
-  return filter_ ? filter_->filter().Describe() : "";
-}
+std::string TableReader::DescribeFilter() const { return filter_ ? filter_->filter().Describe() : ""; }
 
 // ---------------------------------------------------------------------------------------------
 

@@ -85,8 +85,8 @@ struct LookupResult {
 // cache), by a "read" from the file: with direct reads a read is a storage
 // read. Read bytes are the blocks' stored sizes with their trailers.
 struct TableReaderStats {
-  uint64_t filter_checks = 0;     // keys probed in the filter
-  uint64_t filter_negatives = 0;  // ... answered "absent" (index and data skipped)
+  uint64_t filter_checks = 0;       // keys probed in the filter
+  uint64_t filter_negatives = 0;    // ... answered "absent" (index and data skipped)
   uint64_t data_block_fetches = 0;  // data blocks obtained (from the cache or the file)
   uint64_t data_block_reads = 0;    // ... of which read from the file
   uint64_t data_bytes_read = 0;
@@ -98,8 +98,8 @@ struct TableReaderStats {
   // cost (lookups in tables without a filter are not counted).
   uint64_t fp_data_block_fetches = 0;
   uint64_t fp_data_block_reads = 0;
-  uint64_t hash_lookups = 0;      // SeekForGet calls on blocks with a hash index
-  uint64_t hash_collisions = 0;   // ... that fell back to binary search (bucket 254)
+  uint64_t hash_lookups = 0;     // SeekForGet calls on blocks with a hash index
+  uint64_t hash_collisions = 0;  // ... that fell back to binary search (bucket 254)
 
   // Adds every counter of `o` (totals over tables).
   void Add(const TableReaderStats& o);

@@ -3,6 +3,7 @@
 // registered filter spec and none, with and without the data-block hash
 // index, both checksum types and with and without a block cache.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,14 +11,13 @@
 #include <cstdio>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "common/test_scale.h"
 #include "engine/table/block_cache.h"
+#include "engine/table/compression.h"
 #include "engine/table/table_builder.h"
 #include "engine/table/table_reader.h"
-#include "engine/table/compression.h"
 #include "engine/table/table_test_util.h"
 #include "filters/registry.h"
 
@@ -80,19 +80,13 @@ void Verify(const TableReader& table, const std::vector<Entry>& model, uint64_t 
     const Entry& e = model[rng.Next() % model.size()];
     std::string target;
     switch (rng.Next() % 3) {
-      case 0:
-        target = e.ikey;
-        break;
-      case 1:
-        target = LookupTarget(ExtractUserKey(e.ikey), kMaxSequenceNumber);
-        break;
-      default:
-        target = LookupTarget(MissingKey(rng), rng.Next() % 3000);
+      case 0: target = e.ikey; break;
+      case 1: target = LookupTarget(ExtractUserKey(e.ikey), kMaxSequenceNumber); break;
+      default: target = LookupTarget(MissingKey(rng), rng.Next() % 3000);
     }
     it->Seek(target);
-    auto want = std::lower_bound(model.begin(), model.end(), Slice(target), [](const Entry& m, const Slice& t) {
-      return CompareInternalKeys(m.ikey, t) < 0;
-    });
+    auto want = std::lower_bound(model.begin(), model.end(), Slice(target),
+                                 [](const Entry& m, const Slice& t) { return CompareInternalKeys(m.ikey, t) < 0; });
     ASSERT_TRUE(it->status().ok()) << it->status().ToString();
     if (want == model.end()) {
       ASSERT_FALSE(it->Valid());

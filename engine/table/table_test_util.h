@@ -97,9 +97,8 @@ inline std::string LookupTarget(const Slice& user_key, SequenceNumber snapshot) 
 
 // The reference answer: the first entry >= target with target's user key.
 inline const Entry* ModelGet(const std::vector<Entry>& entries, const Slice& target) {
-  auto it = std::lower_bound(entries.begin(), entries.end(), target, [](const Entry& e, const Slice& t) {
-    return CompareInternalKeys(e.ikey, t) < 0;
-  });
+  auto it = std::lower_bound(entries.begin(), entries.end(), target,
+                             [](const Entry& e, const Slice& t) { return CompareInternalKeys(e.ikey, t) < 0; });
   if (it == entries.end() || ExtractUserKey(it->ikey) != ExtractUserKey(target)) return nullptr;
   return &*it;
 }

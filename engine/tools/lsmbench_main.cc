@@ -13,11 +13,11 @@
 #include <system_error>
 #include <vector>
 
+#include "common/json_out.h"
 #include "engine/bench/bench_config.h"
 #include "engine/bench/benchmarks.h"
 #include "engine/bench/engine.h"
 #include "engine/bench/report.h"
-#include "common/json_out.h"
 
 namespace filterlab::lsmbench {
 namespace {

@@ -74,18 +74,12 @@ Status Collect(const Block& block, BlockStats* st) {
 
 const char* TypeName(uint8_t type) {
   switch (type) {
-    case kTypeValue:
-      return "put";
-    case kTypeDeletion:
-      return "del";
-    case kTypeMerge:
-      return "merge";
-    case kTypeSingleDeletion:
-      return "single_del";
-    case kTypeRangeDeletion:
-      return "range_del";
-    default:
-      return "?";
+    case kTypeValue: return "put";
+    case kTypeDeletion: return "del";
+    case kTypeMerge: return "merge";
+    case kTypeSingleDeletion: return "single_del";
+    case kTypeRangeDeletion: return "range_del";
+    default: return "?";
   }
 }
 
@@ -138,7 +132,8 @@ int Run(int argc, char** argv) {
   if (st.blocks > 0) {
     std::printf("block bytes: total %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64 "\n", st.bytes, st.min_bytes,
                 double(st.bytes) / st.blocks, st.max_bytes);
-    std::printf("stored bytes: %" PRIu64 " (block bytes / stored bytes = %.2f; compressed blocks are stored "
+    std::printf("stored bytes: %" PRIu64
+                " (block bytes / stored bytes = %.2f; compressed blocks are stored "
                 "smaller)\n",
                 stored_bytes, stored_bytes ? double(st.bytes) / stored_bytes : 0.0);
     std::printf("entries: %" PRIu64 " (%.1f per block)\n", st.entries, double(st.entries) / st.blocks);

@@ -91,9 +91,7 @@ const char* GetVarint32PtrLong(const char* p, const char* limit, uint32_t* v) {
   return q;
 }
 
-const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
-  return ParseVarint(p, limit, 64, v);
-}
+const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) { return ParseVarint(p, limit, 64, v); }
 
 bool GetVarint32(Slice* input, uint32_t* v) {
   const char* p = input->data();

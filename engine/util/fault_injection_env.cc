@@ -36,9 +36,7 @@ class TrackedFile final : public WritableFile {
 
 }  // namespace
 
-Status FaultInjectionEnv::Down() const {
-  return Status::IOError("filesystem is down (simulated power loss)");
-}
+Status FaultInjectionEnv::Down() const { return Status::IOError("filesystem is down (simulated power loss)"); }
 
 std::string FaultInjectionEnv::DurableContents(const std::string& path) {
   std::string contents;
@@ -171,7 +169,8 @@ Status FaultInjectionEnv::PowerLoss(Random* rnd, bool drop_unsynced_dir_entries)
     uint64_t size = 0;
     if (!base_->GetFileSize(path, &size).ok()) continue;
     uint64_t unsynced = size > f.synced ? size - f.synced : 0;
-    const uint64_t keep = unsynced == 0 ? 0 : rnd->Uniform(static_cast<uint32_t>(std::min<uint64_t>(unsynced, 1u << 30)) + 1);
+    const uint64_t keep =
+        unsynced == 0 ? 0 : rnd->Uniform(static_cast<uint32_t>(std::min<uint64_t>(unsynced, 1u << 30)) + 1);
     if (keep < unsynced) {
       if (::truncate(path.c_str(), static_cast<off_t>(f.synced + keep)) != 0) {
         return Status::IOError(path + ": truncate failed: " + std::strerror(errno));
@@ -192,9 +191,7 @@ Status FaultInjectionEnv::PowerLoss(Random* rnd, bool drop_unsynced_dir_entries)
           s = base_->RenameFile(op.path, op.from);
           if (s.ok() && op.had_old) s = WriteStringToFile(base_, op.path, op.old_bytes, true);
           break;
-        case DirOp::kRemove:
-          s = WriteStringToFile(base_, op.path, op.old_bytes, true);
-          break;
+        case DirOp::kRemove: s = WriteStringToFile(base_, op.path, op.old_bytes, true); break;
       }
       if (!s.ok()) return s;
     }

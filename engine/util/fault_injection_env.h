@@ -81,10 +81,10 @@ class FaultInjectionEnv final : public Env {
   // A directory change not yet synced, and how to undo it.
   struct DirOp {
     enum Kind { kCreate, kRename, kRemove } kind;
-    std::string path;        // created / renamed-to / removed
-    std::string from;        // kRename: the old name
-    bool had_old = false;    // kCreate, kRename: `path` existed before
-    std::string old_bytes;   // ... its durable contents; kRemove: the removed file's
+    std::string path;       // created / renamed-to / removed
+    std::string from;       // kRename: the old name
+    bool had_old = false;   // kCreate, kRename: `path` existed before
+    std::string old_bytes;  // ... its durable contents; kRemove: the removed file's
   };
   Status Down() const;
   // The bytes of `path` that are durable now (under mu_).

@@ -116,8 +116,8 @@ Status PreadAtLeast(int fd, char* buf, size_t capacity, size_t min_bytes, uint64
     const ssize_t r = ::pread(fd, buf + done, capacity - done, static_cast<off_t>(offset + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
-      return Status::IOError(name + ": " + kind + "pread at offset " + std::to_string(offset + done) + " failed: " +
-                             (r == 0 ? std::string("unexpected end of file") : std::strerror(errno)));
+      return Status::IOError(name + ": " + kind + "pread at offset " + std::to_string(offset + done) +
+                             " failed: " + (r == 0 ? std::string("unexpected end of file") : std::strerror(errno)));
     }
     done += static_cast<size_t>(r);
   }

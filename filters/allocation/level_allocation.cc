@@ -144,8 +144,8 @@ struct Pick {
 // pick is given) with `budget` bits: hull edges by decreasing lambda; an
 // edge that does not fit is taken in part on a bpk family (its bpk
 // interpolated), skipped otherwise. Returns the model cost sum w_i p_i.
-double SolveRest(const AllocationInput& in, const std::vector<double>& w, const std::vector<Menu>& menus,
-                 size_t fixed, const Pick& fixed_pick, double budget, std::vector<Pick>* picks) {
+double SolveRest(const AllocationInput& in, const std::vector<double>& w, const std::vector<Menu>& menus, size_t fixed,
+                 const Pick& fixed_pick, double budget, std::vector<Pick>* picks) {
   const size_t L = in.levels.size();
   struct Edge {
     size_t level, to;  // hull index reached by taking it
@@ -301,8 +301,7 @@ std::vector<double> LookupWeights(const AllocationInput& in) {
   for (size_t i = 0; i < in.levels.size(); ++i) {
     deeper -= in.levels[i].keys;
     const double deeper_share = total > 0 ? std::max(0.0, deeper) / total : 0;
-    w[i] = in.levels[i].keys > 0 ? in.levels[i].runs * ((1 - in.existing_share) + in.existing_share * deeper_share)
-                                 : 0;
+    w[i] = in.levels[i].keys > 0 ? in.levels[i].runs * ((1 - in.existing_share) + in.existing_share * deeper_share) : 0;
   }
   return w;
 }

@@ -1,10 +1,10 @@
 #include "filters/allocation/level_allocation.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
-
-#include <gtest/gtest.h>
 
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
@@ -55,8 +55,8 @@ double BruteForce(const AllocationInput& in, const std::vector<int>& menu) {
     options[i].push_back({0.0, w[i]});
     for (int m : menu) {
       const auto& p = in.levels[i].family->points()[m];
-      options[i].push_back({p.bits_per_key * in.levels[i].keys,
-                            w[i] * p.policy->ModelFpRate(static_cast<size_t>(in.levels[i].keys))});
+      options[i].push_back(
+          {p.bits_per_key * in.levels[i].keys, w[i] * p.policy->ModelFpRate(static_cast<size_t>(in.levels[i].keys))});
     }
   }
   double best = INFINITY;
@@ -292,8 +292,8 @@ TEST(LevelAllocation, AFewKeysLevelGetsTheLeastFpWithAModelValue) {
     EXPECT_GT(a.levels[0].fp, 0) << few << " keys";
     EXPECT_LT(a.levels[0].fp, 1e-6) << few << " keys";
     EXPECT_LE(a.bits_per_key, 5 * (1 + 1e-12)) << few << " keys";
-    for (const AllocationPolicy policy : {AllocationPolicy::kUniform, AllocationPolicy::kMonkey,
-                                          AllocationPolicy::kNoLastLevel}) {
+    for (const AllocationPolicy policy :
+         {AllocationPolicy::kUniform, AllocationPolicy::kMonkey, AllocationPolicy::kNoLastLevel}) {
       in.policy = policy;
       const Allocation b = Solve(in);
       for (const auto& l : b.levels) {

@@ -129,8 +129,8 @@ Status CreateBinaryFusePolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* o
 }
 
 template <int kArity>
-Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int fingerprint_bits,
-                const std::string& text, Slice data, std::unique_ptr<Filter>* out) {
+Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int fingerprint_bits, const std::string& text,
+                Slice data, std::unique_ptr<Filter>* out) {
   const FuseLayout<kArity> layout{log2_length, segment_count};
   if (segment_count != 0 && (segment_count + kArity - 1) * layout.segment_length() > FuseLayout<kArity>::kMaxSlots) {
     return Status::Corruption("binary_fuse filter layout '" + text + "' has more than 2^32 slots");
@@ -182,9 +182,13 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "2^-fingerprint; static",
     "arity=3|4 (default 3) fingerprint=8|16 (default 8) hash=64; no bpk: bits/key follow from arity and "
     "fingerprint (8 bits: 9.0 3-wise, 8.6 4-wise)",
-    &CreateBinaryFusePolicy, &OpenBinaryFuseLayout, nullptr,
+    &CreateBinaryFusePolicy,
+    &OpenBinaryFuseLayout,
+    nullptr,
     {"binary_fuse:arity=3,fingerprint=8", "binary_fuse:arity=4,fingerprint=8", "binary_fuse:arity=3,fingerprint=16",
      "binary_fuse:arity=4,fingerprint=16"},
-    FpModelKind::kExact, nullptr, /*has_probes=*/false});
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/false});
 
 }  // namespace filterlab::fuse

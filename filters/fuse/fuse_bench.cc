@@ -23,8 +23,11 @@ namespace {
 constexpr size_t kQueries = size_t{1} << 20;  // a power of two: the loops wrap with a mask
 constexpr size_t kBatch = 64;
 
-const char* const kSpecs[] = {"xor:fingerprint=8", "xor:fingerprint=16", "binary_fuse:arity=3,fingerprint=8",
-                              "binary_fuse:arity=4,fingerprint=8", "binary_fuse:arity=3,fingerprint=16",
+const char* const kSpecs[] = {"xor:fingerprint=8",
+                              "xor:fingerprint=16",
+                              "binary_fuse:arity=3,fingerprint=8",
+                              "binary_fuse:arity=4,fingerprint=8",
+                              "binary_fuse:arity=3,fingerprint=16",
                               "binary_fuse:arity=4,fingerprint=16"};
 
 std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
@@ -77,9 +80,8 @@ void BM_FuseQuery(benchmark::State& state, std::string spec, bool batched) {
     }
   }
   benchmark::DoNotOptimize(positives);
-  state.counters["ns/query"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * (batched ? kBatch : 1)),
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/query"] = benchmark::Counter(static_cast<double>(state.iterations() * (batched ? kBatch : 1)),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["bits/key"] = 8.0 * static_cast<double>(f->DataBytes()) / static_cast<double>(keys.size());
   state.SetLabel(policy->spec());
 }
@@ -91,8 +93,8 @@ void BM_FuseQuery(benchmark::State& state, std::string spec, bool batched) {
         ->Arg(10'000'000)
         ->Unit(benchmark::kMillisecond);
     for (bool batched : {true, false}) {
-      benchmark::RegisterBenchmark(
-          ("FuseQuery/" + std::string(spec) + (batched ? "/batch" : "/single")).c_str(), BM_FuseQuery, spec, batched)
+      benchmark::RegisterBenchmark(("FuseQuery/" + std::string(spec) + (batched ? "/batch" : "/single")).c_str(),
+                                   BM_FuseQuery, spec, batched)
           ->Arg(1'000'000)
           ->Arg(10'000'000);
     }

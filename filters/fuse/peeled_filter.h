@@ -231,8 +231,8 @@ class PeeledPolicy final : public FilterPolicy {
         hashes, n, [](size_t keys, uint32_t seed) { return Layout::For(GrownKeys(keys, seed)); }, kMaxAttempts,
         "filter spec '" + spec_ + "'", &peeled);
     if (!s.ok()) return s;
-    *out = std::make_unique<PeeledFilter<Layout, Fingerprint>>(peeled.layout, peeled.seed,
-                                                               std::move(peeled.fingerprints));
+    *out =
+        std::make_unique<PeeledFilter<Layout, Fingerprint>>(peeled.layout, peeled.seed, std::move(peeled.fingerprints));
     return Status::OK();
   }
 

@@ -62,8 +62,8 @@ TEST(PeeledFilterTest, SeedsNeededStayFarBelowTheLimit) {
   for (const char* spec :
        {"xor:fingerprint=8", "binary_fuse:arity=3,fingerprint=8", "binary_fuse:arity=4,fingerprint=8"}) {
     auto p = MustPolicy(spec);
-    for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{20}, size_t{100}, size_t{1000}, size_t{10'000},
-                     size_t{100'000}}) {
+    for (size_t n :
+         {size_t{1}, size_t{2}, size_t{7}, size_t{20}, size_t{100}, size_t{1000}, size_t{10'000}, size_t{100'000}}) {
       int max_seed = 0;
       for (int input = 0; input < (n >= 100'000 ? 20 : 500); ++input) {
         const std::vector<uint64_t> keys = TestHashes(n * 1'000'003 + input, n);
@@ -107,7 +107,8 @@ TEST(PeeledFilterTest, LayoutGrowsWhereNoSeedPeels) {
 // mixing (which would answer "absent" for stored keys).
 TEST(PeeledFilterTest, BytesOfAnotherFormatAreRefused) {
   const std::vector<uint64_t> hashes = TestHashes(11, 5000);
-  for (const char* spec : {"xor:fingerprint=8", "binary_fuse:arity=3,fingerprint=8", "binary_fuse:arity=4,fingerprint=16"}) {
+  for (const char* spec :
+       {"xor:fingerprint=8", "binary_fuse:arity=3,fingerprint=8", "binary_fuse:arity=4,fingerprint=16"}) {
     SCOPED_TRACE(spec);
     std::unique_ptr<Filter> built = MustBuild(*MustPolicy(spec), hashes);
     const std::string layout = built->Describe();
@@ -143,4 +144,3 @@ TEST(PeeledFilterTest, BytesOfAnotherFormatAreRefused) {
 
 }  // namespace
 }  // namespace filterlab::fuse
-

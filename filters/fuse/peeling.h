@@ -76,9 +76,7 @@ inline constexpr int kMaxAttempts = 100;
 // 100 seeds); one more segment peels them at once. The layout a filter
 // was built with is in its serialized description, so readers never size.
 inline constexpr uint32_t kSeedsPerSize = 10;
-inline size_t GrownKeys(size_t keys, uint32_t seed) {
-  return keys + keys * (seed / kSeedsPerSize) / 100;
-}
+inline size_t GrownKeys(size_t keys, uint32_t seed) { return keys + keys * (seed / kSeedsPerSize) / 100; }
 
 namespace internal {
 
@@ -121,7 +119,9 @@ class SlotTable {
 // in, first out (binary fuse: a key's slots are near its neighbours', and a
 // slot just left with one key is still cached when it is peeled next).
 template <class Layout>
-inline constexpr bool kPeelsBreadthFirst = requires { requires Layout::kPeelBreadthFirst; };
+inline constexpr bool kPeelsBreadthFirst = requires {
+  requires Layout::kPeelBreadthFirst;
+};
 
 // The prefetching below pays from about this many slots up (2.4 MB of
 // slot table, beyond a core's L2): under it every line is cached anyway and
@@ -137,8 +137,8 @@ inline constexpr size_t kPrefetchFromSlots = size_t{1} << 18;
 // (Always inlined: called out of line, its loops reach the caller's state
 // through the lambdas' references and small builds lose ~15%.)
 template <class Layout, class KeyAt, class Prefetch, class Visit>
-[[gnu::always_inline]] inline bool ForEachKeysSlots(const Layout& layout, size_t n, bool ahead, const KeyAt& key_at, const Prefetch& prefetch,
-                      const Visit& visit) {
+[[gnu::always_inline]] inline bool ForEachKeysSlots(const Layout& layout, size_t n, bool ahead, const KeyAt& key_at,
+                                                    const Prefetch& prefetch, const Visit& visit) {
   constexpr size_t kAhead = 16;  // a power of two
   uint32_t ring[kAhead][Layout::kArity];
   if (!ahead) {
@@ -309,8 +309,8 @@ Status BuildByPeeling(const uint64_t* hashes, size_t n, const MakeLayout& make_l
     // after it, so setting it last makes the key's XOR come out right.
     const uint64_t* peeled = keys.get() + distinct - 1;  // peeled[-i]: the i-th last
     internal::ForEachKeysSlots(
-        layout, distinct, layout.num_slots() >= internal::kPrefetchFromSlots, [peeled](size_t i) { return *(peeled - i); },
-        [f](uint32_t slot) { __builtin_prefetch(f + slot, 1); },
+        layout, distinct, layout.num_slots() >= internal::kPrefetchFromSlots,
+        [peeled](size_t i) { return *(peeled - i); }, [f](uint32_t slot) { __builtin_prefetch(f + slot, 1); },
         [&](size_t i, const uint32_t* pos) {
           Fingerprint value = FingerprintOf<Fingerprint>(*(peeled - i));
           for (int j = 0; j < kArity; ++j) value ^= f[pos[j]];  // f[own] is still 0

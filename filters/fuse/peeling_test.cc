@@ -25,8 +25,8 @@ struct ThreeSlotLayout {
 TEST(PeelingTest, OneKeyOnThreeSlotsPeelsAtSeedZero) {
   Peeled<ThreeSlotLayout, uint8_t> out;
   const std::vector<uint64_t> one = TestHashes(1, 1);
-  ASSERT_TRUE(BuildByPeeling<uint8_t>(one.data(), 1, [](size_t, uint32_t) { return ThreeSlotLayout{}; }, 5, "test",
-                                      &out)
+  ASSERT_TRUE(BuildByPeeling<uint8_t>(
+                  one.data(), 1, [](size_t, uint32_t) { return ThreeSlotLayout{}; }, 5, "test", &out)
                   .ok());
   EXPECT_EQ(out.seed, 0u);
   EXPECT_EQ(out.distinct_keys, 1u);
@@ -66,8 +66,9 @@ TEST(PeelingTest, DuplicatesAreRemovedBeforeTheRetry) {
 
 TEST(PeelingTest, NoKeysNeedNoPeel) {
   Peeled<ThreeSlotLayout, uint8_t> out;
-  ASSERT_TRUE(
-      BuildByPeeling<uint8_t>(nullptr, 0, [](size_t, uint32_t) { return ThreeSlotLayout{}; }, 1, "test", &out).ok());
+  ASSERT_TRUE(BuildByPeeling<uint8_t>(
+                  nullptr, 0, [](size_t, uint32_t) { return ThreeSlotLayout{}; }, 1, "test", &out)
+                  .ok());
   EXPECT_EQ(out.distinct_keys, 0u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(out.fingerprints[i], 0);
 }

@@ -71,8 +71,8 @@ Status CreateXorPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   if (s.ok()) s = spec.GetHashWidth(HashWidth::k64, {HashWidth::k64}, &width);
   if (s.ok()) s = spec.Finish({"fingerprint", "hash"});
   if (!s.ok()) return s;
-  *out = std::make_unique<PeeledPolicy<XorLayout>>("xor:fingerprint=" + fingerprint + ",hash=64",
-                                                   std::stoi(fingerprint));
+  *out =
+      std::make_unique<PeeledPolicy<XorLayout>>("xor:fingerprint=" + fingerprint + ",hash=64", std::stoi(fingerprint));
   return Status::OK();
 }
 
@@ -98,8 +98,8 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
   }
   if (s.ok()) s = layout.Finish({"fingerprint", "hash", "format", "seed", "block_length"});
   if (!s.ok()) return Status::Corruption("xor filter layout: " + s.message());
-  return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed),
-                    std::stoi(fingerprint), layout.text(), data, out);
+  return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed), std::stoi(fingerprint),
+                    layout.text(), data, out);
 }
 
 }  // namespace
@@ -108,7 +108,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "xor",
     "XOR filter (Graf & Lemire 2020): 1.23 fingerprints per key, 3 reads per query, FP 2^-fingerprint; static",
     "fingerprint=8|16 (default 8) hash=64; no bpk: bits/key follow from the fingerprint (9.84 or 19.68)",
-    &CreateXorPolicy, &OpenXorLayout, nullptr, {"xor:fingerprint=8", "xor:fingerprint=16"}, FpModelKind::kExact,
-    nullptr, /*has_probes=*/false});
+    &CreateXorPolicy,
+    &OpenXorLayout,
+    nullptr,
+    {"xor:fingerprint=8", "xor:fingerprint=16"},
+    FpModelKind::kExact,
+    nullptr,
+    /*has_probes=*/false});
 
 }  // namespace filterlab::fuse

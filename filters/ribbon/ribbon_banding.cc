@@ -115,7 +115,7 @@ bool Banding::AddAll(const uint64_t* hashes, size_t n, uint32_t raw_seed, bool h
   // inconsistent (the seed fails).
   constexpr uint32_t kDone = UINT32_MAX;
   size_t next = 0;
-  auto advance = [&](Walk& w) __attribute__((always_inline)) {
+  auto advance = [&](Walk & w) __attribute__((always_inline)) {
     const StepResult r = Step(words, results, w);
     if (r == kGoOn) return 1;
     if (r == kInconsistent) return -1;

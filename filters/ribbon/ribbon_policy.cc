@@ -243,8 +243,8 @@ class RibbonPolicy final : public FilterPolicy {
         spec_(std::move(spec)) {
     constexpr uint32_t kTypicalKeys = 100000;
     bits_per_key_ = 8.0 *
-                    static_cast<double>(ribbon::SolutionBytesForOneInFpRate(
-                        SlotsFor(kTypicalKeys), one_in_fp_rate_, uint32_t{1} << 31)) /
+                    static_cast<double>(ribbon::SolutionBytesForOneInFpRate(SlotsFor(kTypicalKeys), one_in_fp_rate_,
+                                                                            uint32_t{1} << 31)) /
                     kTypicalKeys;
     if (bloom_millibits_ > 0) {
       Status s = NewFilterPolicy("fastlocal:bpk=" + FormatNumber(bloom_millibits_ / 1000.0), &bloom_);
@@ -373,8 +373,8 @@ class RibbonPolicy final : public FilterPolicy {
       Status s = NewFilterPolicy("fastlocal:bpk=1", &empty);
       return s.ok() ? empty->Build(hashes, 0, out) : s;
     }
-    return Status::InvalidArgument("filter spec '" + spec_ + "' cannot build a Ribbon filter of " +
-                                   std::to_string(n) + " hashes: " + why +
+    return Status::InvalidArgument("filter spec '" + spec_ + "' cannot build a Ribbon filter of " + std::to_string(n) +
+                                   " hashes: " + why +
                                    "; ribbon:bpk=B falls back to FastLocalBloom there, ribbon:fp=X does not");
   }
 
@@ -431,9 +431,8 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
   const uint32_t seed = t[1];
   const uint32_t num_blocks = t[2] | (uint32_t{t[3]} << 8) | (uint32_t{t[4]} << 16);
   if (num_blocks < 2) {
-    return Status::Corruption("Standard128Ribbon trailer gives " + std::to_string(num_blocks) +
-                              " blocks (bytes " + Hex2(t[2]) + " " + Hex2(t[3]) + " " + Hex2(t[4]) +
-                              "); allowed: 2..16777215");
+    return Status::Corruption("Standard128Ribbon trailer gives " + std::to_string(num_blocks) + " blocks (bytes " +
+                              Hex2(t[2]) + " " + Hex2(t[3]) + " " + Hex2(t[4]) + "); allowed: 2..16777215");
   }
   if (len % sizeof(ribbon::CoeffRow) != 0 || len > size_t{num_blocks} * ribbon::kMaxResultBits * 16) {
     return Status::Corruption("Standard128Ribbon data length " + std::to_string(len) +
@@ -443,8 +442,8 @@ Status OpenNative(Slice bytes, std::unique_ptr<Filter>* out) {
                               " bytes); the filter is truncated or corrupted");
   }
   const InterleavedLayout layout = InterleavedLayout::For(num_blocks, len);
-  *out = std::make_unique<RibbonFilter>(layout, seed, /*homogeneous=*/false, CacheAlignedArray<uint8_t>(),
-                                        bytes.udata());
+  *out =
+      std::make_unique<RibbonFilter>(layout, seed, /*homogeneous=*/false, CacheAlignedArray<uint8_t>(), bytes.udata());
   return Status::OK();
 }
 
@@ -460,7 +459,8 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) 
   if (bytes % 16 != 0 || bytes > blocks * ribbon::kMaxResultBits * 16 || static_cast<size_t>(bytes) != data.size()) {
     return Status::Corruption("homogeneous Ribbon layout '" + layout.text() + "' with " + std::to_string(data.size()) +
                               " data bytes: bytes must equal the data length, be a multiple of 16 and at most 32 "
-                              "columns of the blocks (" + std::to_string(blocks * ribbon::kMaxResultBits * 16) + ")");
+                              "columns of the blocks (" +
+                              std::to_string(blocks * ribbon::kMaxResultBits * 16) + ")");
   }
   const InterleavedLayout l = InterleavedLayout::For(static_cast<uint32_t>(blocks), data.size());
   *out = std::make_unique<RibbonFilter>(l, 0, /*homogeneous=*/true, CacheAlignedArray<uint8_t>(), data.udata());
@@ -484,7 +484,12 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     "bpk=0.5..100 (Bloom-equivalent bits/key, below 1 counts as 1, default 10) | "
     "fp=1e-9..0.999 (target FP rate); homogeneous=0|1 (homogeneous Ribbon: no seed search, never fails, "
     "filterlab's format)",
-    &CreateRibbonPolicy, &OpenLayout, &OpenNative, {"ribbon:bpk=10", "ribbon:bpk=10,homogeneous=1"},
-    FpModelKind::kExact, &RibbonModelKind, /*has_probes=*/false});
+    &CreateRibbonPolicy,
+    &OpenLayout,
+    &OpenNative,
+    {"ribbon:bpk=10", "ribbon:bpk=10,homogeneous=1"},
+    FpModelKind::kExact,
+    &RibbonModelKind,
+    /*has_probes=*/false});
 
 }  // namespace filterlab

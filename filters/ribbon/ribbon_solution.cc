@@ -7,7 +7,6 @@
 
 #include "hashing/remix.h"
 
-
 namespace filterlab::ribbon {
 
 InterleavedLayout InterleavedLayout::For(uint32_t num_blocks, size_t data_bytes) {

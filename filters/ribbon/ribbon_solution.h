@@ -25,8 +25,7 @@
 #include "filters/ribbon/ribbon_banding.h"
 #include "filters/ribbon/ribbon_hasher.h"
 
-#if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__) && defined(__AVX512VBMI2__) && \
-    !defined(FILTERLAB_FORCE_SCALAR)
+#if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__) && defined(__AVX512VBMI2__) && !defined(FILTERLAB_FORCE_SCALAR)
 #define FILTERLAB_RIBBON_AVX512 1
 #include <immintrin.h>
 
@@ -152,8 +151,8 @@ inline uint64_t SolutionBitsScalar(CoeffRow cr, const QueryPlace& p, const uint8
   const uint64_t n0 = static_cast<uint64_t>(cn), n1 = static_cast<uint64_t>(cn >> 64);
   const uint8_t* next = left + size_t{c} * 16;
   for (uint32_t i = 0; i < c; ++i) {
-    const uint64_t y = (Load64(left + 16 * i) & l0) ^ (Load64(left + 16 * i + 8) & l1) ^
-                       (Load64(next + 16 * i) & n0) ^ (Load64(next + 16 * i + 8) & n1);
+    const uint64_t y = (Load64(left + 16 * i) & l0) ^ (Load64(left + 16 * i + 8) & l1) ^ (Load64(next + 16 * i) & n0) ^
+                       (Load64(next + 16 * i + 8) & n1);
     got |= static_cast<uint64_t>(__builtin_parityll(y)) << i;
   }
   return got;
@@ -195,9 +194,9 @@ inline uint64_t SolutionBitsAvx512(CoeffRow cr, const QueryPlace& p, const uint8
     const uint32_t m = (1u << qwords) - 1, mn = m & next_mask;
     const uint8_t* l = left + 128 * size_t{g};
     const uint8_t* n = next + 128 * size_t{g};
-    const __m512i x0 = _mm512_ternarylogic_epi64(
-        _mm512_maskz_loadu_epi64(static_cast<__mmask8>(m), l), vl,
-        _mm512_and_si512(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn), n), vn), 0x6a);
+    const __m512i x0 =
+        _mm512_ternarylogic_epi64(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(m), l), vl,
+                                  _mm512_and_si512(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn), n), vn), 0x6a);
     const __m512i x1 = _mm512_ternarylogic_epi64(
         _mm512_maskz_loadu_epi64(static_cast<__mmask8>(m >> 8), l + 64), vl,
         _mm512_and_si512(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn >> 8), n + 64), vn), 0x6a);

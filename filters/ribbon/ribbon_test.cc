@@ -60,8 +60,8 @@ TEST(Ribbon, BandingOrderChangesNoSolution) {
       std::vector<std::vector<uint64_t>> orders{hashes, hashes, hashes};
       std::reverse(orders[1].begin(), orders[1].end());
       for (size_t i = n - 1; i > 0; --i) std::swap(orders[2][i], orders[2][rng.Next() % (i + 1)]);
-      const ribbon::InterleavedLayout layout =
-          ribbon::InterleavedLayout::For(slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, 100.0, 0));
+      const ribbon::InterleavedLayout layout = ribbon::InterleavedLayout::For(
+          slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, 100.0, 0));
       std::vector<std::vector<uint8_t>> solutions;
       std::vector<int> seeds;
       for (const auto& order : orders) {
@@ -123,14 +123,15 @@ TEST(Ribbon, SimdBackSubstitutionEqualsScalarTwin) {
   const uint32_t slots = ribbon::NumSlotsForKeys(kKeys);
   SplitMix64 rng(31);
   for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
-    for (double one_in : {std::ldexp(1.0, static_cast<int>(c)), std::ldexp(1.0, static_cast<int>(c)) / std::sqrt(2.0)}) {
+    for (double one_in :
+         {std::ldexp(1.0, static_cast<int>(c)), std::ldexp(1.0, static_cast<int>(c)) / std::sqrt(2.0)}) {
       for (bool homogeneous : {false, true}) {
         std::vector<uint64_t> hashes(kKeys);
         for (auto& h : hashes) h = rng.Next();
         ribbon::Banding banding;
         ASSERT_TRUE(banding.FindSeedAndBand(slots, hashes.data(), kKeys, 0, homogeneous));
-        const auto layout = ribbon::InterleavedLayout::For(
-            slots / ribbon::kCoeffBits, ribbon::SolutionBytesForOneInFpRate(slots, one_in, 0));
+        const auto layout = ribbon::InterleavedLayout::For(slots / ribbon::kCoeffBits,
+                                                           ribbon::SolutionBytesForOneInFpRate(slots, one_in, 0));
         std::vector<uint8_t> scalar(layout.data_bytes()), simd(layout.data_bytes());
         ribbon::BackSubstituteScalar(banding, layout, scalar.data(), homogeneous);
         ribbon::BackSubstituteAvx512(banding, layout, simd.data(), homogeneous);

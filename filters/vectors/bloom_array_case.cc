@@ -63,8 +63,8 @@ bool ExpectBloomArrayFields(const nlohmann::json& c, Slice data, const BloomArra
                     detail);
   ok &= ExpectEqual("query_positives", RequireField(c, "query_positives").get<uint64_t>(), outcome.query_positives,
                     detail);
-  ok &= ExpectEqual("query_first64", RequireField(c, "query_first64").get<std::string>(), outcome.query_first64,
-                    detail);
+  ok &=
+      ExpectEqual("query_first64", RequireField(c, "query_first64").get<std::string>(), outcome.query_first64, detail);
   ok &= ExpectEqual("data_sha256", RequireField(c, "data_sha256").get<std::string>(),
                     Sha256Hex(data.data(), data.size()), detail);
   ok &= ExpectEqual("data_first128_hex", RequireField(c, "data_first128_hex").get<std::string>(),

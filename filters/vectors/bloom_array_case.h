@@ -18,7 +18,7 @@
 namespace filterlab {
 
 struct BloomArrayCaseHashes {
-  std::vector<uint64_t> added;    // full 64-bit generator outputs
+  std::vector<uint64_t> added;  // full 64-bit generator outputs
   std::vector<uint64_t> queries;
 };
 

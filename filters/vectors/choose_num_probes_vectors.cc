@@ -46,10 +46,10 @@ void CheckGroup(const nlohmann::json& entries, const std::string& group, bool fa
       const int setting = e.at(0).get<int>();
       const int expected = e.at(1).get<int>();
       r.name = group + " " + (fastlocal ? "millibits=" : "bits=") + std::to_string(setting);
-      bool ok = ExpectEqual("ChooseNumProbes", static_cast<uint64_t>(expected),
-                            static_cast<uint64_t>(fastlocal ? fastlocal::ChooseNumProbes(setting)
-                                                            : legacy::ChooseNumProbes(setting)),
-                            &r.detail);
+      bool ok = ExpectEqual(
+          "ChooseNumProbes", static_cast<uint64_t>(expected),
+          static_cast<uint64_t>(fastlocal ? fastlocal::ChooseNumProbes(setting) : legacy::ChooseNumProbes(setting)),
+          &r.detail);
       // The policies take bits/key in 0.5..100 (legacy: whole bits from it).
       const double bpk = fastlocal ? setting / 1000.0 : setting;
       if (bpk >= 1.0 && bpk <= 100.0) {

@@ -24,7 +24,8 @@ bool CheckE2eFilterCase(const nlohmann::json& c, const std::string& spec, Vector
                         std::string* first_key) {
   const auto num_keys = RequireField(c, "num_keys").get<size_t>();
   constexpr size_t kQueries = 1000;
-  const std::vector<std::string> keys = GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
+  const std::vector<std::string> keys =
+      GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
   std::vector<Slice> added(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(num_keys));
   *first_key = keys[0];
 

@@ -25,7 +25,8 @@ void CheckFastLocalBloomCase(const nlohmann::json& c, VectorCaseResult* r) {
   const auto len_bytes = RequireField(c, "len_bytes").get<uint32_t>();
   const auto num_probes = RequireField(c, "num_probes").get<int>();
   r->name += " (len_bytes=" + std::to_string(len_bytes) + ", num_probes=" + std::to_string(num_probes) + ")";
-  if (len_bytes == 0 || len_bytes % fastlocal::kLineBytes != 0 || num_probes < 1 || num_probes > fastlocal::kMaxProbes) {
+  if (len_bytes == 0 || len_bytes % fastlocal::kLineBytes != 0 || num_probes < 1 ||
+      num_probes > fastlocal::kMaxProbes) {
     r->detail = "case has len_bytes/num_probes outside what FastLocalBloom supports";
     return;
   }

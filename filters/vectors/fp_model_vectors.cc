@@ -89,9 +89,9 @@ bool CheckIndependentSumRow(const nlohmann::json& row, VectorCaseResult* r) {
 // shows up here as well. As the file notes, its legacy rows reuse the
 // fastlocal byte count rather than the legacy sizing.
 bool CheckEstimatedRow(const nlohmann::json& row, VectorCaseResult* r) {
-  RequireOnlyFields(row, {"kind", "keys", "bits_per_key", "fastlocal_bytes", "fastlocal_num_probes",
-                          "fastlocal_est_fp_hash64", "fastlocal_est_fp_hash32", "legacy_bytes", "legacy_num_probes",
-                          "legacy_locality_est_fp"});
+  RequireOnlyFields(
+      row, {"kind", "keys", "bits_per_key", "fastlocal_bytes", "fastlocal_num_probes", "fastlocal_est_fp_hash64",
+            "fastlocal_est_fp_hash32", "legacy_bytes", "legacy_num_probes", "legacy_locality_est_fp"});
   const auto keys = RequireField(row, "keys").get<uint64_t>();
   const double bits_per_key = Double(row, "bits_per_key");
   r->name += " (estimated keys=" + std::to_string(keys) + " b=" + Number(bits_per_key) + ")";

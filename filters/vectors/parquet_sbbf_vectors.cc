@@ -96,7 +96,8 @@ void CheckParquetSbbfCase(const nlohmann::json& c, VectorCaseResult* r) {
   constexpr size_t kQueries = 1000;
   const auto num_keys = RequireField(c, "num_keys").get<size_t>();
   r->name += ", keys=" + std::to_string(num_keys) + ")";
-  const std::vector<std::string> keys = GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
+  const std::vector<std::string> keys =
+      GenerateReferenceKeys(RequireField(c, "seed").get<uint64_t>(), num_keys + kQueries);
   const std::vector<std::string> added(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(num_keys));
   const std::vector<std::string> queries(keys.begin() + static_cast<std::ptrdiff_t>(num_keys), keys.end());
   auto reader = BuildAndReadBack(*policy, added, queries, blocks, c, &serialized, &bitset, &ok, d);

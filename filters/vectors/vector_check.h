@@ -15,7 +15,7 @@
 namespace filterlab {
 
 struct VectorCaseResult {
-  std::string name;    // e.g. "case 7 (len_bytes=640, num_probes=6)"
+  std::string name;  // e.g. "case 7 (len_bytes=640, num_probes=6)"
   bool passed = false;
   std::string detail;  // on failure: which field, expected vs actual
 };
@@ -64,8 +64,9 @@ struct VectorKindRegistrar {
 };
 }  // namespace internal
 
-#define FILTERLAB_REGISTER_VECTOR_KIND(...) \
-  static ::filterlab::internal::VectorKindRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_vector_kind_, __LINE__)(__VA_ARGS__)
+#define FILTERLAB_REGISTER_VECTOR_KIND(...)                                                                  \
+  static ::filterlab::internal::VectorKindRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_vector_kind_, \
+                                                                                     __LINE__)(__VA_ARGS__)
 
 #ifndef FILTERLAB_REGISTER_FILTER_CONCAT
 #define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b

@@ -5,6 +5,7 @@
 // with no cases and any failed case are all failures, so a new vector file
 // is covered (or flagged) without touching this test.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "filters/vectors/vector_check.h"
@@ -22,8 +22,8 @@ namespace {
 
 std::vector<std::string> ReferenceVectorFiles() {
   std::vector<std::string> files;
-  for (const std::string& dir : {std::string(FILTERLAB_REFERENCE_DIR),
-                                 std::string(FILTERLAB_REFERENCE_DIR) + "/../vectors-modern"}) {
+  for (const std::string& dir :
+       {std::string(FILTERLAB_REFERENCE_DIR), std::string(FILTERLAB_REFERENCE_DIR) + "/../vectors-modern"}) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
       if (entry.path().extension() == ".json") files.push_back(entry.path().string());
@@ -92,9 +92,8 @@ TEST_P(VectorCheckerMutation, FailsExactlyTheMutatedCase) {
   doc[nlohmann::json::json_pointer(m.pointer)] = m.value;
   // ctest runs each case in its own process, in parallel: a per-process name
   // keeps two mutations of the same file from overwriting each other.
-  const std::string mutated =
-      ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" +
-      std::filesystem::path(m.file).filename().string();
+  const std::string mutated = ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" +
+                              std::filesystem::path(m.file).filename().string();
   std::ofstream(mutated) << doc.dump();
 
   std::string kind;
@@ -128,13 +127,11 @@ INSTANTIATE_TEST_SUITE_P(
         Mutation{"fp_model.json", "/rows/0/standard", 0.6321205588285577 * (1 + 5e-12), 1},
         Mutation{"fp_model.json", "/rows/0/standard", 0.6321205588285577 * (1 + 2e-13), 0},  // within 1e-12
         Mutation{"fp_model.json", "/rows/0/cache_local_1024", 0.6319, 1},
-        Mutation{"fp_model.json", "/rows/0/extra_field", 1, 1},
-        Mutation{"fp_model.json", "/rows/1/kind", "mystery", 1},
+        Mutation{"fp_model.json", "/rows/0/extra_field", 1, 1}, Mutation{"fp_model.json", "/rows/1/kind", "mystery", 1},
         Mutation{"fp_model.json", "/rows/623/fastlocal_num_probes", 7, 1},
         Mutation{"fp_model.json", "/rows/623/legacy_bytes", 1344, 1},
         Mutation{"fp_model.json", "/rows/623/legacy_locality_est_fp", 0.012, 1},
-        Mutation{"fp_model.json", "/rows/621/sum", 0.0095, 1},
-        Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1},
+        Mutation{"fp_model.json", "/rows/621/sum", 0.0095, 1}, Mutation{"fp_model.json", "/rows/613/fp", 0.00927, 1},
         // parquet_sbbf: the golden and a generated case at another block count, a query count, a key hash.
         Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/0/num_blocks", 16, 1},
         Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/30/num_blocks", 65, 1},

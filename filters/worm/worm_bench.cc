@@ -92,8 +92,8 @@ const bool kRegistered = [] {
     benchmark::RegisterBenchmark(("WormBuild/" + name).c_str(), BM_WormBuild, name);
     for (bool inside : {true, false}) {
       for (bool batched : {false, true}) {
-        const std::string label = "WormQuery/" + name + (inside ? "/inside" : "/outside") +
-                                  (batched ? "/batch16" : "/single");
+        const std::string label =
+            "WormQuery/" + name + (inside ? "/inside" : "/outside") + (batched ? "/batch16" : "/single");
         benchmark::RegisterBenchmark(label.c_str(), BM_WormQuery, name, inside, batched);
       }
     }

@@ -4,8 +4,8 @@
 // aligned group of W = roundup_pow2(D) words, so the key stays in one cache
 // line (W <= 8, hence k <= 16) and a query is D word loads and compares
 // instead of k bit tests (the "cache-local block" variants of Dillinger's
-// wormhashing simulation, github.com/pdillinger/wormhashing). The price: about 1.12x the FP of a 512-bit line at 10 bits/key,
-// which ~3% more memory buys back (RocksDB PR #5762: 10.3 vs 10 bits/key; paper/published.toml).
+// wormhashing simulation, github.com/pdillinger/wormhashing). The price: about 1.12x the FP of a 512-bit line at 10
+// bits/key, which ~3% more memory buys back (RocksDB PR #5762: 10.3 vs 10 bits/key; paper/published.toml).
 // CACHE_BLOCK64 (one word per key) is the extreme of this trade.
 //
 // Default probes: the k minimising the variant's own FP model at the
@@ -211,12 +211,14 @@ struct CacheBlock64Scheme : SchemeBase {
 }  // namespace
 
 std::vector<WormSubVariant> BlockWormVariants() {
-  const WormSubVariant mul64 = MakeSubVariant<CacheMul64BlockScheme>(
-      "cache_mul64_block", "two probes per 64-bit word, word by fastrange64, bits from h*golden64; "
-                           "exact two-per-word Poisson model");
-  const WormSubVariant worm64 = MakeSubVariant<CacheWorm64BlockScheme>(
-      "cache_worm64_block", "two distinct probes per 64-bit word, word and bits by worm steps; "
-                            "exact two-per-word Poisson model (distinct pairs)");
+  const WormSubVariant mul64 =
+      MakeSubVariant<CacheMul64BlockScheme>("cache_mul64_block",
+                                            "two probes per 64-bit word, word by fastrange64, bits from h*golden64; "
+                                            "exact two-per-word Poisson model");
+  const WormSubVariant worm64 =
+      MakeSubVariant<CacheWorm64BlockScheme>("cache_worm64_block",
+                                             "two distinct probes per 64-bit word, word and bits by worm steps; "
+                                             "exact two-per-word Poisson model (distinct pairs)");
   return {
       mul64,
       From32Twin(mul64, "cache_mul64_block_from32",
@@ -226,8 +228,9 @@ std::vector<WormSubVariant> BlockWormVariants() {
       From32Twin(worm64, "cache_worm64_block_from32",
                  "cache_worm64_block on the low 32 bits (= hash=32); exact two-per-word Poisson model "
                  "(distinct pairs) + 32-bit hash matches"),
-      MakeSubVariant<CacheBlock64Scheme>("cache_block64", "all k probes in one 64-bit word chosen by worm; "
-                                                          "exact Poisson mixture over 64-bit words"),
+      MakeSubVariant<CacheBlock64Scheme>("cache_block64",
+                                         "all k probes in one 64-bit word chosen by worm; "
+                                         "exact Poisson mixture over 64-bit words"),
   };
 }
 

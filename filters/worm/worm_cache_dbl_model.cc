@@ -48,10 +48,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <tuple>
-#include <type_traits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "filters/fp_model_internal.h"
@@ -201,8 +201,7 @@ std::vector<uint32_t> LineWalk::Members(uint32_t x0) const {
   return out;
 }
 
-CacheDbl32Estimate CacheDblFpRate32(uint64_t lines, double hashes, int probes, int sample_lines,
-                                    double pair_budget) {
+CacheDbl32Estimate CacheDblFpRate32(uint64_t lines, double hashes, int probes, int sample_lines, double pair_budget) {
   RequireProbes("CacheDblFpRate32", probes);
   if (lines < 2) throw std::invalid_argument("CacheDblFpRate32: lines must be >= 2");
   if (!(hashes >= 0) || hashes >= 4294967296.0) {

@@ -222,8 +222,7 @@ struct RocksDbLineScheme : LineSchemeBase {
   static const uint8_t* Bytes(const uint64_t* words) { return reinterpret_cast<const uint8_t*>(words); }
 
   static void Add(uint64_t* words, const WormShape& s, uint64_t hash) {
-    legacy::AddToLine<kExtraRotates>(Lower32(hash), s.probes, legacy::kLog2LineBytes,
-                                     Bytes(words) + LineByte(s, hash));
+    legacy::AddToLine<kExtraRotates>(Lower32(hash), s.probes, legacy::kLog2LineBytes, Bytes(words) + LineByte(s, hash));
   }
   static bool Query(const uint64_t* words, const WormShape& s, uint64_t hash) {
     return legacy::MayMatchLine<kExtraRotates>(Lower32(hash), s.probes, legacy::kLog2LineBytes,
@@ -286,9 +285,10 @@ struct CacheRocksDbFullScheme : RocksDbLineScheme<false> {
 }  // namespace
 
 std::vector<WormSubVariant> CacheLineWormVariants() {
-  const WormSubVariant cache_worm64 = MakeSubVariant<CacheWorm64Scheme>(
-      "cache_worm64", "512-bit line, first bit by worm over all bits, then XOR (1+worm(511)); "
-                      "exact line model");
+  const WormSubVariant cache_worm64 =
+      MakeSubVariant<CacheWorm64Scheme>("cache_worm64",
+                                        "512-bit line, first bit by worm over all bits, then XOR (1+worm(511)); "
+                                        "exact line model");
   return {
       cache_worm64,
       From32Twin(cache_worm64, "cache_worm64_from32",
@@ -297,14 +297,17 @@ std::vector<WormSubVariant> CacheLineWormVariants() {
       MakeSubVariant<CacheWorm64AltScheme>("cache_worm64_alt",
                                            "512-bit line by worm over an odd line count, 9-bit offsets "
                                            "(repaired CACHE_WORM64_ALT); exact line model"),
-      MakeSubVariant<CacheDblScheme>("cache_dbl", "512-bit line by fastrange64, double hashing mod 512 inside; "
-                                                  "exact pattern-overlap model (k <= 20; hash=32 from 65536 lines)"),
+      MakeSubVariant<CacheDblScheme>("cache_dbl",
+                                     "512-bit line by fastrange64, double hashing mod 512 inside; "
+                                     "exact pattern-overlap model (k <= 20; hash=32 from 65536 lines)"),
       MakeSubVariant<CacheRocksDbDynamicScheme>(
-          "cache_rocksdb_dynamic", "RocksDB's old DynamicBloom with locality (32-bit, line = rotr(h,11) mod L); "
-                                   "ideal line model + 32-bit hash matches (approximate)"),
+          "cache_rocksdb_dynamic",
+          "RocksDB's old DynamicBloom with locality (32-bit, line = rotr(h,11) mod L); "
+          "ideal line model + 32-bit hash matches (approximate)"),
       MakeSubVariant<CacheRocksDbFullScheme>(
-          "cache_rocksdb_full", "RocksDB's legacy full-filter locality scheme, add and query on one odd line "
-                                "count; exact in-line pattern model (k <= 20)"),
+          "cache_rocksdb_full",
+          "RocksDB's legacy full-filter locality scheme, add and query on one odd line "
+          "count; exact in-line pattern model (k <= 20)"),
   };
 }
 

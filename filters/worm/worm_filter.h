@@ -199,8 +199,8 @@ class WormFilter final : public Filter {
   const WormSubVariant* variant_;
   WormShape shape_;
   CacheAlignedArray<uint64_t> owned_;  // built (or copied) words; empty when viewing the caller's
-  const uint64_t* words_;               // what queries read: owned_ or the caller's bytes
-  const FilterView::Ops* view_ops_;     // nullptr: the default view
+  const uint64_t* words_;              // what queries read: owned_ or the caller's bytes
+  const FilterView::Ops* view_ops_;    // nullptr: the default view
 };
 
 template <class Scheme>

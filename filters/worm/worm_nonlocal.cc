@@ -219,10 +219,12 @@ struct RocksDbDynamicScheme : SchemeBase {
 
 std::vector<WormSubVariant> NonLocalWormVariants() {
   return {
-      MakeSubVariant<Worm64Scheme>("worm64", "non-local Bloom, probes by worm steps of a 64-bit hash; "
-                                             "standard Bloom FP model (exact)"),
-      MakeSubVariant<Worm32Scheme>("worm32", "non-local Bloom, worm steps of a 32-bit hash; "
-                                             "orbit-coverage FP model + 32-bit hash matches (exact)"),
+      MakeSubVariant<Worm64Scheme>("worm64",
+                                   "non-local Bloom, probes by worm steps of a 64-bit hash; "
+                                   "standard Bloom FP model (exact)"),
+      MakeSubVariant<Worm32Scheme>("worm32",
+                                   "non-local Bloom, worm steps of a 32-bit hash; "
+                                   "orbit-coverage FP model + 32-bit hash matches (exact)"),
       MakeSubVariant<RocksDbDynamicScheme>("rocksdb_dynamic",
                                            "RocksDB's legacy non-local probes (32-bit h mod m, h += rotr(h,17)); "
                                            "standard Bloom FP + 32-bit hash matches (approximate, a lower bound)"),

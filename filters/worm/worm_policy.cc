@@ -47,7 +47,8 @@ class WormPolicy final : public FilterPolicy {
   Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
     WormShape shape;
     Status s = SizeShape(*v_, width_, probes_, BitsForKeys(n, millibits_per_key_), &shape);
-    if (!s.ok()) return Status::InvalidArgument("filter spec '" + spec_ + "' with " + std::to_string(n) + " keys: " + s.message());
+    if (!s.ok())
+      return Status::InvalidArgument("filter spec '" + spec_ + "' with " + std::to_string(n) + " keys: " + s.message());
     *out = v_->build(v_, shape, hashes, n);
     return Status::OK();
   }
@@ -210,7 +211,8 @@ Status OpenWormLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* o
 
 std::vector<std::string> WormExamples() {
   std::vector<std::string> out;
-  for (const WormSubVariant* v : AllWormSubVariants()) out.push_back("worm:variant=" + std::string(v->name) + ",bpk=10");
+  for (const WormSubVariant* v : AllWormSubVariants())
+    out.push_back("worm:variant=" + std::string(v->name) + ",bpk=10");
   return out;
 }
 
@@ -219,8 +221,8 @@ std::vector<std::string> WormExamples() {
 const bool kRegistered = [] {
   internal::FilterRegistrar worm(FilterVariant{
       "worm", "the wormhashing Bloom family (foo.cc variants, flagged-broken ones repaired); variant= picks one",
-      "variant=NAME (required) bpk=0.5..100 probes=per variant hash=32|64 per variant", &CreateWorm,
-      &OpenWormLayout, nullptr, WormExamples(), FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
+      "variant=NAME (required) bpk=0.5..100 probes=per variant hash=32|64 per variant", &CreateWorm, &OpenWormLayout,
+      nullptr, WormExamples(), FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
   static std::deque<std::string> texts;
   for (const WormSubVariant* v : AllWormSubVariants()) {
     const std::string widths = v->allows_hash32 && v->allows_hash64 ? "32|64 (default 64)"
@@ -233,8 +235,16 @@ const bool kRegistered = [] {
     const char* params = texts.back().c_str();
     // An alias's policies are worm policies (variant() "worm"), so the kind
     // comes from the worm registration; these fields only describe it.
-    internal::FilterRegistrar alias(FilterVariant{v->name, summary, params, &CreateAlias, nullptr, nullptr, {},
-                                                  FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
+    internal::FilterRegistrar alias(FilterVariant{v->name,
+                                                  summary,
+                                                  params,
+                                                  &CreateAlias,
+                                                  nullptr,
+                                                  nullptr,
+                                                  {},
+                                                  FpModelKind::kExact,
+                                                  &WormFpModelKind,
+                                                  /*has_probes=*/true});
   }
   return true;
 }();

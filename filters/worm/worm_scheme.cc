@@ -72,8 +72,8 @@ Status ShapeFromLayout(const WormSubVariant& v, HashWidth width, int probes, uin
 }
 
 std::string DescribeWorm(const WormSubVariant& v, const WormShape& s) {
-  return "worm:variant=" + std::string(v.name) + ",hash=" + WidthText(s.width) + ",probes=" +
-         std::to_string(s.probes) + ",bits=" + std::to_string(s.bits);
+  return "worm:variant=" + std::string(v.name) + ",hash=" + WidthText(s.width) + ",probes=" + std::to_string(s.probes) +
+         ",bits=" + std::to_string(s.bits);
 }
 
 double WormModelFpRate(const WormSubVariant& v, const WormShape& s, double keys) {

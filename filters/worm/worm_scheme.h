@@ -25,12 +25,12 @@ namespace filterlab::worm {
 struct WormShape {
   HashWidth width = HashWidth::k64;
   int probes = 0;
-  uint64_t bits = 0;        // size of the bit array the variant indexes
-  uint64_t unit_bits = 1;   // 1 (non-local), 64 (one word), 512 (line), 256 (SIMD block), 64*group
-  uint64_t units = 0;       // bits / unit_bits
-  uint64_t range = 0;       // range of the first index (odd where a worm step needs it); set by InitShape
-  int words_touched = 0;    // block variants: words a key touches
-  int group_words = 0;      // block variants: words in the aligned group
+  uint64_t bits = 0;       // size of the bit array the variant indexes
+  uint64_t unit_bits = 1;  // 1 (non-local), 64 (one word), 512 (line), 256 (SIMD block), 64*group
+  uint64_t units = 0;      // bits / unit_bits
+  uint64_t range = 0;      // range of the first index (odd where a worm step needs it); set by InitShape
+  int words_touched = 0;   // block variants: words a key touches
+  int group_words = 0;     // block variants: words in the aligned group
 
   uint64_t storage_words() const { return (bits + 63) / 64; }
 };
@@ -68,8 +68,7 @@ struct WormSubVariant {
   uint64_t (*max_bits)(HashWidth width, int probes);
   uint64_t (*unit_bits)(int probes);
   void (*init_shape)(WormShape* shape);
-  std::unique_ptr<Filter> (*build)(const WormSubVariant* v, const WormShape& shape, const uint64_t* hashes,
-                                   size_t n);
+  std::unique_ptr<Filter> (*build)(const WormSubVariant* v, const WormShape& shape, const uint64_t* hashes, size_t n);
   std::unique_ptr<Filter> (*open)(const WormSubVariant* v, const WormShape& shape, Slice data);
   // The layout's FP model for `distinct_hashes` distinct, uniform hashes in
   // this shape, without the matches of equal hashes (WormModelFpRate adds

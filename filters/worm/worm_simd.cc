@@ -3,9 +3,10 @@
 // fastrange32, at most one bit per 32-bit lane (masks in worm_simd.h). The
 // fastest layout of the family; its FP model is fpmodel::SplitBlockPoissonFpRate
 // (derived in filters/fp_model_split_block.cc).
+#include "filters/worm/worm_simd.h"
+
 #include "filters/fp_model.h"
 #include "filters/worm/worm_filter.h"
-#include "filters/worm/worm_simd.h"
 #include "filters/worm/worm_variants.h"
 #include "hashing/fastrange.h"
 
@@ -37,7 +38,8 @@ struct SimdSchemeBase : SchemeBase {
 // matches (approximate for k < 8, exact for k = 8).
 struct CacheSimdFastRange32Scheme : SimdSchemeBase {
   static constexpr int kMaxProbes = 8;
-  static constexpr const char* kProbesRule = "at most one bit in each of the 8 lanes of a 256-bit block, so probes 1..8";
+  static constexpr const char* kProbesRule =
+      "at most one bit in each of the 8 lanes of a 256-bit block, so probes 1..8";
   static bool ModelExact(int probes) { return probes == 8; }
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
     uint64_t* block = words + BlockWord(s, h);
@@ -91,10 +93,12 @@ struct CacheSimdK8Scheme : SimdSchemeBase {
 std::vector<WormSubVariant> SimdWormVariants() {
   return {
       MakeSubVariant<CacheSimdFastRange32Scheme>(
-          "cache_simd_fastrange32", "256-bit split block by fastrange32, k of 8 lanes one bit each, AVX2; "
-                                    "split-block Poisson model + 32-bit hash matches (approximate for k < 8)"),
-      MakeSubVariant<CacheSimdK8Scheme>("cache_simd_k8", "256-bit split block, one bit in each of the 8 lanes "
-                                                         "(exactly 8 probes), AVX2; exact split-block model + 32-bit hash matches"),
+          "cache_simd_fastrange32",
+          "256-bit split block by fastrange32, k of 8 lanes one bit each, AVX2; "
+          "split-block Poisson model + 32-bit hash matches (approximate for k < 8)"),
+      MakeSubVariant<CacheSimdK8Scheme>("cache_simd_k8",
+                                        "256-bit split block, one bit in each of the 8 lanes "
+                                        "(exactly 8 probes), AVX2; exact split-block model + 32-bit hash matches"),
   };
 }
 

@@ -67,23 +67,23 @@ inline void BlockAddScalar(uint64_t* block, const BlockMask& m) {
 inline __m256i FastRange32MaskAvx2(uint32_t h, int probes) {
   const uint32_t x = h * kGoldenRatio32;
   const uint32_t y = x * kGolden32Squared;
-  const __m256i source = _mm256_blend_epi32(_mm256_set1_epi32(static_cast<int>(x)),
-                                            _mm256_set1_epi32(static_cast<int>(y)), 0xE0);
+  const __m256i source =
+      _mm256_blend_epi32(_mm256_set1_epi32(static_cast<int>(x)), _mm256_set1_epi32(static_cast<int>(y)), 0xE0);
   const __m256i shifts = _mm256_setr_epi32(27, 22, 17, 12, 7, 27, 22, 17);
   const __m256i field = _mm256_and_si256(_mm256_srlv_epi32(source, shifts), _mm256_set1_epi32(31));
   const __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), field);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i distance = _mm256_and_si256(_mm256_sub_epi32(lane, _mm256_set1_epi32(static_cast<int>(x & 7))),
-                                            _mm256_set1_epi32(7));
+  const __m256i distance =
+      _mm256_and_si256(_mm256_sub_epi32(lane, _mm256_set1_epi32(static_cast<int>(x & 7))), _mm256_set1_epi32(7));
   const __m256i active = _mm256_cmpgt_epi32(_mm256_set1_epi32(probes), distance);
   return _mm256_and_si256(bits, active);
 }
 
 inline __m256i K8MaskAvx2(uint32_t h) {
-  const __m256i salts = _mm256_setr_epi32(
-      static_cast<int>(kLaneSalts[0]), static_cast<int>(kLaneSalts[1]), static_cast<int>(kLaneSalts[2]),
-      static_cast<int>(kLaneSalts[3]), static_cast<int>(kLaneSalts[4]), static_cast<int>(kLaneSalts[5]),
-      static_cast<int>(kLaneSalts[6]), static_cast<int>(kLaneSalts[7]));
+  const __m256i salts = _mm256_setr_epi32(static_cast<int>(kLaneSalts[0]), static_cast<int>(kLaneSalts[1]),
+                                          static_cast<int>(kLaneSalts[2]), static_cast<int>(kLaneSalts[3]),
+                                          static_cast<int>(kLaneSalts[4]), static_cast<int>(kLaneSalts[5]),
+                                          static_cast<int>(kLaneSalts[6]), static_cast<int>(kLaneSalts[7]));
   const __m256i field = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(h)), salts), 27);
   return _mm256_sllv_epi32(_mm256_set1_epi32(1), field);
 }

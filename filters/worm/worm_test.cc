@@ -124,9 +124,9 @@ TEST(WormRegistry, EverySubVariantIsAnAliasOfTheWormSpec) {
 }
 
 TEST(WormRegistry, RequiredSubVariantsExist) {
-  for (const char* name : {"worm64", "worm32", "cache_worm64", "cache_worm64_from32", "cache_mul64_block",
-                           "cache_mul64_block_from32", "cache_rocksdb_dynamic", "cache_simd_fastrange32",
-                           "rocksdb_dynamic"}) {
+  for (const char* name :
+       {"worm64", "worm32", "cache_worm64", "cache_worm64_from32", "cache_mul64_block", "cache_mul64_block_from32",
+        "cache_rocksdb_dynamic", "cache_simd_fastrange32", "rocksdb_dynamic"}) {
     EXPECT_NE(FindWormSubVariant(name), nullptr) << name;
   }
 }
@@ -368,9 +368,7 @@ INSTANTIATE_TEST_SUITE_P(AllSubVariants, WormFp, testing::ValuesIn(SubVariantNam
 // worm32's orbit model (Worm32OrbitFpRate, the comment above Worm32Scheme).
 // The earlier first-order form, for comparison: standard Bloom at the fill
 // plus 2q sum_{j=1}^{k-1} (fill^j - fill^k), q = D/2^32.
-double Worm32FirstOrderFill(double m, double d, int k) {
-  return -std::expm1(k * d * std::log1p(-1.0 / m));
-}
+double Worm32FirstOrderFill(double m, double d, int k) { return -std::expm1(k * d * std::log1p(-1.0 / m)); }
 double Worm32EarlierModel(double m, double d, int k) {
   const double fill = Worm32FirstOrderFill(m, d, k);
   const double base = std::pow(fill, k);
@@ -393,8 +391,8 @@ TEST(Worm32OrbitModel, FirstOrderInStoredFraction) {
     double m, d;
     int k;
   };
-  for (const Case& c : {Case{1e7 + 1, 1e6, 7}, Case{1e7 + 1, 4e5, 17}, Case{1.6e7 + 1, 1e6, 11},
-                        Case{1e8 + 1, 1e6, 4}}) {
+  for (const Case& c :
+       {Case{1e7 + 1, 1e6, 7}, Case{1e7 + 1, 4e5, 17}, Case{1.6e7 + 1, 1e6, 11}, Case{1e8 + 1, 1e6, 4}}) {
     const double q = c.d / 4294967296.0;
     const double fill = Worm32FirstOrderFill(c.m, c.d, c.k);
     const double r = -std::expm1(c.k * std::log1p(-q));
@@ -566,9 +564,11 @@ TEST(CacheDblModel, MatchesRealFilters) {
   // ModelFpRate is the 64-bit fallback (below kCacheDbl32MinLines), which
   // this test is not about.
   const double model = fpmodel::NarrowHashFpRate(static_cast<double>(keys), 32, [&](double) { return e.fp; });
-  std::printf("[ fp ] cache_dbl 32-bit 24 b/k k=11, %zu keys: measured %.6f model %.6f (policy %.6f) sigma %.6f; layout %.6f +- "
-              "%.6f\n",
-              keys, s.measured, model, s.model, s.sigma, e.fp, e.standard_error);
+  std::printf(
+      "[ fp ] cache_dbl 32-bit 24 b/k k=11, %zu keys: measured %.6f model %.6f (policy %.6f) sigma %.6f; layout %.6f "
+      "+- "
+      "%.6f\n",
+      keys, s.measured, model, s.model, s.sigma, e.fp, e.standard_error);
   EXPECT_LE(std::fabs(s.measured - model), 4 * s.sigma + 0.02 * model + 3 * e.standard_error);
 }
 
@@ -581,9 +581,10 @@ TEST(WormFpShape, BlockAt10Point3MatchesLineAt10) {
   const FpSample line = MeasureFp("cache_worm64:bpk=10,probes=6", 7);
   const FpSample block = MeasureFp("cache_mul64_block:bpk=10.3,probes=6", 8);
   const FpSample block10 = MeasureFp("cache_mul64_block:bpk=10,probes=6", 9);
-  std::printf("[ fp ] line@10 %.6f  block@10.3 %.6f  block@10 %.6f  (block@10.3 / line@10 = %.4f, block@10 / line@10 = %.4f)\n",
-              line.measured, block.measured, block10.measured, block.measured / line.measured,
-              block10.measured / line.measured);
+  std::printf(
+      "[ fp ] line@10 %.6f  block@10.3 %.6f  block@10 %.6f  (block@10.3 / line@10 = %.4f, block@10 / line@10 = %.4f)\n",
+      line.measured, block.measured, block10.measured, block.measured / line.measured,
+      block10.measured / line.measured);
   const double diff_sigma = std::hypot(line.sigma, block.sigma);
   EXPECT_LE(std::fabs(block.measured - line.measured), 4 * diff_sigma + 0.03 * line.measured);
   EXPECT_GT(block10.measured, line.measured + 4 * std::hypot(line.sigma, block10.sigma));
@@ -618,7 +619,8 @@ void CheckAgainstRocksDb(const WormSubVariant& v, const nlohmann::json& c, uint6
   WormShape shape;
   Status s = ShapeFromLayout(v, HashWidth::k32, probes, bits, &shape);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  std::vector<uint64_t> all = Hashes(c["seed"].get<uint64_t>(), c["num_added"].get<size_t>() + c["num_queries"].get<size_t>());
+  std::vector<uint64_t> all =
+      Hashes(c["seed"].get<uint64_t>(), c["num_added"].get<size_t>() + c["num_queries"].get<size_t>());
   for (auto& h : all) h = Lower32(h);
   const size_t added = c["num_added"].get<size_t>();
   auto filter = v.build(&v, shape, all.data(), added);

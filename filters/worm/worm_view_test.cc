@@ -31,8 +31,8 @@ TEST(WormViewTest, EveryVariantWidthAndProbeCountAnswersAsTheFilter) {
       if (!(width == HashWidth::k32 ? v->allows_hash32 : v->allows_hash64)) continue;
       for (int probes : {v->min_probes, (v->min_probes + v->max_probes) / 2 | 1, v->max_probes}) {
         if (probes > v->max_probes) continue;
-        const std::string spec = std::string("worm:variant=") + v->name + ",bpk=10.1,probes=" +
-                                 std::to_string(probes) + ",hash=" + std::to_string(static_cast<int>(width));
+        const std::string spec = std::string("worm:variant=") + v->name + ",bpk=10.1,probes=" + std::to_string(probes) +
+                                 ",hash=" + std::to_string(static_cast<int>(width));
         auto policy = MustPolicy(spec);  // once: cache_dbl's policy costs ~0.3 s (its model)
         ASSERT_NE(policy, nullptr) << spec;
         // 2001 and 2054 keys at 10.1 bits/key (20211 and 20746 bits): unit
