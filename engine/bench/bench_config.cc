@@ -4,6 +4,7 @@
 
 #include "common/flags.h"
 #include "engine/bench/benchmarks.h"
+#include "engine/db/db_tickers.h"
 #include "engine/db/options.h"
 #include "filters/allocation/level_allocation.h"
 #include "filters/filter.h"
@@ -248,18 +249,31 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
   flags->Field("leveldb_options", "string", "leveldb engine: the options it ran with");
   flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
+  // The DB's counters are named once, in engine/db/db_tickers.h.
+  std::string level_tickers, db_tickers;
+  for (const engine::TickerInfo& t : engine::kLevelTickerInfo) {
+    level_tickers += std::string(level_tickers.empty() ? "" : ", ") + t.name + " (" + t.help + ")";
+  }
+  for (const engine::TickerInfo& t : engine::kTickerInfo) {
+    db_tickers += std::string(db_tickers.empty() ? "" : ", ") + t.name + " (" + t.help + ")";
+  }
   flags->Field(
       "levels", "array",
-      "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
-      "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
-      "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
-      "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
-      "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
-      "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
-      "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
-      "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
-      "tables a lookup probes, lookups following the stored keys), lookups and found (ints: every table lookup, "
-      "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
+      ("filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
+       "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
+       "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
+       "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), "
+       "filter_positive, "
+       "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
+       "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
+       "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
+       "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
+       "tables a lookup probes, lookups following the stored keys), wasted_reads (int: lookups - filter_useful - "
+       "found) and every level ticker (ints since the benchmark started): " +
+       level_tickers)
+          .c_str());
+  flags->Field("tickers", "object",
+               ("filterlab engine: every DB-wide ticker since the benchmark started (ints): " + db_tickers).c_str());
   flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
   flags->Field("recovery", "object",
                "filterlab engine: what its Open recovered and dropped: wal_records_replayed, wal_damaged_regions, "

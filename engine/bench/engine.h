@@ -84,7 +84,10 @@ class Engine {
   // --describe; MakeRecord adds the per-operation figures); null when the
   // engine reads no tables or does not count them.
   virtual JsonRecord IoStats() { return JsonRecord(); }
-  // Zeroes the counters FilterStats and IoStats report (called before each benchmark).
+  // The engine's DB-wide tickers since the last ResetStats (the record's
+  // "tickers" object, names as engine/db/db_tickers.h); null where there are none.
+  virtual JsonRecord Tickers() { return JsonRecord(); }
+  // Zeroes the counters FilterStats, IoStats and Tickers report (called before each benchmark).
   virtual void ResetStats() = 0;
 };
 

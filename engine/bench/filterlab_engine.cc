@@ -82,17 +82,17 @@ class FilterlabEngine : public Engine {
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
     for (const db::LevelStats& level : db_->GetStats().levels) {
-      if (level.files == 0 && level.filter_counters.lookups == 0) continue;
+      if (level.files == 0 && level.filter_counters().lookups == 0) continue;
       JsonRecord entry = {
           {"level", level.level}, {"files", level.files}, {"bytes", level.bytes}, {"filter", level.filter}};
-      AddFilterCounters(level.filter_counters, &entry);
+      const db::FilterCounters counters = level.filter_counters();
+      AddFilterCounters(counters, &entry);
       entry["entries"] = level.entries;
       entry["filter_bytes"] = level.filter_bytes;
       entry["model_fp"] = level.model_fp;
       entry["reach"] = level.reach;
-      entry["lookups"] = level.filter_counters.lookups;
-      entry["found"] = level.filter_counters.found;
-      entry["wasted_reads"] = level.filter_counters.wasted_reads();
+      for (size_t t = 0; t < db::kNumLevelTickers; ++t) entry[db::kLevelTickerInfo[t].name] = level.tickers.values[t];
+      entry["wasted_reads"] = counters.wasted_reads();
       levels.push_back(std::move(entry));
     }
     return levels;
@@ -138,9 +138,18 @@ class FilterlabEngine : public Engine {
     io["fp_data_block_fetches"] = since(t.fp_data_block_fetches, b.fp_data_block_fetches);
     return io;
   }
+  JsonRecord Tickers() override {
+    const db::DbTickers now = db_->GetStats().counters;
+    JsonRecord out = JsonRecord::object();
+    for (size_t t = 0; t < db::kNumTickers; ++t) {
+      out[db::kTickerInfo[t].name] = now.values[t] - at_reset_.tickers.values[t];
+    }
+    return out;
+  }
   void ResetStats() override {
     db_->ResetFilterStats();
     const db::DbStats stats = db_->GetStats();
+    at_reset_.tickers = stats.counters;
     at_reset_.reads = stats.table_reads;
     at_reset_.cache_hits = stats.block_cache ? stats.block_cache->hits : 0;
     at_reset_.cache_misses = stats.block_cache ? stats.block_cache->misses : 0;
@@ -154,6 +163,7 @@ class FilterlabEngine : public Engine {
   // The DB's cumulative counters at the last ResetStats.
   struct {
     db::TableReaderStats reads;
+    db::DbTickers tickers;
     uint64_t cache_hits = 0, cache_misses = 0;
   } at_reset_;
 };

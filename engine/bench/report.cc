@@ -122,6 +122,8 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
       AddFpReadTotals(levels, r.ops, &rec);
       rec["levels"] = std::move(levels);
     }
+    JsonRecord tickers = engine->Tickers();
+    if (!tickers.is_null()) rec["tickers"] = std::move(tickers);
     JsonRecord filter_stats = engine->FilterStats();
     if (!filter_stats.is_null()) rec["filter_stats"] = std::move(filter_stats);
     JsonRecord io = engine->IoStats();

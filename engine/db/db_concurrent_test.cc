@@ -245,10 +245,10 @@ TEST(ConcurrentDB, ReadersAcrossTableEvictionsAndCompactions) {
   });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(errors.load(), 0);
-  const DbCounters c = db->GetStats().counters;
-  EXPECT_EQ(c.gets, gets.load());
-  EXPECT_EQ(c.multigets, multigets.load());
-  EXPECT_EQ(c.multiget_keys, multiget_keys.load());
+  const DbTickers c = db->GetStats().counters;
+  EXPECT_EQ(c[Ticker::kGets], gets.load());
+  EXPECT_EQ(c[Ticker::kMultiGets], multigets.load());
+  EXPECT_EQ(c[Ticker::kMultiGetKeys], multiget_keys.load());
 }
 
 TEST(ConcurrentDB, WritersReadersFlushesAndCompactions) {
@@ -298,11 +298,11 @@ TEST(ConcurrentDB, GroupCommitSharesSyncsAndLosesNothing) {
   }
   for (auto& th : threads) th.join();
   ASSERT_EQ(failures.load(), 0);
-  const DbCounters c = db->GetStats().counters;
-  EXPECT_EQ(c.write_batches, static_cast<uint64_t>(kThreads * kPerThread));
-  EXPECT_EQ(c.wal_syncs, c.write_groups);  // one sync per group, every group synced
-  EXPECT_LE(c.wal_syncs, static_cast<uint64_t>(kThreads * kPerThread / 2))
-      << "groups of " << double(c.write_batches) / double(c.write_groups) << " writers on average";
+  const DbTickers c = db->GetStats().counters;
+  EXPECT_EQ(c[Ticker::kWriteBatches], static_cast<uint64_t>(kThreads * kPerThread));
+  EXPECT_EQ(c[Ticker::kWalSyncs], c[Ticker::kWriteGroups]);  // one sync per group, every group synced
+  EXPECT_LE(c[Ticker::kWalSyncs], static_cast<uint64_t>(kThreads * kPerThread / 2))
+      << "groups of " << double(c[Ticker::kWriteBatches]) / double(c[Ticker::kWriteGroups]) << " writers on average";
   env.SetFilesystemActive(false);
   db.reset();
   env.SetFilesystemActive(true);

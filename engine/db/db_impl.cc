@@ -74,7 +74,7 @@ DBImpl::DBImpl(const Options& options, const std::string& path)
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
   table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
                                               options_.use_direct_reads, &read_gate_);
-  for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
+  for (int l = 0; l < options_.num_levels; ++l) level_tickers_.push_back(std::make_unique<LevelTickerCounters>());
   compact_pointer_.resize(options_.num_levels);
 }
 
@@ -537,7 +537,7 @@ Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
       log_dir_synced_ = s.ok();
     }
     if (s.ok()) s = log_->Sync();
-    counters_.wal_syncs.fetch_add(1, std::memory_order_relaxed);
+    RecordTick(Ticker::kWalSyncs);
   }
   if (!s.ok()) {
     if (s.IsNotSupported()) return s;
@@ -559,10 +559,10 @@ Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
     }
   }
   last_sequence_.store(next - 1, std::memory_order_release);
-  counters_.writes.fetch_add(writes, std::memory_order_relaxed);
-  counters_.write_batches.fetch_add(batches, std::memory_order_relaxed);
-  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
-  counters_.write_groups.fetch_add(1, std::memory_order_relaxed);
+  RecordTick(Ticker::kWrites, writes);
+  RecordTick(Ticker::kWriteBatches, batches);
+  RecordTick(Ticker::kBytesWritten, bytes);
+  RecordTick(Ticker::kWriteGroups);
   return Status::OK();
 }
 
@@ -579,7 +579,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
       // Give compaction a millisecond rather than stall later for seconds.
       l.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      counters_.slowdowns.fetch_add(1, std::memory_order_relaxed);
+      RecordTick(Ticker::kSlowdowns);
       l.lock();
       allow_delay = false;
       continue;
@@ -589,12 +589,12 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
     const bool imm_full = static_cast<int>(imm_.size()) >= options_.max_write_buffer_number - 1;
     if (imm_full || l0_files() >= options_.level0_stop_writes_trigger) {
       const auto start = std::chrono::steady_clock::now();
-      counters_.stalls.fetch_add(1, std::memory_order_relaxed);
+      RecordTick(Ticker::kStalls);
       cv_.wait(l);
-      counters_.stall_micros.fetch_add(
+      RecordTick(
+          Ticker::kStallMicros,
           static_cast<uint64_t>(
-              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count()),
-          std::memory_order_relaxed);
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count()));
       continue;
     }
     // Switch to a new memtable and WAL.
@@ -659,16 +659,15 @@ void DBImpl::InstallSuperVersion() {
 }
 
 void DBImpl::CountFilter(int level, const LookupResult& result) {
-  LevelFilterStats& st = *filter_stats_[level];
-  st.Add(kLookups);
-  if (result.found) st.Add(kFound);
+  RecordLevelTick(level, LevelTicker::kLookups);
+  if (result.found) RecordLevelTick(level, LevelTicker::kFound);
   if (result.filter == LookupResult::Filter::kNotChecked) return;
-  st.Add(kChecked);
+  RecordLevelTick(level, LevelTicker::kFilterChecked);
   if (result.filter == LookupResult::Filter::kNegative) {
-    st.Add(kNegative);
+    RecordLevelTick(level, LevelTicker::kFilterUseful);
   } else {
-    st.Add(kPositive);
-    if (result.found) st.Add(kTruePositive);
+    RecordLevelTick(level, LevelTicker::kFilterPositive);
+    if (result.found) RecordLevelTick(level, LevelTicker::kFilterTruePositive);
   }
 }
 
@@ -676,7 +675,7 @@ Status DBImpl::LookupInTable(int level, const FileMetaData& file, const Slice& i
   const TableReader* table = nullptr;
   Status s = table_cache_->GetInGuard(file.number, file.file_size, &table);
   if (!s.ok()) return s;
-  read_counters_.Add(kTableLookups);
+  RecordTick(Ticker::kTableLookups);
   table->Get(internal_key, result);
   CountFilter(level, *result);
   return result->status;
@@ -717,7 +716,7 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
 
 Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (value == nullptr) return Status::InvalidArgument("Get: value is null");
-  read_counters_.Add(kGets);
+  RecordTick(Ticker::kGets);
   Status s;
   {
     ReadGate::Guard guard(&read_gate_);
@@ -803,8 +802,8 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
     statuses->clear();
     return;
   }
-  read_counters_.Add(kMultiGets);
-  read_counters_.Add(kMultiGetKeys, n);
+  RecordTick(Ticker::kMultiGets);
+  RecordTick(Ticker::kMultiGetKeys, n);
   {
     ReadGate::Guard guard(&read_gate_);
     MultiGetInGuard(CurrentSuperVersion(), ReadSequence(options), keys, values, statuses);
@@ -933,7 +932,7 @@ void DBImpl::MultiGetGroup(int level, const FileMetaData& file, MultiGetBatch* b
   for (size_t j : batch->group) batch->targets.push_back(batch->lkeys[j].internal_key());
   // TableReader::MultiGet resets each result; resize keeps the strings' capacity.
   if (batch->results.size() < batch->group.size()) batch->results.resize(batch->group.size());
-  read_counters_.Add(kTableLookups, batch->group.size());
+  RecordTick(Ticker::kTableLookups, batch->group.size());
   table->MultiGet(batch->targets.data(), batch->targets.size(), batch->results.data());
   for (size_t g = 0; g < batch->group.size(); ++g) {
     const size_t j = batch->group[g];
@@ -1004,8 +1003,6 @@ void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit,
 
 namespace {
 
-uint64_t Load(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
-
 // The filters a level's tables hold (see LevelStats::filter); `fallback`
 // when the level has no tables.
 std::string LevelFilterLabel(const FileList& files, const std::string& fallback) {
@@ -1035,13 +1032,7 @@ DbStats DBImpl::GetStats() {
     level.files = version.files(l).size();
     level.bytes = version.LevelBytes(l);
     level.filter = LevelFilterLabel(version.files(l), FilterLabel(options_.FilterPolicyForLevel(l).get()));
-    const LevelFilterStats& f = *filter_stats_[l];
-    level.filter_counters.checked = f.Sum(kChecked);
-    level.filter_counters.useful = f.Sum(kNegative);
-    level.filter_counters.positive = f.Sum(kPositive);
-    level.filter_counters.true_positive = f.Sum(kTruePositive);
-    level.filter_counters.lookups = f.Sum(kLookups);
-    level.filter_counters.found = f.Sum(kFound);
+    for (size_t t = 0; t < kNumLevelTickers; ++t) level.tickers.values[t] = level_tickers_[l]->Sum(t);
     const LevelFilterSummary summary = SummarizeLevelFilters(l, version.files(l));
     level.entries = summary.entries;
     level.filter_bytes = summary.filter_bytes;
@@ -1068,33 +1059,13 @@ DbStats DBImpl::GetStats() {
   });
   stats.table_reads = table_cache_->TotalStats();
   stats.direct_read_fallbacks = table_cache_->buffered_fallbacks();
-  const Counters& c = counters_;
-  DbCounters& out = stats.counters;
-  out.writes = Load(c.writes);
-  out.write_batches = Load(c.write_batches);
-  out.bytes_written = Load(c.bytes_written);
-  out.wal_syncs = Load(c.wal_syncs);
-  out.write_groups = Load(c.write_groups);
-  out.stalls = Load(c.stalls);
-  out.stall_micros = Load(c.stall_micros);
-  out.slowdowns = Load(c.slowdowns);
-  out.flushes = Load(c.flushes);
-  out.flush_bytes = Load(c.flush_bytes);
-  out.compactions = Load(c.compactions);
-  out.trivial_moves = Load(c.trivial_moves);
-  out.compaction_bytes_read = Load(c.compaction_bytes_read);
-  out.compaction_bytes_written = Load(c.compaction_bytes_written);
-  out.entries_dropped = Load(c.entries_dropped);
-  out.gets = read_counters_.Sum(kGets);
-  out.multigets = read_counters_.Sum(kMultiGets);
-  out.multiget_keys = read_counters_.Sum(kMultiGetKeys);
-  out.table_lookups = read_counters_.Sum(kTableLookups);
+  for (size_t t = 0; t < kNumTickers; ++t) stats.counters.values[t] = tickers_.Sum(t);
   stats.recovery = recovery_;
   return stats;
 }
 
 void DBImpl::ResetFilterStats() {
-  for (auto& st : filter_stats_) st->Reset();
+  for (auto& st : level_tickers_) st->Reset();
 }
 
 // ---------------------------------------------------------------------------------------------
