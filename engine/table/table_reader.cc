@@ -354,17 +354,16 @@ void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetche
   counters_->Add(kFpDataBlockReads, file_reads);
 }
 
-namespace {
-
 // TableReader::MultiGet's per-batch arrays: one set per thread, reused
-// across calls, so a batch allocates nothing once they have grown.
-struct MultiGetScratch {
-  std::vector<size_t> pending;
+// across calls, so a batch allocates nothing once they have grown. Arrays
+// indexed by j run over the sorted pending keys.
+struct TableReader::MultiGetScratch {
+  std::vector<size_t> pending;  // indexes i of the targets still to look up
   std::vector<Slice> user_keys;
   std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
   size_t may_capacity = 0;
   std::vector<Slice> seek_targets;
-  std::vector<uint32_t> restarts;
+  std::vector<uint32_t> restarts;  // each key's index restart point (FindRestarts)
   std::vector<std::shared_ptr<const Block>> blocks;
   std::vector<uint64_t> offsets;
   std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
@@ -374,15 +373,31 @@ struct MultiGetScratch {
   std::vector<std::shared_ptr<const void>> cached;
 };
 
-}  // namespace
+// kNoBlock: step 3 reports the index's status, the key's absence or the handle's error.
+constexpr uint64_t kNoBlock = ~uint64_t{0};
 
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
   thread_local MultiGetScratch scratch;
-  auto& pending = scratch.pending;
-  auto& user_keys = scratch.user_keys;
-  auto& may = scratch.may;
-  auto& may_capacity = scratch.may_capacity;
-  pending.clear();
+  MultiGetCheckTargets(targets, n, results, &scratch);
+  if (filter_ != nullptr) MultiGetFilter(targets, results, &scratch);
+  if (scratch.pending.empty()) return;
+  // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
+  std::stable_sort(scratch.pending.begin(), scratch.pending.end(),
+                   [&](size_t a, size_t b) { return CompareInternalKeys(targets[a], targets[b]) < 0; });
+  BlockIter index_iter(index_block_.get());
+  if (!MultiGetSearchIndex(targets, &index_iter, &scratch)) {
+    for (size_t i : scratch.pending) results[i].status = index_iter.status();
+    return;
+  }
+  MultiGetFetchBlocks(targets, &index_iter, &scratch);
+  MultiGetLookups(targets, &index_iter, results, &scratch);
+}
+
+// Resets every result; targets too short to be internal keys get their
+// error, the others become scratch->pending.
+void TableReader::MultiGetCheckTargets(const Slice* targets, size_t n, LookupResult* results,
+                                       MultiGetScratch* scratch) const {
+  scratch->pending.clear();
   for (size_t i = 0; i < n; ++i) {
     results[i].Reset();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
@@ -390,114 +405,115 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
           Status::InvalidArgument("MultiGet target " + std::to_string(i) + " of " + std::to_string(targets[i].size()) +
                                   " bytes is not an internal key (at least 8 bytes)");
     } else {
-      pending.push_back(i);
+      scratch->pending.push_back(i);
     }
   }
-  const FilterBlockReader* filter = filter_.get();
-  if (filter && !pending.empty()) {
-    user_keys.resize(pending.size());
-    for (size_t j = 0; j < pending.size(); ++j) user_keys[j] = ExtractUserKey(targets[pending[j]]);
-    if (may_capacity < pending.size()) {
-      may_capacity = pending.size();
-      may.reset(new bool[may_capacity]);
-    }
-    filter->KeysMayMatch(user_keys.data(), user_keys.size(), may.get());
-    counters_->Add(kFilterChecks, pending.size());
-    size_t kept = 0;
-    for (size_t j = 0; j < pending.size(); ++j) {
-      results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
-      if (may[j]) pending[kept++] = pending[j];
-    }
-    counters_->Add(kFilterNegatives, pending.size() - kept);
-    pending.resize(kept);
-  }
+}
+
+// The filter probes every pending key at once (hash all, then the filter's
+// prefetching batch query); the keys it rules out leave `pending`.
+void TableReader::MultiGetFilter(const Slice* targets, LookupResult* results, MultiGetScratch* scratch) const {
+  std::vector<size_t>& pending = scratch->pending;
   if (pending.empty()) return;
-  // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
-  std::stable_sort(pending.begin(), pending.end(),
-                   [&](size_t a, size_t b) { return CompareInternalKeys(targets[a], targets[b]) < 0; });
-  const size_t m = pending.size();
-  // 1. The index: every key's binary search at once (FindRestarts overlaps
-  // their cache misses).
-  auto& seek_targets = scratch.seek_targets;
-  auto& restarts = scratch.restarts;
-  seek_targets.resize(m);
-  restarts.resize(m);
-  for (size_t j = 0; j < m; ++j) seek_targets[j] = targets[pending[j]];
-  BlockIter index_iter(index_block_.get());
-  if (!index_iter.FindRestarts(seek_targets.data(), m, restarts.data())) {
-    for (size_t i : pending) results[i].status = index_iter.status();
-    return;
+  scratch->user_keys.resize(pending.size());
+  for (size_t j = 0; j < pending.size(); ++j) scratch->user_keys[j] = ExtractUserKey(targets[pending[j]]);
+  if (scratch->may_capacity < pending.size()) {
+    scratch->may_capacity = pending.size();
+    scratch->may.reset(new bool[scratch->may_capacity]);
   }
-  // 2. Each key's first data block, all fetched (and their first lines
-  // prefetched) before any is searched; keys in one block share its fetch.
-  // First every key's block handle, then the distinct blocks' cache lookups
-  // as one BlockCache::LookupBatch (their slot and reference-count misses
-  // overlap), then the blocks the cache lacked, read from the file.
-  auto& blocks = scratch.blocks;
-  auto& offsets = scratch.offsets;
-  auto& block_read = scratch.block_read;
-  auto& handles = scratch.handles;
-  auto& owners = scratch.owners;
-  auto& cache_keys = scratch.cache_keys;
-  auto& cached = scratch.cached;
-  blocks.resize(m);
-  offsets.resize(m);
-  handles.resize(m);
-  block_read.assign(m, 0);
-  owners.clear();
-  cache_keys.clear();
-  // kNoBlock: step 3 reports the index's status, the key's absence or the handle's error.
-  constexpr uint64_t kNoBlock = ~uint64_t{0};
+  const bool* may = scratch->may.get();
+  filter_->KeysMayMatch(scratch->user_keys.data(), pending.size(), scratch->may.get());
+  counters_->Add(kFilterChecks, pending.size());
+  size_t kept = 0;
+  for (size_t j = 0; j < pending.size(); ++j) {
+    results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+    if (may[j]) pending[kept++] = pending[j];
+  }
+  counters_->Add(kFilterNegatives, pending.size() - kept);
+  pending.resize(kept);
+}
+
+// 1. The index: every pending key's binary search at once (FindRestarts
+// overlaps their cache misses). False: the index block is damaged
+// (index->status() says how).
+bool TableReader::MultiGetSearchIndex(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const {
+  const size_t m = scratch->pending.size();
+  scratch->seek_targets.resize(m);
+  scratch->restarts.resize(m);
+  for (size_t j = 0; j < m; ++j) scratch->seek_targets[j] = targets[scratch->pending[j]];
+  return index->FindRestarts(scratch->seek_targets.data(), m, scratch->restarts.data());
+}
+
+// 2. Each key's first data block, all fetched (and their first lines
+// prefetched) before any is searched; keys in one block share its fetch.
+// First every key's block handle, then the distinct blocks' cache lookups
+// as one BlockCache::LookupBatch (their slot and reference-count misses
+// overlap), then the blocks the cache lacked, read from the file.
+void TableReader::MultiGetFetchBlocks(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const {
+  const size_t m = scratch->pending.size();
+  MultiGetScratch& s = *scratch;
+  s.blocks.resize(m);
+  s.offsets.resize(m);
+  s.handles.resize(m);
+  s.block_read.assign(m, 0);
+  s.owners.clear();
+  s.cache_keys.clear();
   for (size_t j = 0; j < m; ++j) {
-    blocks[j].reset();
-    offsets[j] = kNoBlock;
-    index_iter.SeekFromRestart(restarts[j], targets[pending[j]]);
-    if (!index_iter.Valid() || !DecodeIndexValue(index_iter, &handles[j]).ok()) continue;
-    offsets[j] = handles[j].offset;
-    if (j > 0 && offsets[j - 1] == offsets[j]) continue;  // shares key j-1's block
-    owners.push_back(j);
-    cache_keys.push_back({file_id_, offsets[j]});
+    s.blocks[j].reset();
+    s.offsets[j] = kNoBlock;
+    index->SeekFromRestart(s.restarts[j], targets[s.pending[j]]);
+    if (!index->Valid() || !DecodeIndexValue(*index, &s.handles[j]).ok()) continue;
+    s.offsets[j] = s.handles[j].offset;
+    if (j > 0 && s.offsets[j - 1] == s.offsets[j]) continue;  // shares key j-1's block
+    s.owners.push_back(j);
+    s.cache_keys.push_back({file_id_, s.offsets[j]});
   }
   BlockCache* const cache = options_.block_cache;
   if (cache != nullptr) {
-    cached.resize(cache_keys.size());
-    cache->LookupBatch(cache_keys.data(), cache_keys.size(), cached.data());
+    s.cached.resize(s.cache_keys.size());
+    cache->LookupBatch(s.cache_keys.data(), s.cache_keys.size(), s.cached.data());
   }
-  for (size_t o = 0; o < owners.size(); ++o) {
-    const size_t j = owners[o];
+  for (size_t o = 0; o < s.owners.size(); ++o) {
+    const size_t j = s.owners[o];
     counters_->Add(kDataBlockFetches);
-    if (cache != nullptr && cached[o]) {
-      blocks[j] = std::static_pointer_cast<const Block>(std::move(cached[o]));
+    if (cache != nullptr && s.cached[o]) {
+      s.blocks[j] = std::static_pointer_cast<const Block>(std::move(s.cached[o]));
     } else {
-      if (!ReadDataBlock(handles[j], &blocks[j]).ok()) {
-        blocks[j].reset();  // step 3 fetches it again and reports the error
+      if (!ReadDataBlock(s.handles[j], &s.blocks[j]).ok()) {
+        s.blocks[j].reset();  // step 3 fetches it again and reports the error
         continue;
       }
-      block_read[j] = 1;
+      s.block_read[j] = 1;
     }
-    blocks[j]->Prefetch();
+    s.blocks[j]->Prefetch();
   }
   // Keys sharing an owner's block take their reference to it.
   for (size_t j = 1; j < m; ++j) {
-    if (!blocks[j] && offsets[j] != kNoBlock && offsets[j] == offsets[j - 1]) blocks[j] = blocks[j - 1];
+    if (!s.blocks[j] && s.offsets[j] != kNoBlock && s.offsets[j] == s.offsets[j - 1]) s.blocks[j] = s.blocks[j - 1];
   }
-  // 3. The lookups, each starting in its fetched block.
+}
+
+// 3. The lookups, each starting in its fetched block; then the batch's
+// block references are dropped (now, not at this thread's next batch).
+void TableReader::MultiGetLookups(const Slice* targets, BlockIter* index, LookupResult* results,
+                                  MultiGetScratch* scratch) const {
+  MultiGetScratch& s = *scratch;
+  const size_t m = s.pending.size();
   for (size_t j = 0; j < m; ++j) {
-    const size_t i = pending[j];
-    index_iter.SeekFromRestart(restarts[j], targets[i]);
+    const size_t i = s.pending[j];
+    index->SeekFromRestart(s.restarts[j], targets[i]);
     uint64_t fetches = 0, file_reads = 0;
-    uint64_t offset = offsets[j];
-    Status s = LookupFromIndex(&index_iter, targets[i], &blocks[j], &offset, &results[i], &fetches, &file_reads);
-    file_reads += block_read[j];
-    if (!s.ok()) {
+    uint64_t offset = s.offsets[j];
+    Status st = LookupFromIndex(index, targets[i], &s.blocks[j], &offset, &results[i], &fetches, &file_reads);
+    file_reads += s.block_read[j];
+    if (!st.ok()) {
       results[i].Reset();
-      results[i].status = s;
+      results[i].status = st;
     } else {
       CountFalsePositive(results[i], fetches, file_reads);
     }
   }
-  // Drop the batch's block references now, not at this thread's next batch.
-  for (size_t j = 0; j < m; ++j) blocks[j].reset();
+  for (size_t j = 0; j < m; ++j) s.blocks[j].reset();
 }
 
 std::unique_ptr<TableIterator> TableReader::NewIterator() const { return std::make_unique<TableIterator>(this); }

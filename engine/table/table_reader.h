@@ -156,6 +156,16 @@ class TableReader {
   // *file_reads counts the data blocks it read from the file.
   Status LookupFromIndex(BlockIter* index, const Slice& target, std::shared_ptr<const Block>* shared,
                          uint64_t* shared_offset, LookupResult* result, uint64_t* fetches, uint64_t* file_reads) const;
+  // MultiGet's steps, in order, on the calling thread's scratch arrays
+  // (table_reader.cc): check the targets, probe the filter for the batch,
+  // 1. search the index for every key, 2. fetch each distinct first data
+  // block once, 3. look every key up from its block.
+  struct MultiGetScratch;
+  void MultiGetCheckTargets(const Slice* targets, size_t n, LookupResult* results, MultiGetScratch* scratch) const;
+  void MultiGetFilter(const Slice* targets, LookupResult* results, MultiGetScratch* scratch) const;
+  bool MultiGetSearchIndex(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const;
+  void MultiGetFetchBlocks(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const;
+  void MultiGetLookups(const Slice* targets, BlockIter* index, LookupResult* results, MultiGetScratch* scratch) const;
   // Counts what a lookup the filter passed cost when the table lacked its key.
   void CountFalsePositive(const LookupResult& result, uint64_t fetches, uint64_t file_reads) const;
 
