@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -112,6 +113,38 @@ class StartGate {
 
 }  // namespace
 
+BenchRunner::BenchRunner(const BenchConfig& config) : config_(config) {
+  if (config.key_source == "uniform") {
+    key_values_ =
+        std::make_shared<const std::vector<uint64_t>>(UniformKeyValues(static_cast<uint64_t>(config.num), config.seed));
+  }
+  key_format_.key_size = static_cast<size_t>(config.key_size);
+  if (config.keys_per_prefix > 0) {
+    key_format_.prefix_size = static_cast<size_t>(config.prefix_size);
+    key_format_.prefixes = std::max<uint64_t>(1, static_cast<uint64_t>(config.num / config.keys_per_prefix));
+  }
+  key_format_.values = key_values_ ? key_values_->data() : nullptr;
+}
+
+IteratorOptions BenchRunner::IterOptions(const Slice* bound) const {
+  IteratorOptions o;
+  o.upper_bound = bound;
+  o.prefix_same_as_start = config_.prefix_same_as_start;
+  o.total_order_seek = config_.total_order_seek;
+  o.auto_prefix_mode = config_.auto_prefix_mode;
+  return o;
+}
+
+uint64_t BenchRunner::ValuesUpTo(uint64_t v) const {
+  if (!key_values_) return std::min<uint64_t>(static_cast<uint64_t>(config_.num), v == ~uint64_t{0} ? v : v + 1);
+  return static_cast<uint64_t>(std::upper_bound(key_values_->begin(), key_values_->end(), v) - key_values_->begin());
+}
+
+void BenchRunner::BoundAfterValue(uint64_t v, std::string* out) const {
+  out->assign(key_format_.key_size + 1, '\0');
+  key_format_.FormatValue(v, out->data());
+}
+
 bool IsFill(const std::string& b) {
   return b == "fillseq" || b == "fillrandom" || b == "filluniquerandom" || b == "overwrite";
 }
@@ -133,6 +166,8 @@ Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r)
   if (name == "readmissing") return ReadRandom(engine, true, r);
   if (name == "readseq") return ReadSeq(engine, r);
   if (name == "seekrandom") return SeekRandom(engine, r);
+  if (name == "seekempty") return SeekEmpty(engine, r);
+  if (name == "scanrange") return ScanRange(engine, r);
   if (name == "multireadrandom") return RunMultiRead(engine, MultiReadVariants(config_).front(), r);
   if (name == "readwhilewriting") return ReadWhileWriting(engine, r);
   if (name == "approximatememtablestats") return ApproximateMemTableStats(engine, r);
@@ -210,7 +245,7 @@ Status BenchRunner::Fill(Engine* engine, Order order, BenchResult* r) {
                                : order == Order::kRandom   ? rng.Uniform(num)
                                                            : permutation[i];
             char* key = key_storage.data() + j * key_size;
-            FormatKey(k, key_size, key);
+            key_format_.Format(k, key);
             puts[j] = {Slice(key, key_size), values.Next()};
           }
           timer.Begin();
@@ -238,7 +273,7 @@ Status BenchRunner::ReadRandom(Engine* engine, bool missing, BenchResult* r) {
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
         // db_bench's readmissing: one more '0' than stored keys have.
-        KeyBuffer keys(static_cast<size_t>(config_.key_size) + (missing ? 1 : 0));
+        KeyBuffer keys(missing ? key_format_.Longer() : key_format_);
         std::string value;
         uint64_t found = 0;
         CallTimer timer(config_.histogram, &t->latency);
@@ -269,7 +304,7 @@ Status BenchRunner::ReadSeq(Engine* engine, BenchResult* r) {
         uint64_t n = 0, bytes = 0;
         w.ready();
         const LoopTimer loop;
-        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IteratorOptions());
         for (it->SeekToFirst(); n < reads && it->Valid(); it->Next()) {
           bytes += it->key().size() + it->value().size();
           ++n;
@@ -288,20 +323,26 @@ Status BenchRunner::ReadSeq(Engine* engine, BenchResult* r) {
 Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t distance = static_cast<uint64_t>(config_.max_scan_distance);
   const uint64_t seed = StreamSeed(4);
   Status s = RunThreads(
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
-        KeyBuffer keys(static_cast<size_t>(config_.key_size));
+        KeyBuffer keys(key_format_), bounds(key_format_);
+        // Past every key: the bound of a seek whose k + D runs off the key space.
+        const std::string beyond(key_format_.key_size + 1, '\xff');
+        Slice bound;
         uint64_t found = 0, nexts = 0;
         CallTimer timer(config_.histogram, &t->latency);
-        // One iterator per thread for its whole loop, as db_bench does
-        // without --max_scan_distance.
-        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        // One iterator per thread for its whole loop, as db_bench does; with
+        // --max_scan_distance each seek moves the bound it reads.
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(distance > 0 ? &bound : nullptr));
         w.ready();
         const LoopTimer loop;
         for (uint64_t i = 0; i < reads; ++i) {
-          const Slice key = keys.Make(rng.Uniform(num));
+          const uint64_t k = rng.Uniform(num);
+          const Slice key = keys.Make(k);
+          if (distance > 0) bound = k + distance < num ? bounds.Make(k + distance) : Slice(beyond);
           timer.Begin();
           it->Seek(key);
           if (it->Valid() && it->key() == key) ++found;
@@ -322,6 +363,141 @@ Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
       r);
   if (!s.ok()) return s;
   r->fields["seek_nexts"] = config_.seek_nexts;
+  return Status::OK();
+}
+
+Status BenchRunner::SeekEmpty(Engine* engine, BenchResult* r) {
+  const std::vector<uint64_t>& values = *key_values_;  // ParseBenchConfig required a key source
+  const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t len = static_cast<uint64_t>(config_.range_size);
+  const double d = config_.range_correlation;
+  const uint64_t gap_max = d < 0 ? 0 : uint64_t{1} << static_cast<int>(std::lround(30.0 * (1.0 - d)));
+  const uint64_t seed = StreamSeed(8);
+  // Every thread's ranges, drawn and checked empty against the stored values
+  // before the timed loop: [lo, lo + len - 1] with lo uniform, or a stored
+  // value + U[1, gap_max]; a range holding a value is drawn again.
+  const int threads = static_cast<int>(config_.threads);
+  std::vector<std::vector<uint64_t>> los(static_cast<size_t>(threads));
+  uint64_t redrawn = 0;
+  for (int th = 0; th < threads; ++th) {
+    KeyRandom rng(ThreadSeed(seed, th));
+    std::vector<uint64_t>& out = los[static_cast<size_t>(th)];
+    out.reserve(reads);
+    uint64_t attempts = 0;
+    while (out.size() < reads) {
+      if (++attempts > 1000 * (reads + 1000)) {
+        return Status::InvalidArgument("lsmbench: seekempty: almost no range of --range_size=" + std::to_string(len) +
+                                       " is empty among these keys; choose a smaller one");
+      }
+      uint64_t lo = 0;
+      if (d < 0) {
+        lo = rng.Next();
+      } else {
+        const uint64_t base = values[rng.Uniform(values.size())];
+        const uint64_t gap = 1 + rng.Uniform(gap_max);
+        if (base > ~uint64_t{0} - gap) continue;
+        lo = base + gap;
+      }
+      if (lo > ~uint64_t{0} - (len - 1)) continue;
+      const uint64_t hi = lo + (len - 1);
+      const auto first = std::lower_bound(values.begin(), values.end(), lo);
+      if (first != values.end() && *first <= hi) {
+        ++redrawn;
+        continue;
+      }
+      out.push_back(lo);
+    }
+  }
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        const std::vector<uint64_t>& mine = los[static_cast<size_t>(w.index)];
+        KeyBuffer keys(key_format_);
+        std::string bound_bytes;
+        Slice bound;
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(&bound));
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (const uint64_t lo : mine) {
+          BoundAfterValue(lo + (len - 1), &bound_bytes);
+          bound = Slice(bound_bytes);
+          const Slice key = keys.MakeValue(lo);
+          timer.Begin();
+          it->Seek(key);
+          const bool valid = it->Valid();
+          timer.End();
+          if (valid) {
+            return Status::Corruption("seekempty: the seek to value " + std::to_string(lo) + " bounded at value " +
+                                      std::to_string(lo + len - 1) +
+                                      " returned a key, though no stored key lies in that range");
+          }
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = mine.size();
+        t->reports_found = true;
+        t->found = 0;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
+  r->fields["range_size"] = config_.range_size;
+  r->fields["range_correlation"] = config_.range_correlation;
+  r->fields["ranges_redrawn"] = redrawn;
+  return Status::OK();
+}
+
+Status BenchRunner::ScanRange(Engine* engine, BenchResult* r) {
+  const uint64_t num = static_cast<uint64_t>(config_.num);
+  const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t len = static_cast<uint64_t>(config_.range_size);
+  const uint64_t seed = StreamSeed(9);
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        KeyBuffer keys(key_format_);
+        std::string bound_bytes;
+        Slice bound;
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(&bound));
+        uint64_t returned = 0, bytes = 0;
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t i = 0; i < reads; ++i) {
+          // [value(k), value(k) + len - 1]: non-empty, it holds key k.
+          const uint64_t k = rng.Uniform(num);
+          const uint64_t lo = ValueOf(k);
+          const uint64_t hi = lo > ~uint64_t{0} - (len - 1) ? ~uint64_t{0} : lo + (len - 1);
+          BoundAfterValue(hi, &bound_bytes);
+          bound = Slice(bound_bytes);
+          const Slice key = keys.MakeValue(lo);
+          uint64_t n = 0;
+          timer.Begin();
+          for (it->Seek(key); it->Valid(); it->Next()) {
+            bytes += it->key().size() + it->value().size();
+            ++n;
+          }
+          timer.End();
+          // The keys of the range: stored values in [lo, hi] (fills may
+          // have left out some key numbers: fillrandom repeats keys).
+          const uint64_t expected = ValuesUpTo(hi) - k;
+          if (n > expected) {
+            return Status::Corruption("scanrange: the scan of values [" + std::to_string(lo) + ", " +
+                                      std::to_string(hi) + "] returned " + std::to_string(n) + " keys, more than the " +
+                                      std::to_string(expected) + " the key set holds");
+          }
+          returned += n;
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = reads;
+        t->bytes = bytes;
+        t->fields["keys_returned"] = returned;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
+  r->fields["range_size"] = config_.range_size;
   return Status::OK();
 }
 
@@ -354,7 +530,7 @@ Status BenchRunner::RunMultiRead(Engine* engine, const MultiReadVariant& variant
           for (uint64_t j = 0; j < batch; ++j) {
             const uint64_t k = stride > 0 ? first + j * stride : (j == 0 ? first : rng.Uniform(num));
             char* key = key_storage.data() + j * key_size;
-            FormatKey(k, key_size, key);
+            key_format_.Format(k, key);
             keys[j] = Slice(key, key_size);
           }
           uint64_t hits = 0;
@@ -403,7 +579,7 @@ Status BenchRunner::ReadWhileWriting(Engine* engine, BenchResult* r) {
   std::thread writer([&] {
     KeyRandom rng(writer_seed);
     ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size), config_.compression_ratio);
-    KeyBuffer keys(static_cast<size_t>(config_.key_size));
+    KeyBuffer keys(key_format_);
     while (!stop.load(std::memory_order_relaxed)) {
       Status s = engine->Put(keys.Make(rng.Uniform(static_cast<uint64_t>(config_.num))), values.Next());
       if (!s.ok()) {
@@ -443,8 +619,7 @@ Status BenchRunner::ApproximateMemTableStats(Engine* engine, BenchResult* r) {
   Status s = RunThreads(
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
-        const size_t key_size = static_cast<size_t>(config_.key_size);
-        KeyBuffer start_key(key_size), limit_key(key_size);
+        KeyBuffer start_key(key_format_), limit_key(key_format_);
         Distribution& counts = thread_counts[static_cast<size_t>(w.index)];
         counts.Reserve(static_cast<size_t>(reads));
         CallTimer timer(config_.histogram, &t->latency);

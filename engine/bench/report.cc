@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/db/options.h"
+#include "engine/util/prefix_extractor.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -106,6 +107,15 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["compression_ratio"] = c.compression_ratio;
   rec["write_buffer_mb"] = c.write_buffer_mb;
   rec["seed"] = c.seed;
+  rec["prefix_extractor"] = engine::PrefixExtractorLabel(c.prefix_extractor.get());
+  rec["keys_per_prefix"] = c.keys_per_prefix;
+  rec["whole_key_filtering"] = c.whole_key_filtering;
+  rec["memtable_whole_key_filtering"] = c.memtable_whole_key_filtering;
+  rec["key_source"] = c.key_source;
+  rec["max_scan_distance"] = c.max_scan_distance;
+  rec["prefix_same_as_start"] = c.prefix_same_as_start;
+  rec["total_order_seek"] = c.total_order_seek;
+  rec["auto_prefix_mode"] = c.auto_prefix_mode;
   if (r.latency.count() > 0) {
     rec["latency_unit"] = "micros per call";
     rec["p50_micros"] = r.latency.Percentile(50);
@@ -122,6 +132,8 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
       AddFpReadTotals(levels, r.ops, &rec);
       rec["levels"] = std::move(levels);
     }
+    JsonRecord seek_stats = engine->SeekStats();
+    if (!seek_stats.is_null()) rec["seek_stats"] = std::move(seek_stats);
     JsonRecord tickers = engine->Tickers();
     if (!tickers.is_null()) rec["tickers"] = std::move(tickers);
     JsonRecord filter_stats = engine->FilterStats();

@@ -74,6 +74,7 @@ DBImpl::DBImpl(const Options& options, const std::string& path)
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
   table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
                                               options_.use_direct_reads, &read_gate_);
+  table_cache_->set_prefix_extractor(options_.prefix_extractor);
   for (int l = 0; l < options_.num_levels; ++l) level_tickers_.push_back(std::make_unique<LevelTickerCounters>());
   compact_pointer_.resize(options_.num_levels);
 }
@@ -955,18 +956,33 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     std::shared_ptr<const TableReader> table;
     Status s = table_cache_->Get(f->number, f->file_size, &table);
     if (s.ok()) {
-      children.push_back(NewTableIterator(std::move(table)));
+      children.push_back(NewTableIterator(std::move(table), 0, &seek_recorder_));
     } else {
       // An iterator that reports the error: a level iterator over this one file.
-      children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}));
+      children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}, 0, &seek_recorder_));
     }
   }
   for (int level = 1; level < v.version->num_levels(); ++level) {
     if (!v.version->files(level).empty()) {
-      children.push_back(NewLevelIterator(table_cache_.get(), v.version->files(level)));
+      children.push_back(NewLevelIterator(table_cache_.get(), v.version->files(level), level, &seek_recorder_));
     }
   }
-  return NewDBIterator(NewMergingIterator(std::move(children)), v.sequence, v.version);
+  return NewDBIterator(NewMergingIterator(std::move(children)), v.sequence, v.version, options,
+                       options_.prefix_extractor);
+}
+
+void DBImpl::LevelSeekRecorder::RecordTableSeek(int level, LookupResult::Filter filter, bool useful) {
+  if (filter == LookupResult::Filter::kNegative) {
+    db_->RecordLevelTick(level, LevelTicker::kSeekFiltered);
+    return;
+  }
+  const bool matched = filter == LookupResult::Filter::kPositive;
+  if (matched) db_->RecordLevelTick(level, LevelTicker::kSeekFilterMatch);
+  db_->RecordLevelTick(level, LevelTicker::kSeekData);
+  if (useful) {
+    db_->RecordLevelTick(level,
+                         matched ? LevelTicker::kSeekDataUsefulFilterMatch : LevelTicker::kSeekDataUsefulNoFilter);
+  }
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
@@ -1043,9 +1059,13 @@ DbStats DBImpl::GetStats() {
   }
   stats.memtable_filter.negatives = v.mem->bloom_negatives();
   stats.memtable_filter.positives = v.mem->bloom_positives();
+  stats.memtable_filter.prefix_hits = v.mem->prefix_hits();
+  stats.memtable_filter.prefix_misses = v.mem->prefix_misses();
   for (const auto& imm : v.imm) {
     stats.memtable_filter.negatives += imm->bloom_negatives();
     stats.memtable_filter.positives += imm->bloom_positives();
+    stats.memtable_filter.prefix_hits += imm->prefix_hits();
+    stats.memtable_filter.prefix_misses += imm->prefix_misses();
   }
   if (block_cache_) {
     stats.block_cache =

@@ -137,6 +137,15 @@ class DBImpl final : public DB {
   void RecordLevelTick(int level, LevelTicker t, uint64_t n = 1) {
     level_tickers_[static_cast<size_t>(level)]->Add(static_cast<size_t>(t), n);
   }
+  // Counts iterators' per-table seeks in the level tickers (internal_iterator.h).
+  class LevelSeekRecorder final : public SeekRecorder {
+   public:
+    explicit LevelSeekRecorder(DBImpl* db) : db_(db) {}
+    void RecordTableSeek(int level, LookupResult::Filter filter, bool useful) override;
+
+   private:
+    DBImpl* const db_;
+  };
 
   void Log(const std::string& message, bool warning);
   // A failed background flush or compaction (`job`): keeps the first error in
@@ -289,6 +298,7 @@ class DBImpl final : public DB {
 
   std::vector<std::unique_ptr<LevelTickerCounters>> level_tickers_;  // one per level
   TickerCounters tickers_;
+  LevelSeekRecorder seek_recorder_{this};
   RecoveryStats recovery_;  // written by Open only
 };
 

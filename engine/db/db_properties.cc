@@ -70,7 +70,8 @@ std::string FilterLines(const DbStats& stats) {
 
 std::string MemTableFilterText(const DbStats& stats) {
   return "negatives=" + Num(stats.memtable_filter.negatives) + " positives=" + Num(stats.memtable_filter.positives) +
-         " (live memtables only)";
+         " prefix_hits=" + Num(stats.memtable_filter.prefix_hits) +
+         " prefix_misses=" + Num(stats.memtable_filter.prefix_misses) + " (live memtables only)";
 }
 
 std::string BlockCacheText(const DbStats& stats) {

@@ -77,6 +77,9 @@ struct LevelStats {
 struct MemTableFilterStats {
   uint64_t negatives = 0;  // Get calls a memtable filter answered (skip list skipped)
   uint64_t positives = 0;  // ... passed on to the skip list
+  // Seeks that probed a memtable's prefix Bloom: it said maybe (hits) / absent (misses: memtable skipped).
+  uint64_t prefix_hits = 0;
+  uint64_t prefix_misses = 0;
 };
 
 struct BlockCacheStats {

@@ -9,7 +9,11 @@
 //
 // DB-wide tickers count since Open. Level tickers count per level since the
 // last ResetFilterStats: the point lookups' table filter answers and table
-// lookups (FilterCounters in db_stats.h derives the FP rate from them).
+// lookups (FilterCounters in db_stats.h derives the FP rate from them), and
+// the seeks' filter answers as RocksDB counts them since its PR #11460
+// (NON_LAST_LEVEL_SEEK_* / LAST_LEVEL_SEEK_* in statistics.h): a seek into
+// a table either is filtered (a filter said its range is empty: the table is
+// skipped), or reads data, and data that held a key in range is "useful".
 #pragma once
 
 #include <array>
@@ -41,13 +45,20 @@ namespace filterlab::engine {
   X(kTableLookups, "table_lookups", "point lookups in tables (Get and MultiGet keys)")
 
 // X(enum name, name in text and records, help)
-#define FILTERLAB_LEVEL_TICKERS(X)                                                             \
-  X(kFilterChecked, "filter_checked", "point lookups that asked a table filter at the level")  \
-  X(kFilterUseful, "filter_useful", "... that the filter answered absent (the table skipped)") \
-  X(kFilterPositive, "filter_positive", "... that the filter passed")                          \
-  X(kFilterTruePositive, "filter_true_positive", "... passed, and the table held the key")     \
-  X(kLookups, "lookups", "point lookups in the level's tables, with a filter or without")      \
-  X(kFound, "found", "... that found the key in the table")
+#define FILTERLAB_LEVEL_TICKERS(X)                                                                           \
+  X(kFilterChecked, "filter_checked", "point lookups that asked a table filter at the level")                \
+  X(kFilterUseful, "filter_useful", "... that the filter answered absent (the table skipped)")               \
+  X(kFilterPositive, "filter_positive", "... that the filter passed")                                        \
+  X(kFilterTruePositive, "filter_true_positive", "... passed, and the table held the key")                   \
+  X(kLookups, "lookups", "point lookups in the level's tables, with a filter or without")                    \
+  X(kFound, "found", "... that found the key in the table")                                                  \
+  X(kSeekFiltered, "seek_filtered", "table seeks a filter ruled out (the table skipped: no index, no data)") \
+  X(kSeekFilterMatch, "seek_filter_match", "table seeks a filter was asked about and passed")                \
+  X(kSeekData, "seek_data", "table seeks that read the table (index and a data block)")                      \
+  X(kSeekDataUsefulNoFilter, "seek_data_useful_no_filter",                                                   \
+    "... that found a key in the seek's range, no filter asked")                                             \
+  X(kSeekDataUsefulFilterMatch, "seek_data_useful_filter_match",                                             \
+    "... that found a key in the seek's range after a filter passed them")
 
 #define FILTERLAB_TICKER_ENUM_(id, name, help) id,
 enum class Ticker : size_t { FILTERLAB_DB_TICKERS(FILTERLAB_TICKER_ENUM_) kCount };

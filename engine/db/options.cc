@@ -83,6 +83,8 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.use_hash_index = use_hash_index;
   t.hash_util_ratio = hash_index_util_ratio;
   t.filter_policy = FilterPolicyForLevel(level);
+  t.whole_key_filtering = whole_key_filtering;
+  t.prefix_extractor = prefix_extractor;
   t.checksum_type = checksum_type;
   t.compression = compression;
   return t;
@@ -126,6 +128,8 @@ MemTableOptions Options::MemTableOptionsForDb() const {
   mo.bloom_policy = memtable_filter_policy;
   mo.bloom_size_ratio = memtable_filter_policy != nullptr ? memtable_filter_bits_ratio : 0.0;
   mo.approx_algorithm = approx_algorithm;
+  mo.prefix_extractor = prefix_extractor;
+  mo.whole_key_filtering = memtable_whole_key_filtering;
   return mo;
 }
 
@@ -177,6 +181,14 @@ Status Options::Validate() const {
   if (static_cast<int>(per_level_filter_policy.size()) > num_levels) {
     return Bad("per_level_filter_policy", std::to_string(per_level_filter_policy.size()) + " entries",
                "give at most num_levels (" + std::to_string(num_levels) + ") entries");
+  }
+  if (!whole_key_filtering && prefix_extractor == nullptr) {
+    return Bad("whole_key_filtering", "false",
+               "keep it true, or set a prefix_extractor (the filters would hold nothing)");
+  }
+  if (!memtable_whole_key_filtering && prefix_extractor == nullptr && memtable_filter_policy != nullptr) {
+    return Bad("memtable_whole_key_filtering", "false",
+               "keep it true, or set a prefix_extractor (the memtable filter would hold nothing)");
   }
   Status s = TableOptionsForLevel(0).Validate();
   if (!s.ok()) return s;

@@ -37,6 +37,7 @@ class FilterPolicy;
 namespace filterlab::engine {
 
 class Env;
+class PrefixExtractor;
 class Snapshot;
 
 // What Open does with a damaged write-ahead log (names and meaning follow
@@ -110,6 +111,11 @@ struct Options {
   // memtable_prefix_bloom_size_ratio).
   std::shared_ptr<const FilterPolicy> memtable_filter_policy;
   double memtable_filter_bits_ratio = 0.1;
+  // What the memtable filter holds (RocksDB's memtable_whole_key_filtering):
+  // whole user keys when true, and with a prefix_extractor also the prefixes
+  // (a prefix Bloom: seeks skip a memtable without the seek's prefix). Off
+  // without an extractor leaves the filter nothing to hold (refused).
+  bool memtable_whole_key_filtering = true;
   // Range estimate used by GetApproximateMemTableStats (RocksDB PR #13047).
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
 
@@ -139,6 +145,16 @@ struct Options {
   // filter_policy (nullptr = no filter).
   std::shared_ptr<const FilterPolicy> filter_policy;
   std::vector<std::shared_ptr<const FilterPolicy>> per_level_filter_policy;
+  // Prefixes (RocksDB's Options::prefix_extractor and BlockBasedTableOptions::
+  // whole_key_filtering; engine/util/prefix_extractor.h). With an extractor
+  // every table filter also holds the prefixes of its keys in the
+  // extractor's domain, and records the extractor; iterators (ReadOptions
+  // below) skip tables whose filter lacks the seek's prefix, and Gets probe
+  // the prefix where a filter holds no whole keys. A table written under
+  // another extractor does not use its prefix entries. whole_key_filtering
+  // false (prefixes only) needs an extractor.
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  bool whole_key_filtering = true;
   // Filter memory across the levels under one budget (level_filters.h,
   // filters/allocation/level_allocation.h). Unset: each level's filter is
   // FilterPolicyForLevel as given. Set: FilterPolicyForLevel(L) names only
@@ -189,6 +205,27 @@ struct ReadOptions {
   // Every table block read is checksum-verified and goes through the block
   // cache regardless of options.
   const Snapshot* snapshot = nullptr;
+
+  // Iterators (RocksDB's ReadOptions of the same names; what each seek may
+  // skip is decided in db_iter.cc, SeekQueryFor):
+  // Exclusive upper bound of the keys an iterator returns (null: none); it
+  // must outlive the iterator. A seek probes the tables' filters for the
+  // range [target, bound) where one can answer, and skips a table whose
+  // filter says the range is empty.
+  const Slice* iterate_upper_bound = nullptr;
+  // With Options::prefix_extractor: after Seek(target), return only keys
+  // with target's prefix (none for a target outside the extractor's
+  // domain: the iterator is then not bounded by prefix), and skip the
+  // memtables and tables whose filter lacks that prefix.
+  bool prefix_same_as_start = false;
+  // Never use prefix filters (range filters still answer bounded seeks).
+  bool total_order_seek = false;
+  // Use prefix filters only where the result equals a total-order seek's:
+  // when every key in [target, iterate_upper_bound) has target's prefix.
+  // Unlike RocksDB's (its DBTest2::AutoPrefixMode1, "BUG"), keys shorter
+  // than the prefix length are never skipped: the rule is this range test,
+  // not a same-length-successor shortcut.
+  bool auto_prefix_mode = false;
 };
 
 struct WriteOptions {

@@ -5,6 +5,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/filter_block.h"
 #include "engine/table/index_key.h"
+#include "engine/util/prefix_extractor.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 
@@ -44,6 +45,10 @@ Status TableOptions::Validate() const {
     return Status::InvalidArgument("table option hash_util_ratio=" + FormatNumber(hash_util_ratio) +
                                    " is out of range (allowed: finite, > 0 and <= 100)");
   }
+  if (!whole_key_filtering && prefix_extractor == nullptr) {
+    return Status::InvalidArgument(
+        "table option whole_key_filtering=false needs a prefix_extractor (the filter would hold nothing)");
+  }
   if (checksum_type != ChecksumType::kCRC32C && checksum_type != ChecksumType::kXXH3) {
     return Status::InvalidArgument("table option checksum_type=" + std::to_string(static_cast<int>(checksum_type)) +
                                    " is unknown (allowed: crc32c, xxh3)");
@@ -66,7 +71,10 @@ Status TableBuilder::Open(const TableOptions& options, WritableFile* file, std::
   if (!s.ok()) return s;
   std::unique_ptr<TableBuilder> builder(new TableBuilder(options, file));
   if (options.filter_policy != nullptr) {
-    builder->filter_builder_ = std::make_unique<FilterBlockBuilder>(options.filter_policy);
+    builder->filter_builder_ = options.prefix_extractor == nullptr
+                                   ? std::make_unique<FilterBlockBuilder>(options.filter_policy)
+                                   : std::make_unique<FilterBlockBuilder>(
+                                         options.filter_policy, options.prefix_extractor, options.whole_key_filtering);
   }
   *out = std::move(builder);
   return Status::OK();
@@ -167,6 +175,8 @@ Status TableBuilder::Finish() {
     props_.filter_size = filter.size();
     props_.num_filter_keys = filter_builder_->num_hashes();
     props_.filter_spec = options_.filter_policy->spec();
+    props_.whole_key_filtering = options_.whole_key_filtering;
+    props_.prefix_extractor = options_.prefix_extractor ? options_.prefix_extractor->Name() : "";
   }
 
   Footer footer;

@@ -27,6 +27,7 @@ class FilterPolicy;
 namespace filterlab::engine {
 
 class FilterBlockBuilder;
+class PrefixExtractor;
 
 struct TableOptions {
   // Target size of a data block's contents; blocks are cut at about this size.
@@ -39,6 +40,11 @@ struct TableOptions {
   // Policy of the full filter (e.g. of "fastlocal:bpk=10"); nullptr = no filter.
   // The table stores its canonical spec and the filter's bytes.
   std::shared_ptr<const FilterPolicy> filter_policy;
+  // What the filter holds (filter_block.h): whole user keys, and the
+  // prefixes of `prefix_extractor` (null: none); the table records both.
+  // Without an extractor the filter must hold whole keys.
+  bool whole_key_filtering = true;
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
   ChecksumType checksum_type = ChecksumType::kCRC32C;
   // Compression of data blocks (compression.h; a block that would not
   // shrink by 1/8 is stored raw).

@@ -33,6 +33,9 @@ constexpr U64Property kU64Properties[] = {
 constexpr const char* kFilterSpec = "filterlab.filter.spec";
 constexpr const char* kHashIndex = "filterlab.hash.index";
 constexpr const char* kHashUtil = "filterlab.hash.util";
+// Optional (absent in tables of older builds).
+constexpr const char* kWholeKey = "filterlab.filter.whole.key";
+constexpr const char* kPrefixExtractor = "filterlab.filter.prefix";
 
 }  // namespace
 
@@ -42,6 +45,8 @@ std::string TableProperties::Encode() const {
   props[kFilterSpec] = filter_spec;
   props[kHashIndex].assign(1, hash_index ? '1' : '0');
   PutFixed64(&props[kHashUtil], std::bit_cast<uint64_t>(hash_util_ratio));
+  props[kWholeKey].assign(1, whole_key_filtering ? '1' : '0');
+  props[kPrefixExtractor] = prefix_extractor;
   BlockBuilderOptions options;
   options.restart_interval = 1;
   BlockBuilder builder(options);
@@ -78,6 +83,19 @@ Status TableProperties::Decode(const Block& block) {
   if (util->second.size() != 8) return bad(kHashUtil, "is not 8 bytes");
   hash_util_ratio = std::bit_cast<double>(DecodeFixed64(util->second.data()));
   props.erase(util);
+  whole_key_filtering = true;
+  auto whole = props.find(kWholeKey);
+  if (whole != props.end()) {
+    if (whole->second != "0" && whole->second != "1") return bad(kWholeKey, "is not 0 or 1");
+    whole_key_filtering = whole->second == "1";
+    props.erase(whole);
+  }
+  prefix_extractor.clear();
+  auto prefix = props.find(kPrefixExtractor);
+  if (prefix != props.end()) {
+    prefix_extractor = prefix->second;
+    props.erase(prefix);
+  }
   if (!props.empty()) return bad(props.begin()->first, "is unknown to format version 1");
   return Status::OK();
 }
@@ -100,6 +118,8 @@ std::string TableProperties::ToString() const {
   line("filter bytes", std::to_string(filter_size));
   line("filter keys", std::to_string(num_filter_keys));
   line("filter spec", filter_spec.empty() ? "(none)" : filter_spec);
+  line("filter holds whole keys", whole_key_filtering ? "yes" : "no");
+  line("filter prefix extractor", prefix_extractor.empty() ? "(none)" : prefix_extractor);
   line("block size option", std::to_string(block_size));
   line("restart interval", std::to_string(restart_interval));
   line("hash index", hash_index ? "on" : "off");

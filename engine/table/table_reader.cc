@@ -7,6 +7,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_cache.h"
 #include "engine/table/filter_block.h"
+#include "engine/util/prefix_extractor.h"
 #include "engine/util/thread_slot.h"
 #include "filters/filter.h"
 
@@ -188,6 +189,17 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
                               (have_filter ? "names" : "does not name") + " a filter block");
   }
   if (!have_filter) return Status::OK();
+  if (!props_.prefix_extractor.empty()) {
+    std::shared_ptr<const PrefixExtractor> extractor;
+    s = PrefixExtractorFromSpec(props_.prefix_extractor, &extractor);
+    if (!s.ok() || extractor == nullptr || extractor->Name() != props_.prefix_extractor) {
+      return Status::Corruption(props_name + ": filter prefix extractor '" + props_.prefix_extractor +
+                                "' is not a canonical fixed:N or capped:N");
+    }
+    table_prefix_ = std::move(extractor);
+  } else if (!props_.whole_key_filtering) {
+    return Status::Corruption(props_name + ": the filter holds neither whole keys nor prefixes");
+  }
   if (props_.filter_size != filter_handle_.size) {
     return Status::Corruption(props_name + ": filter size " + std::to_string(props_.filter_size) +
                               " differs from the filter block handle's size " + std::to_string(filter_handle_.size));
@@ -223,7 +235,39 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
   }
   index_block_ = std::move(index);
   filter_ = std::move(filter);
+  ChooseFilterUse();
   return Status::OK();
+}
+
+void TableReader::ChooseFilterUse() {
+  if (!filter_) return;
+  const bool same_extractor = table_prefix_ != nullptr && options_.prefix_extractor != nullptr &&
+                              options_.prefix_extractor->Name() == table_prefix_->Name();
+  if (same_extractor) prefix_filter_ = table_prefix_;
+  if (props_.whole_key_filtering) {
+    point_filter_ = filter_.get();
+  } else if (same_extractor) {
+    // RocksDB's FullFilterKeyMayMatch without whole keys: a Get probes the key's prefix.
+    point_filter_ = filter_.get();
+    point_prefix_ = table_prefix_.get();
+  }
+}
+
+bool TableReader::PointFilterMayMatch(const Slice& user_key, bool* checked) const {
+  if (point_prefix_ == nullptr) {
+    *checked = true;
+    return point_filter_->KeyMayMatch(user_key);
+  }
+  *checked = point_prefix_->InDomain(user_key);
+  return !*checked || point_filter_->KeyMayMatch(point_prefix_->Transform(user_key));
+}
+
+LookupResult::Filter TableReader::SeekMayMatch(const SeekQuery& query) const {
+  if (prefix_filter_ == nullptr || query.prefix_extractor == nullptr ||
+      query.prefix_extractor->Name() != prefix_filter_->Name()) {
+    return LookupResult::Filter::kNotChecked;
+  }
+  return filter_->KeyMayMatch(query.prefix) ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
 }
 
 Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const {
@@ -325,10 +369,11 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
     return result->status = Status::InvalidArgument("Get target of " + std::to_string(target.size()) +
                                                     " bytes is not an internal key (at least 8 bytes)");
   }
-  const FilterBlockReader* filter = filter_.get();
-  if (filter) {
-    counters_->Add(kFilterChecks);
-    if (!filter->KeyMayMatch(ExtractUserKey(target))) {
+  bool filter_checked = false;
+  if (point_filter_ != nullptr) {
+    const bool may = PointFilterMayMatch(ExtractUserKey(target), &filter_checked);
+    if (filter_checked) counters_->Add(kFilterChecks);
+    if (!may) {
       counters_->Add(kFilterNegatives);
       result->filter = LookupResult::Filter::kNegative;
       return result->status;
@@ -341,7 +386,7 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
   if (!s.ok()) {
     result->Reset();
     result->status = s;
-  } else if (filter) {
+  } else if (filter_checked) {
     result->filter = LookupResult::Filter::kPositive;
     CountFalsePositive(*result, fetches, file_reads);
   }
@@ -379,7 +424,7 @@ constexpr uint64_t kNoBlock = ~uint64_t{0};
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
   thread_local MultiGetScratch scratch;
   MultiGetCheckTargets(targets, n, results, &scratch);
-  if (filter_ != nullptr) MultiGetFilter(targets, results, &scratch);
+  if (point_filter_ != nullptr) MultiGetFilter(targets, results, &scratch);
   if (scratch.pending.empty()) return;
   // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
   std::stable_sort(scratch.pending.begin(), scratch.pending.end(),
@@ -421,12 +466,33 @@ void TableReader::MultiGetFilter(const Slice* targets, LookupResult* results, Mu
     scratch->may_capacity = pending.size();
     scratch->may.reset(new bool[scratch->may_capacity]);
   }
-  const bool* may = scratch->may.get();
-  filter_->KeysMayMatch(scratch->user_keys.data(), pending.size(), scratch->may.get());
-  counters_->Add(kFilterChecks, pending.size());
+  bool* may = scratch->may.get();
+  if (point_prefix_ == nullptr) {
+    point_filter_->KeysMayMatch(scratch->user_keys.data(), pending.size(), may);
+    counters_->Add(kFilterChecks, pending.size());
+    size_t kept = 0;
+    for (size_t j = 0; j < pending.size(); ++j) {
+      results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+      if (may[j]) pending[kept++] = pending[j];
+    }
+    counters_->Add(kFilterNegatives, pending.size() - kept);
+    pending.resize(kept);
+    return;
+  }
+  // A filter of prefixes answers the keys in its extractor's domain; the
+  // others pass unchecked.
+  size_t checked = 0;
+  for (size_t j = 0; j < pending.size(); ++j) {
+    may[j] = true;
+    if (point_prefix_->InDomain(scratch->user_keys[j])) {
+      may[j] = point_filter_->KeyMayMatch(point_prefix_->Transform(scratch->user_keys[j]));
+      results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+      ++checked;
+    }
+  }
+  counters_->Add(kFilterChecks, checked);
   size_t kept = 0;
   for (size_t j = 0; j < pending.size(); ++j) {
-    results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
     if (may[j]) pending[kept++] = pending[j];
   }
   counters_->Add(kFilterNegatives, pending.size() - kept);
@@ -551,7 +617,7 @@ bool TableIterator::InitIndex() {
   if (!status_.ok()) return false;
   if (!index_iter_) {
     index_block_ = table_->index_block_;
-    index_iter_ = std::make_unique<BlockIter>(index_block_.get());
+    index_iter_.emplace(index_block_.get());
   }
   data_iter_.reset();
   data_block_.reset();
@@ -569,7 +635,7 @@ void TableIterator::LoadBlockAtIndex() {
   BlockHandle handle;
   status_ = table_->DecodeIndexValue(*index_iter_, &handle);
   if (status_.ok()) status_ = table_->LoadDataBlock(handle, &data_block_);
-  if (status_.ok()) data_iter_ = std::make_unique<BlockIter>(data_block_.get());
+  if (status_.ok()) data_iter_.emplace(data_block_.get());
 }
 
 // Moves past blocks the data iterator has run off the end of.

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/slice.h"
@@ -44,12 +45,30 @@ namespace filterlab::engine {
 
 class BlockCache;
 class FilterBlockReader;
+class PrefixExtractor;
 
 struct TableReaderOptions {
   // Shared cache for data, index and filter blocks; null = no cache. It must
   // outlive the reader: the reader's index and filter are pinned in it, and
   // the reader's destructor erases them.
   BlockCache* block_cache = nullptr;
+  // The prefix extractor reads use now (the DB's Options::prefix_extractor).
+  // A table uses its filter's prefix entries only when it was written under
+  // this same extractor (RocksDB's rule: a table written under another
+  // extractor does not use its prefix entries; its whole keys still serve).
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+};
+
+// What a Seek may return, as the table filters see it: user keys from `lo`
+// (inclusive), below `hi` when there is one, and, when prefix_extractor is
+// set, only keys whose prefix under that extractor is `prefix`. Built by the
+// DB iterator (db_iter.cc) from the read options; the views must outlive
+// the seek.
+struct SeekQuery {
+  Slice lo;
+  const Slice* hi = nullptr;
+  const PrefixExtractor* prefix_extractor = nullptr;
+  Slice prefix;
 };
 
 // The result of one point lookup for internal key `target` =
@@ -119,12 +138,19 @@ class TableReader {
   void MultiGet(const Slice* targets, size_t n, LookupResult* results) const;
   // A scan over all entries; the reader must outlive it.
   std::unique_ptr<TableIterator> NewIterator() const;
+  // What this table's filters say about the keys `query` may return:
+  // kNegative = none is in the table (a seek may skip it without reading
+  // its index or data), kPositive = maybe, kNotChecked = no filter here
+  // can answer (none, or its prefixes are of another extractor).
+  LookupResult::Filter SeekMayMatch(const SeekQuery& query) const;
 
   const TableProperties& properties() const { return props_; }
   const Footer& footer() const { return footer_; }
   const std::string& file_name() const { return file_->name(); }
   uint64_t file_size() const { return file_->Size(); }
   bool has_filter() const { return !props_.filter_spec.empty(); }
+  // The filter answers point lookups (whole keys, or prefixes of the current extractor).
+  bool has_point_filter() const { return point_filter_ != nullptr; }
   TableReaderStats stats() const;
 
   // For the tools: every data block in order, with its handle.
@@ -143,6 +169,11 @@ class TableReader {
   Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter);
   Status ReadProperties(const BlockHandle& props_handle, bool have_filter);
   Status ReadIndexAndFilter(bool have_filter);
+  void ChooseFilterUse();
+  // Probes point_filter_ for a user key; false = absent. *checked says
+  // whether the filter could answer (a prefix filter cannot for a key
+  // outside its extractor's domain).
+  bool PointFilterMayMatch(const Slice& user_key, bool* checked) const;
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   // *read (may be null) says whether the block came from the file.
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
@@ -177,9 +208,18 @@ class TableReader {
   TableProperties props_;
   BlockHandle filter_handle_;
   std::shared_ptr<const FilterPolicy> filter_policy_;
+  std::shared_ptr<const PrefixExtractor> table_prefix_;  // the extractor of the filter's prefixes, if any
   // Pinned (see above).
   std::shared_ptr<const Block> index_block_;
   std::shared_ptr<const FilterBlockReader> filter_;
+  // How lookups use filter_ (ChooseFilterUse): point_filter_ is filter_
+  // when it answers point lookups (null otherwise), probed with the whole
+  // key, or with its prefix under point_prefix_ when that is set (a filter
+  // of prefixes only); prefix_filter_ is the extractor of the filter's
+  // prefix entries when reads may use them (the current one), else null.
+  const FilterBlockReader* point_filter_ = nullptr;
+  const PrefixExtractor* point_prefix_ = nullptr;
+  std::shared_ptr<const PrefixExtractor> prefix_filter_;
   std::unique_ptr<Counters> counters_;
 };
 
@@ -207,10 +247,11 @@ class TableIterator {
 
   const TableReader* table_;
   Status status_;
+  // In place, not on the heap: a seek that loads a block allocates nothing.
   std::shared_ptr<const Block> index_block_;
-  std::unique_ptr<BlockIter> index_iter_;
+  std::optional<BlockIter> index_iter_;
   std::shared_ptr<const Block> data_block_;
-  std::unique_ptr<BlockIter> data_iter_;
+  std::optional<BlockIter> data_iter_;
 };
 
 }  // namespace filterlab::engine
