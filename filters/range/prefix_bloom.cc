@@ -42,7 +42,7 @@
 #include "common/aligned_array.h"
 #include "filters/fast_local_bloom.h"
 #include "filters/filter_spec.h"
-#include "filters/fp_model.h"
+#include "filters/range/local_bloom_bits.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
 #include "filters/registry.h"
@@ -132,17 +132,11 @@ class PrefixBloomFilter final : public RangeFilter {
 
  private:
   // FastLocalBloom's line mixture for this filter's entries and bits.
-  double EntryFpRate() const {
-    if (shape_.entries == 0) return 0.0;
-    return fpmodel::CacheLocalIdealFpRate(8.0 * static_cast<double>(bytes_) / static_cast<double>(shape_.entries),
-                                          shape_.probes, 8 * fastlocal::kLineBytes);
-  }
+  double EntryFpRate() const { return local_bloom::FpRate(bytes_, shape_.entries, shape_.probes); }
 
   bool Probe(uint64_t hash) const {
     if (bytes_ == 0) return false;  // no entries: no key is in the set's domain
-    const fastlocal::SplitHash h = fastlocal::Split(hash, HashWidth::k64);
-    return fastlocal::MayMatchLine(h.probe_hash, shape_.probes,
-                                   data_ + fastlocal::LineOffset(h.line_hash, static_cast<uint32_t>(bytes_)));
+    return local_bloom::MayContain(data_, bytes_, shape_.probes, hash);
   }
 
   PrefixBloomShape shape_;
@@ -221,20 +215,13 @@ class PrefixBloomPolicy final : public RangeFilterPolicy {
 
  private:
   uint64_t DataBytesFor(uint64_t n) const {
-    const double bits = std::ceil(bpk_ * static_cast<double>(n));
-    return (static_cast<uint64_t>(std::ceil(bits / 8)) + fastlocal::kLineBytes - 1) / fastlocal::kLineBytes *
-           fastlocal::kLineBytes;
-  }
-  int ProbesFor(uint64_t n, uint64_t entries) const {
-    const double per_entry = entries == 0 ? bpk_ : bpk_ * static_cast<double>(n) / static_cast<double>(entries);
-    return fastlocal::ChooseNumProbes(static_cast<int>(std::min(per_entry, 100.0) * 1000.0 + 0.5));
+    return local_bloom::BytesForBits(std::ceil(bpk_ * static_cast<double>(n)));
   }
   double EntryFpRate(uint64_t n, uint64_t entries) const {
-    if (entries == 0) return 0.0;
-    const double bits = 8.0 * static_cast<double>(DataBytesFor(n));
-    return fpmodel::CacheLocalIdealFpRate(bits / static_cast<double>(entries), ProbesFor(n, entries),
-                                          8 * fastlocal::kLineBytes);
+    const uint64_t bytes = DataBytesFor(n);
+    return local_bloom::FpRate(bytes, entries, local_bloom::ProbesFor(bytes, entries));
   }
+
   Status Finish(size_t n, std::vector<uint64_t>* hashes, std::unique_ptr<RangeFilter>* out) const {
     // A key of exactly P bytes adds the same hash as its prefix: count it once.
     hashes->erase(std::unique(hashes->begin(), hashes->end()), hashes->end());
@@ -245,11 +232,10 @@ class PrefixBloomPolicy final : public RangeFilterPolicy {
                                      " filter bytes, more than FastLocalBloom's " +
                                      std::to_string(fastlocal::kMaxDataBytes));
     }
-    PrefixBloomShape shape{prefix_, whole_key_, ProbesFor(n, entries), n, entries};
+    PrefixBloomShape shape{prefix_, whole_key_, local_bloom::ProbesFor(bytes, entries), n, entries};
     CacheAlignedArray<uint8_t> bits(bytes);
     if (bytes != 0) {
-      fastlocal::AddAll(hashes->data(), hashes->size(), HashWidth::k64, static_cast<uint32_t>(bytes), shape.probes,
-                        bits.data());
+      local_bloom::AddAll(hashes->data(), hashes->size(), bytes, shape.probes, bits.data());
     }
     *out = std::make_unique<PrefixBloomFilter>(shape, std::move(bits));
     return Status::OK();
