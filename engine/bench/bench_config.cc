@@ -44,7 +44,7 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 // and checks them into a BenchConfig.
 struct RawFlags {
   std::string filter, filter_per_level, filter_policy, filter_budgets, memtable_filter, strides, batched;
-  std::string prefix_extractor;
+  std::string prefix_extractor, range_filter;
   long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
             block_size = 0, cache_mb = 0, num_levels = 0, prefix_size = 0, keys_per_prefix = 0, max_scan_distance = 0,
             range_size = 0;
@@ -97,10 +97,15 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
   flags->Bool("memtable_whole_key_filtering",
               "the memtable filter holds whole keys (RocksDB's option; false needs a prefix extractor)",
               &c->memtable_whole_key_filtering, true);
-  flags->Choice("key_source", "db_bench", {"db_bench", "uniform"},
-                "key values: db_bench = the key number; uniform = num distinct uniform 64-bit values (from --seed), "
-                "stored big-endian, so ranges between keys can be empty",
+  flags->String("key_source", "db_bench",
+                "key values: db_bench = the key number; or uniform | normal | clustered | sosd:PATH "
+                "(filters/range/range_workload.h: num distinct 64-bit values from --seed, or a SOSD file's), stored "
+                "big-endian, so ranges between keys can be empty",
                 &c->key_source);
+  flags->String("range_filter", "none",
+                "every table's range filter: a registered range spec (grafite:bpk=16, rosetta:bpk=16,range=1024, "
+                "prefix_bloom:prefix=6,bpk=10, bucketing:bpk=16, ...) or none; asked by seeks with an upper bound",
+                &raw->range_filter);
   flags->Int("max_scan_distance", 0, 0, 1000000000000LL,
              "seekrandom: D > 0 sets iterate_upper_bound to key min(k + D, num) for a seek to key k (db_bench's)",
              &raw->max_scan_distance);
@@ -257,14 +262,16 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("whole_key_filtering", "bool", "--whole_key_filtering");
   flags->Field("memtable_whole_key_filtering", "bool", "--memtable_whole_key_filtering");
   flags->Field("key_source", "string", "--key_source");
+  flags->Field("range_filter", "string", "the --range_filter policy's canonical spec, or none");
+  flags->Field("range_filter_bits_per_key", "number",
+               "filterlab engine: bits of all tables' range filter blocks / their entries (outside the "
+               "--filter_budget_bpk budget, which spreads the point filters' bits)");
   flags->Field("max_scan_distance", "int", "--max_scan_distance");
   flags->Field("prefix_same_as_start", "bool", "--prefix_same_as_start");
   flags->Field("total_order_seek", "bool", "--total_order_seek");
   flags->Field("auto_prefix_mode", "bool", "--auto_prefix_mode");
   flags->Field("range_size", "int", "seekempty and scanrange: --range_size");
   flags->Field("range_correlation", "number", "seekempty: --range_correlation (-1: uncorrelated)");
-  flags->Field("ranges_redrawn", "int",
-               "seekempty: drawn ranges that held a stored key and were drawn again (the ranges are empty)");
   flags->Field("keys_returned", "int", "scanrange: keys the scans returned (each checked against the key set)");
   flags->Field("seek_stats", "object",
                "filterlab engine, and rocksdb with --statistics: RocksDB's seek tickers (PR #11460) since the "
@@ -596,7 +603,19 @@ Status ParsePrefixFlags(const RawFlags& raw, BenchConfig* c) {
   if (Contains(c->benchmarks, "seekempty") && c->key_source == "db_bench") {
     return Status::InvalidArgument(
         "lsmbench: seekempty needs key values with gaps between them, and db_bench's keys are 0..num-1; allowed: "
-        "--key_source=uniform");
+        "--key_source=uniform, normal, clustered or sosd:PATH");
+  }
+  if (c->key_source != "db_bench" && c->key_source != "uniform" && c->key_source != "normal" &&
+      c->key_source != "clustered" && c->key_source.rfind("sosd:", 0) != 0) {
+    return Status::InvalidArgument("lsmbench: --key_source=" + c->key_source +
+                                   " is unknown; allowed: db_bench, uniform, normal, clustered, sosd:PATH (text: "
+                                   "key files hold byte strings, which lsmbench's numbered keys cannot take)");
+  }
+  s = engine::RangeFilterPolicyFromSpec(raw.range_filter, &c->range_filter);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --range_filter=" + raw.range_filter + ": " + s.message());
+  if (c->range_filter != nullptr && c->engine != "filterlab") {
+    return Status::InvalidArgument("lsmbench: --range_filter is not available with --engine=" + c->engine +
+                                   " (it has no range filters); allowed there: none");
   }
   if (c->key_source != "db_bench" && c->num > (int64_t{1} << 28)) {
     return Status::InvalidArgument("lsmbench: --key_source=" + c->key_source +

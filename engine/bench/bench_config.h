@@ -20,7 +20,8 @@
 
 namespace filterlab {
 class FilterPolicy;
-}
+class RangeFilterPolicy;
+}  // namespace filterlab
 namespace filterlab::engine {
 class PrefixExtractor;
 }
@@ -49,8 +50,9 @@ struct BenchConfig {
   int64_t seek_nexts = 10;
   // Keys with prefixes (db_bench's --prefix_size and --keys_per_prefix:
   // bench_keys.h KeyFormat) and where key values come from (--key_source:
-  // db_bench = the key number; uniform = num sorted distinct uniform 64-bit
-  // values, sparse, so empty ranges exist; bench_keys.h KeyValues).
+  // db_bench = the key number; else a key set of filters/range/range_workload.h,
+  // uniform | normal | clustered | sosd:PATH: num sorted distinct 64-bit
+  // values, key number k's value the k-th, so empty ranges exist).
   int64_t prefix_size = 0;
   int64_t keys_per_prefix = 0;
   std::string key_source = "db_bench";
@@ -95,6 +97,9 @@ struct BenchConfig {
   std::shared_ptr<const engine::PrefixExtractor> prefix_extractor;
   bool whole_key_filtering = true;
   bool memtable_whole_key_filtering = true;
+  // --range_filter: every table's range filter (any registered range
+  // variant); null = none. filterlab engine only.
+  std::shared_ptr<const RangeFilterPolicy> range_filter;
   bool hash_index = false;
   double util_ratio = 0.75;
   std::string approx_algorithm = "new";  // new | old

@@ -86,21 +86,6 @@ class KeyBuffer {
   std::string buf_;
 };
 
-// --key_source=uniform: `num` distinct uniform 64-bit values in ascending
-// order, drawn from `seed` (a draw repeating a value is replaced by more
-// draws), so key number k's value is values[k] and key order is k's order.
-inline std::vector<uint64_t> UniformKeyValues(uint64_t num, uint64_t seed) {
-  SplitMix64 rng(seed ^ 0x6b657976616c7565ULL);
-  std::vector<uint64_t> values;
-  values.reserve(num);
-  while (values.size() < num) {
-    while (values.size() < num) values.push_back(rng.Next());
-    std::sort(values.begin(), values.end());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-  }
-  return values;
-}
-
 // Uniform random key numbers from a seeded SplitMix64 stream.
 class KeyRandom {
  public:

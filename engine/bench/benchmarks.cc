@@ -13,6 +13,7 @@
 
 #include "common/timer.h"
 #include "engine/bench/bench_keys.h"
+#include "filters/range/range_workload.h"
 #include "hashing/remix.h"
 
 namespace filterlab::lsmbench {
@@ -114,16 +115,28 @@ class StartGate {
 }  // namespace
 
 BenchRunner::BenchRunner(const BenchConfig& config) : config_(config) {
-  if (config.key_source == "uniform") {
-    key_values_ =
-        std::make_shared<const std::vector<uint64_t>>(UniformKeyValues(static_cast<uint64_t>(config.num), config.seed));
-  }
   key_format_.key_size = static_cast<size_t>(config.key_size);
   if (config.keys_per_prefix > 0) {
     key_format_.prefix_size = static_cast<size_t>(config.prefix_size);
     key_format_.prefixes = std::max<uint64_t>(1, static_cast<uint64_t>(config.num / config.keys_per_prefix));
   }
-  key_format_.values = key_values_ ? key_values_->data() : nullptr;
+}
+
+Status BenchRunner::PrepareKeys() {
+  if (config_.key_source == "db_bench" || key_values_) return Status::OK();
+  // The range-filter workloads' key sets (filters/range/range_workload.h),
+  // one implementation for the simulator and lsmbench.
+  std::vector<uint64_t> values;
+  Status s = workload::MakeKeys(config_.key_source, static_cast<uint64_t>(config_.num), config_.seed, &values);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --key_source=" + config_.key_source + ": " + s.message());
+  if (values.size() < static_cast<size_t>(config_.num)) {
+    return Status::InvalidArgument("lsmbench: --key_source=" + config_.key_source + " holds " +
+                                   std::to_string(values.size()) +
+                                   " distinct keys, fewer than --num=" + std::to_string(config_.num));
+  }
+  key_values_ = std::make_shared<const std::vector<uint64_t>>(std::move(values));
+  key_format_.values = key_values_->data();
+  return Status::OK();
 }
 
 IteratorOptions BenchRunner::IterOptions(const Slice* bound) const {
@@ -159,6 +172,8 @@ uint64_t BenchRunner::StreamSeed(uint64_t purpose) {
 
 Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r) {
   r->name = name;
+  Status keys = PrepareKeys();
+  if (!keys.ok()) return keys;
   if (name == "fillseq") return Fill(engine, Order::kSequential, r);
   if (name == "fillrandom" || name == "overwrite") return Fill(engine, Order::kRandom, r);
   if (name == "filluniquerandom") return Fill(engine, Order::kUniqueRandom, r);
@@ -370,47 +385,20 @@ Status BenchRunner::SeekEmpty(Engine* engine, BenchResult* r) {
   const std::vector<uint64_t>& values = *key_values_;  // ParseBenchConfig required a key source
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
   const uint64_t len = static_cast<uint64_t>(config_.range_size);
-  const double d = config_.range_correlation;
-  const uint64_t gap_max = d < 0 ? 0 : uint64_t{1} << static_cast<int>(std::lround(30.0 * (1.0 - d)));
   const uint64_t seed = StreamSeed(8);
   // Every thread's ranges, drawn and checked empty against the stored values
-  // before the timed loop: [lo, lo + len - 1] with lo uniform, or a stored
-  // value + U[1, gap_max]; a range holding a value is drawn again.
+  // before the timed loop (filters/range/range_workload.h: lo uniform, or with
+  // --range_correlation d a stored value + U[1, 2^round(30 (1 - d))]).
   const int threads = static_cast<int>(config_.threads);
-  std::vector<std::vector<uint64_t>> los(static_cast<size_t>(threads));
-  uint64_t redrawn = 0;
+  std::vector<std::vector<workload::RangeQuery>> ranges(static_cast<size_t>(threads));
   for (int th = 0; th < threads; ++th) {
-    KeyRandom rng(ThreadSeed(seed, th));
-    std::vector<uint64_t>& out = los[static_cast<size_t>(th)];
-    out.reserve(reads);
-    uint64_t attempts = 0;
-    while (out.size() < reads) {
-      if (++attempts > 1000 * (reads + 1000)) {
-        return Status::InvalidArgument("lsmbench: seekempty: almost no range of --range_size=" + std::to_string(len) +
-                                       " is empty among these keys; choose a smaller one");
-      }
-      uint64_t lo = 0;
-      if (d < 0) {
-        lo = rng.Next();
-      } else {
-        const uint64_t base = values[rng.Uniform(values.size())];
-        const uint64_t gap = 1 + rng.Uniform(gap_max);
-        if (base > ~uint64_t{0} - gap) continue;
-        lo = base + gap;
-      }
-      if (lo > ~uint64_t{0} - (len - 1)) continue;
-      const uint64_t hi = lo + (len - 1);
-      const auto first = std::lower_bound(values.begin(), values.end(), lo);
-      if (first != values.end() && *first <= hi) {
-        ++redrawn;
-        continue;
-      }
-      out.push_back(lo);
-    }
+    Status qs = workload::EmptyRangeQueries(values, len, config_.range_correlation, reads, ThreadSeed(seed, th),
+                                            &ranges[static_cast<size_t>(th)]);
+    if (!qs.ok()) return Status::InvalidArgument("lsmbench: seekempty: " + qs.message());
   }
   Status s = RunThreads(
       [&](const Worker& w, BenchResult* t) -> Status {
-        const std::vector<uint64_t>& mine = los[static_cast<size_t>(w.index)];
+        const std::vector<workload::RangeQuery>& mine = ranges[static_cast<size_t>(w.index)];
         KeyBuffer keys(key_format_);
         std::string bound_bytes;
         Slice bound;
@@ -418,17 +406,17 @@ Status BenchRunner::SeekEmpty(Engine* engine, BenchResult* r) {
         CallTimer timer(config_.histogram, &t->latency);
         w.ready();
         const LoopTimer loop;
-        for (const uint64_t lo : mine) {
-          BoundAfterValue(lo + (len - 1), &bound_bytes);
+        for (const workload::RangeQuery& q : mine) {
+          BoundAfterValue(q.hi, &bound_bytes);
           bound = Slice(bound_bytes);
-          const Slice key = keys.MakeValue(lo);
+          const Slice key = keys.MakeValue(q.lo);
           timer.Begin();
           it->Seek(key);
           const bool valid = it->Valid();
           timer.End();
           if (valid) {
-            return Status::Corruption("seekempty: the seek to value " + std::to_string(lo) + " bounded at value " +
-                                      std::to_string(lo + len - 1) +
+            return Status::Corruption("seekempty: the seek to value " + std::to_string(q.lo) + " bounded at value " +
+                                      std::to_string(q.hi) +
                                       " returned a key, though no stored key lies in that range");
           }
         }
@@ -443,7 +431,6 @@ Status BenchRunner::SeekEmpty(Engine* engine, BenchResult* r) {
   if (!s.ok()) return s;
   r->fields["range_size"] = config_.range_size;
   r->fields["range_correlation"] = config_.range_correlation;
-  r->fields["ranges_redrawn"] = redrawn;
   return Status::OK();
 }
 

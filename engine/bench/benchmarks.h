@@ -119,6 +119,8 @@ class BenchRunner {
   // Entries the last fill wrote (approximatememtablestats checks the
   // memtable holds them).
   uint64_t last_fill_entries_ = 0;
+  // Loads the --key_source values on first use (null: the key number is the value).
+  Status PrepareKeys();
   // --key_source values (null: the key number is the value) and the key layout.
   std::shared_ptr<const std::vector<uint64_t>> key_values_;
   KeyFormat key_format_;

@@ -96,6 +96,8 @@ class FilterlabEngine : public Engine {
       AddFilterCounters(counters, &entry);
       entry["entries"] = level.entries;
       entry["filter_bytes"] = level.filter_bytes;
+      entry["range_filter"] = level.range_filter;
+      entry["range_filter_bytes"] = level.range_filter_bytes;
       entry["model_fp"] = level.model_fp;
       entry["reach"] = level.reach;
       for (size_t t = 0; t < db::kNumLevelTickers; ++t) entry[db::kLevelTickerInfo[t].name] = level.tickers.values[t];
@@ -227,6 +229,7 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
   options.prefix_extractor = config.prefix_extractor;
   options.whole_key_filtering = config.whole_key_filtering;
   options.memtable_whole_key_filtering = config.memtable_whole_key_filtering;
+  options.range_filter_policy = config.range_filter;
   options.per_level_filter_policy = config.filter_per_level;
   options.level_size_multiplier = config.level_multiplier;
   options.num_levels = static_cast<int>(config.num_levels);

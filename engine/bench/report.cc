@@ -20,7 +20,7 @@ double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast
 // standard deviation follow.
 void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
   if (!levels.is_array() || levels.empty()) return;
-  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0, tree = 0;
+  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0, tree = 0, range_bits = 0;
   for (const JsonRecord& l : levels) {
     if (!l.contains("wasted_reads")) return;
     const double missing = l["lookups"].get<double>() - l["found"].get<double>();
@@ -29,10 +29,12 @@ void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
     model += missing * p;
     variance += missing * p * (1 - p);
     filter_bits += 8 * l["filter_bytes"].get<double>();
+    if (l.contains("range_filter_bytes")) range_bits += 8 * l["range_filter_bytes"].get<double>();
     entries += l["entries"].get<double>();
     if (l.contains("reach")) tree += l["reach"].get<double>() * p;
   }
   (*rec)["filter_bits_per_key"] = entries > 0 ? filter_bits / entries : 0.0;
+  (*rec)["range_filter_bits_per_key"] = entries > 0 ? range_bits / entries : 0.0;
   const double n = static_cast<double>(ops);
   (*rec)["fp_reads_per_op"] = ops > 0 ? JsonRecord(wasted / n) : JsonRecord();
   (*rec)["fp_reads_model_per_op"] = ops > 0 ? JsonRecord(model / n) : JsonRecord();
@@ -112,6 +114,7 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["whole_key_filtering"] = c.whole_key_filtering;
   rec["memtable_whole_key_filtering"] = c.memtable_whole_key_filtering;
   rec["key_source"] = c.key_source;
+  rec["range_filter"] = engine::RangeFilterLabel(c.range_filter.get());
   rec["max_scan_distance"] = c.max_scan_distance;
   rec["prefix_same_as_start"] = c.prefix_same_as_start;
   rec["total_order_seek"] = c.total_order_seek;

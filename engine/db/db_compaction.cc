@@ -355,7 +355,9 @@ void DBImpl::SetupOtherInputs(Compaction* c) {
       options_.filter_allocation && options_.filter_allocation->policy != allocation::AllocationPolicy::kUniform;
   c->trivial_move =
       c->inputs[0].size() == 1 && c->inputs[1].empty() && !allocated &&
-      SameFilter(options_.FilterPolicyForLevel(c->level).get(), options_.FilterPolicyForLevel(c->level + 1).get());
+      SameFilter(options_.FilterPolicyForLevel(c->level).get(), options_.FilterPolicyForLevel(c->level + 1).get()) &&
+      RangeFilterLabel(options_.RangeFilterPolicyForLevel(c->level).get()) ==
+          RangeFilterLabel(options_.RangeFilterPolicyForLevel(c->level + 1).get());
   compact_pointer_[c->level] = hi;
 }
 

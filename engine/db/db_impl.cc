@@ -971,12 +971,16 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
                        options_.prefix_extractor);
 }
 
-void DBImpl::LevelSeekRecorder::RecordTableSeek(int level, LookupResult::Filter filter, bool useful) {
-  if (filter == LookupResult::Filter::kNegative) {
+void DBImpl::LevelSeekRecorder::RecordTableSeek(int level, const TableReader::SeekFilterAnswer& answer, bool useful) {
+  using Filter = LookupResult::Filter;
+  if (answer.range == Filter::kNegative) db_->RecordLevelTick(level, LevelTicker::kSeekRangeFiltered);
+  if (answer.range == Filter::kPositive) db_->RecordLevelTick(level, LevelTicker::kSeekRangeFilterMatch);
+  const Filter filter = answer.combined();
+  if (filter == Filter::kNegative) {
     db_->RecordLevelTick(level, LevelTicker::kSeekFiltered);
     return;
   }
-  const bool matched = filter == LookupResult::Filter::kPositive;
+  const bool matched = filter == Filter::kPositive;
   if (matched) db_->RecordLevelTick(level, LevelTicker::kSeekFilterMatch);
   db_->RecordLevelTick(level, LevelTicker::kSeekData);
   if (useful) {
@@ -1019,12 +1023,13 @@ void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit,
 
 namespace {
 
-// The filters a level's tables hold (see LevelStats::filter); `fallback`
-// when the level has no tables.
-std::string LevelFilterLabel(const FileList& files, const std::string& fallback) {
+// The filters a level's tables hold (LevelStats::filter, range_filter): the
+// distinct specs in `spec` of its tables; `fallback` when it has none.
+std::string LevelFilterLabel(const FileList& files, std::string FileMetaData::*spec_field,
+                             const std::string& fallback) {
   std::vector<const std::string*> specs;
   for (const auto& f : files) {
-    const std::string& spec = f->filter_spec;
+    const std::string& spec = (*f).*spec_field;
     bool seen = false;
     for (const std::string* s : specs) seen = seen || *s == spec;
     if (!seen) specs.push_back(&spec);
@@ -1047,11 +1052,15 @@ DbStats DBImpl::GetStats() {
     level.level = l;
     level.files = version.files(l).size();
     level.bytes = version.LevelBytes(l);
-    level.filter = LevelFilterLabel(version.files(l), FilterLabel(options_.FilterPolicyForLevel(l).get()));
+    level.filter = LevelFilterLabel(version.files(l), &FileMetaData::filter_spec,
+                                    FilterLabel(options_.FilterPolicyForLevel(l).get()));
     for (size_t t = 0; t < kNumLevelTickers; ++t) level.tickers.values[t] = level_tickers_[l]->Sum(t);
     const LevelFilterSummary summary = SummarizeLevelFilters(l, version.files(l));
     level.entries = summary.entries;
     level.filter_bytes = summary.filter_bytes;
+    level.range_filter_bytes = summary.range_filter_bytes;
+    level.range_filter = LevelFilterLabel(version.files(l), &FileMetaData::range_filter_spec,
+                                          RangeFilterLabel(options_.RangeFilterPolicyForLevel(l).get()));
     level.model_fp = summary.model_fp;
     level.reach = reach[l];
     stats.total_sst_bytes += level.bytes;

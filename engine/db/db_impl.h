@@ -141,7 +141,7 @@ class DBImpl final : public DB {
   class LevelSeekRecorder final : public SeekRecorder {
    public:
     explicit LevelSeekRecorder(DBImpl* db) : db_(db) {}
-    void RecordTableSeek(int level, LookupResult::Filter filter, bool useful) override;
+    void RecordTableSeek(int level, const TableReader::SeekFilterAnswer& answer, bool useful) override;
 
    private:
     DBImpl* const db_;

@@ -63,6 +63,10 @@ struct LevelStats {
   FilterCounters filter_counters() const { return FilterCounters::FromLevel(tickers); }
   uint64_t entries = 0;       // internal keys in the level's tables
   uint64_t filter_bytes = 0;  // bytes of their filter blocks
+  // Their range filters: the spec(s) as `filter` names the point filters'
+  // (a level without tables shows what new tables would get) and the bytes.
+  std::string range_filter;
+  uint64_t range_filter_bytes = 0;
   // The model FP rate a lookup of an absent key expects at one table of the
   // level (level_filters.h SummarizeLevelFilters; 1 for tables without a
   // filter): the expected value of wasted_reads() / missing_lookups().

@@ -45,20 +45,22 @@ namespace filterlab::engine {
   X(kTableLookups, "table_lookups", "point lookups in tables (Get and MultiGet keys)")
 
 // X(enum name, name in text and records, help)
-#define FILTERLAB_LEVEL_TICKERS(X)                                                                           \
-  X(kFilterChecked, "filter_checked", "point lookups that asked a table filter at the level")                \
-  X(kFilterUseful, "filter_useful", "... that the filter answered absent (the table skipped)")               \
-  X(kFilterPositive, "filter_positive", "... that the filter passed")                                        \
-  X(kFilterTruePositive, "filter_true_positive", "... passed, and the table held the key")                   \
-  X(kLookups, "lookups", "point lookups in the level's tables, with a filter or without")                    \
-  X(kFound, "found", "... that found the key in the table")                                                  \
-  X(kSeekFiltered, "seek_filtered", "table seeks a filter ruled out (the table skipped: no index, no data)") \
-  X(kSeekFilterMatch, "seek_filter_match", "table seeks a filter was asked about and passed")                \
-  X(kSeekData, "seek_data", "table seeks that read the table (index and a data block)")                      \
-  X(kSeekDataUsefulNoFilter, "seek_data_useful_no_filter",                                                   \
-    "... that found a key in the seek's range, no filter asked")                                             \
-  X(kSeekDataUsefulFilterMatch, "seek_data_useful_filter_match",                                             \
-    "... that found a key in the seek's range after a filter passed them")
+#define FILTERLAB_LEVEL_TICKERS(X)                                                                              \
+  X(kFilterChecked, "filter_checked", "point lookups that asked a table filter at the level")                   \
+  X(kFilterUseful, "filter_useful", "... that the filter answered absent (the table skipped)")                  \
+  X(kFilterPositive, "filter_positive", "... that the filter passed")                                           \
+  X(kFilterTruePositive, "filter_true_positive", "... passed, and the table held the key")                      \
+  X(kLookups, "lookups", "point lookups in the level's tables, with a filter or without")                       \
+  X(kFound, "found", "... that found the key in the table")                                                     \
+  X(kSeekFiltered, "seek_filtered", "table seeks a filter ruled out (the table skipped: no index, no data)")    \
+  X(kSeekFilterMatch, "seek_filter_match", "table seeks a filter was asked about and passed")                   \
+  X(kSeekData, "seek_data", "table seeks that read the table (index and a data block)")                         \
+  X(kSeekDataUsefulNoFilter, "seek_data_useful_no_filter",                                                      \
+    "... that found a key in the seek's range, no filter asked")                                                \
+  X(kSeekDataUsefulFilterMatch, "seek_data_useful_filter_match",                                                \
+    "... that found a key in the seek's range after a filter passed them")                                      \
+  X(kSeekRangeFiltered, "seek_range_filtered", "table seeks the range filter ruled out (within seek_filtered)") \
+  X(kSeekRangeFilterMatch, "seek_range_filter_match", "table seeks the range filter passed (within seek_filter_match)")
 
 #define FILTERLAB_TICKER_ENUM_(id, name, help) id,
 enum class Ticker : size_t { FILTERLAB_DB_TICKERS(FILTERLAB_TICKER_ENUM_) kCount };

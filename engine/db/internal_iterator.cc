@@ -39,15 +39,15 @@ class MemTableIter final : public InternalIterator {
 // query out; counts the outcome at `level`. True if it seeked.
 bool SeekTable(const TableReader& table, TableIterator* it, const Slice& target, const SeekQuery& query, int level,
                SeekRecorder* recorder) {
-  const LookupResult::Filter filter = table.SeekMayMatch(query);
-  if (filter == LookupResult::Filter::kNegative) {
-    if (recorder != nullptr) recorder->RecordTableSeek(level, filter, false);
+  const TableReader::SeekFilterAnswer answer = table.SeekMayMatch(query);
+  if (answer.combined() == LookupResult::Filter::kNegative) {
+    if (recorder != nullptr) recorder->RecordTableSeek(level, answer, false);
     return false;
   }
   it->Seek(target);
   if (recorder != nullptr) {
     const bool useful = it->Valid() && !PastQueryEnd(query, ExtractUserKey(it->key()));
-    recorder->RecordTableSeek(level, filter, useful);
+    recorder->RecordTableSeek(level, answer, useful);
   }
   return true;
 }

@@ -44,9 +44,10 @@ class InternalIterator : public Iterator {
 class SeekRecorder {
  public:
   virtual ~SeekRecorder() = default;
-  // `filter`: what the table's filters said (kNegative: the table was
-  // skipped); `useful`: the seek read data and found a key the query admits.
-  virtual void RecordTableSeek(int level, LookupResult::Filter filter, bool useful) = 0;
+  // `answer`: what the table's filters said (combined() kNegative: the
+  // table was skipped); `useful`: the seek read data and found a key the
+  // query admits.
+  virtual void RecordTableSeek(int level, const TableReader::SeekFilterAnswer& answer, bool useful) = 0;
 };
 
 std::unique_ptr<InternalIterator> NewMemTableIterator(std::shared_ptr<const MemTable> mem);

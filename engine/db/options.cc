@@ -4,6 +4,7 @@
 
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/range/range_filter.h"
 
 namespace filterlab::engine {
 namespace {
@@ -30,6 +31,23 @@ Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const Filte
   *out = std::move(policy);
   return Status::OK();
 }
+
+Status RangeFilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const RangeFilterPolicy>* out) {
+  out->reset();
+  if (spec == "none") return Status::OK();
+  if (spec.empty()) {
+    return Status::InvalidArgument(
+        "the range filter spec is empty; give a registry range spec such as grafite:bpk=16, or none for no "
+        "range filter");
+  }
+  std::unique_ptr<RangeFilterPolicy> policy;
+  Status s = NewRangeFilterPolicy(spec, &policy);
+  if (!s.ok()) return Status::InvalidArgument(s.message());
+  *out = std::move(policy);
+  return Status::OK();
+}
+
+std::string RangeFilterLabel(const RangeFilterPolicy* policy) { return policy == nullptr ? "none" : policy->spec(); }
 
 const char* WalRecoveryModeName(WalRecoveryMode mode) {
   switch (mode) {
@@ -70,6 +88,13 @@ const std::shared_ptr<const FilterPolicy>& Options::FilterPolicyForLevel(int lev
   return filter_policy;
 }
 
+const std::shared_ptr<const RangeFilterPolicy>& Options::RangeFilterPolicyForLevel(int level) const {
+  if (level >= 0 && static_cast<size_t>(level) < per_level_range_filter_policy.size()) {
+    return per_level_range_filter_policy[level];
+  }
+  return range_filter_policy;
+}
+
 uint64_t Options::MaxBytesForLevel(int level) const {
   double bytes = static_cast<double>(max_bytes_for_level_base);
   for (int l = 1; l < level; ++l) bytes *= level_size_multiplier;
@@ -85,6 +110,7 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.filter_policy = FilterPolicyForLevel(level);
   t.whole_key_filtering = whole_key_filtering;
   t.prefix_extractor = prefix_extractor;
+  t.range_filter_policy = RangeFilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
   t.compression = compression;
   return t;

@@ -32,7 +32,8 @@
 
 namespace filterlab {
 class FilterPolicy;
-}
+class RangeFilterPolicy;
+}  // namespace filterlab
 
 namespace filterlab::engine {
 
@@ -71,6 +72,11 @@ Status ParseWalRecoveryMode(const std::string& text, WalRecoveryMode* mode);
 Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const FilterPolicy>* out);
 // The canonical spec of `policy`, or "none" for nullptr.
 std::string FilterLabel(const FilterPolicy* policy);
+// The same for range filters (filters/range/range_filter.h): "none" gives
+// nullptr, anything else the registry's range policy; InvalidArgument with
+// the registry's complaint otherwise.
+Status RangeFilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const RangeFilterPolicy>* out);
+std::string RangeFilterLabel(const RangeFilterPolicy* policy);
 // Same filter: both none, or both with the same canonical spec.
 bool SameFilter(const FilterPolicy* a, const FilterPolicy* b);
 
@@ -155,6 +161,17 @@ struct Options {
   // false (prefixes only) needs an extractor.
   std::shared_ptr<const PrefixExtractor> prefix_extractor;
   bool whole_key_filtering = true;
+  // Range filter of the tables written to each level, like the point
+  // filters: per_level_range_filter_policy[L] where the vector reaches, else
+  // range_filter_policy (nullptr = none); any registered range variant
+  // (filters/range/range_filter.h), built from each table's user keys by
+  // flushes and compactions and stored as its own block (engine/table/
+  // range_filter_block.h). A seek with an upper bound asks it about
+  // [target, bound) and skips a table it rules out. Its memory is its own
+  // spec's bits per key at every level: filter_allocation's budget spreads
+  // the point filters' bits only, whatever the range filters take.
+  std::shared_ptr<const RangeFilterPolicy> range_filter_policy;
+  std::vector<std::shared_ptr<const RangeFilterPolicy>> per_level_range_filter_policy;
   // Filter memory across the levels under one budget (level_filters.h,
   // filters/allocation/level_allocation.h). Unset: each level's filter is
   // FilterPolicyForLevel as given. Set: FilterPolicyForLevel(L) names only
@@ -187,6 +204,8 @@ struct Options {
   Status Validate() const;
   // The filter tables written to `level` are built with (nullptr = none).
   const std::shared_ptr<const FilterPolicy>& FilterPolicyForLevel(int level) const;
+  // The range filter tables written to `level` are built with (nullptr = none).
+  const std::shared_ptr<const RangeFilterPolicy>& RangeFilterPolicyForLevel(int level) const;
   // With filter_allocation: level L's filter family (nullptr = no filter there).
   Status FilterFamilyForLevel(int level, std::shared_ptr<const allocation::FamilyCurve>* out) const;
   // Target bytes of level >= 1: max_bytes_for_level_base x level_size_multiplier^(level-1).

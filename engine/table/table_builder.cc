@@ -5,6 +5,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/filter_block.h"
 #include "engine/table/index_key.h"
+#include "engine/table/range_filter_block.h"
 #include "engine/util/prefix_extractor.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
@@ -76,6 +77,9 @@ Status TableBuilder::Open(const TableOptions& options, WritableFile* file, std::
                                    : std::make_unique<FilterBlockBuilder>(
                                          options.filter_policy, options.prefix_extractor, options.whole_key_filtering);
   }
+  if (options.range_filter_policy != nullptr) {
+    builder->range_filter_builder_ = std::make_unique<RangeFilterBlockBuilder>(options.range_filter_policy);
+  }
   *out = std::move(builder);
   return Status::OK();
 }
@@ -111,6 +115,7 @@ Status TableBuilder::Add(const Slice& internal_key, const Slice& value) {
     pending_index_entry_ = false;
   }
   if (filter_builder_) filter_builder_->AddKey(parsed.user_key);
+  if (range_filter_builder_) range_filter_builder_->AddKey(parsed.user_key);
   data_block_.Add(internal_key, value);
   last_key_.assign(internal_key.data(), internal_key.size());
   ++props_.num_entries;
@@ -179,6 +184,19 @@ Status TableBuilder::Finish() {
     props_.prefix_extractor = options_.prefix_extractor ? options_.prefix_extractor->Name() : "";
   }
 
+  // Named after the properties: the metaindex keeps its names in order.
+  BlockHandle range_handle;
+  if (range_filter_builder_ && props_.num_entries > 0) {
+    std::string range_filter;
+    s = range_filter_builder_->Finish(&range_filter);
+    if (!s.ok()) return status_ = Status::InvalidArgument("building the table's range filter: " + s.message());
+    s = WriteBlock(range_filter, &range_handle);
+    if (!s.ok()) return status_ = s;
+    props_.range_filter_spec = options_.range_filter_policy->spec();
+    props_.range_filter_size = range_filter.size();
+    props_.num_range_filter_keys = range_filter_builder_->num_keys();
+  }
+
   Footer footer;
   footer.checksum_type = options_.checksum_type;
   const Slice index = index_block_.Finish();
@@ -192,6 +210,11 @@ Status TableBuilder::Finish() {
   handle_bytes.clear();
   props_handle.EncodeTo(&handle_bytes);
   metaindex.Add(kPropertiesBlockName, handle_bytes);
+  if (!props_.range_filter_spec.empty()) {
+    handle_bytes.clear();
+    range_handle.EncodeTo(&handle_bytes);
+    metaindex.Add(kRangeFilterBlockName, handle_bytes);
+  }
 
   s = WriteBlock(metaindex.Finish(), &footer.metaindex_handle);
   if (!s.ok()) return status_ = s;

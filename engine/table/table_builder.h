@@ -22,12 +22,14 @@
 
 namespace filterlab {
 class FilterPolicy;
-}
+class RangeFilterPolicy;
+}  // namespace filterlab
 
 namespace filterlab::engine {
 
 class FilterBlockBuilder;
 class PrefixExtractor;
+class RangeFilterBlockBuilder;
 
 struct TableOptions {
   // Target size of a data block's contents; blocks are cut at about this size.
@@ -45,6 +47,9 @@ struct TableOptions {
   // Without an extractor the filter must hold whole keys.
   bool whole_key_filtering = true;
   std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  // The range filter over the table's user keys (range_filter_block.h);
+  // nullptr = none. Stored as its own block; the table records its spec.
+  std::shared_ptr<const RangeFilterPolicy> range_filter_policy;
   ChecksumType checksum_type = ChecksumType::kCRC32C;
   // Compression of data blocks (compression.h; a block that would not
   // shrink by 1/8 is stored raw).
@@ -82,6 +87,7 @@ class TableBuilder {
   WritableFile* const file_;
   std::string compressed_;  // scratch of WriteBlock
   std::unique_ptr<FilterBlockBuilder> filter_builder_;
+  std::unique_ptr<RangeFilterBlockBuilder> range_filter_builder_;
   BlockBuilder data_block_;
   BlockBuilder index_block_;
   TableProperties props_;

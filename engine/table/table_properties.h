@@ -38,6 +38,11 @@ struct TableProperties {
   // "" = no prefixes. Tables written before these existed hold whole keys.
   bool whole_key_filtering = true;
   std::string prefix_extractor;
+  // The range filter (range_filter_block.h): canonical spec ("" = none), its
+  // block's bytes and the distinct keys it holds. Optional like the two above.
+  std::string range_filter_spec;
+  uint64_t range_filter_size = 0;
+  uint64_t num_range_filter_keys = 0;
 
   // The properties block's contents.
   std::string Encode() const;

@@ -7,6 +7,7 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_cache.h"
 #include "engine/table/filter_block.h"
+#include "engine/table/range_filter_block.h"
 #include "engine/util/prefix_extractor.h"
 #include "engine/util/thread_slot.h"
 #include "filters/filter.h"
@@ -41,6 +42,7 @@ TableReader::~TableReader() {
   if (options_.block_cache != nullptr) {
     if (index_block_) options_.block_cache->Erase({file_id_, footer_.index_handle.offset});
     if (filter_) options_.block_cache->Erase({file_id_, filter_handle_.offset});
+    if (range_filter_) options_.block_cache->Erase({file_id_, range_filter_handle_.offset});
   }
 }
 
@@ -113,12 +115,12 @@ Status TableReader::ReadMeta() {
   Status s = ReadFooter();
   if (!s.ok()) return s;
   BlockHandle props_handle;
-  bool have_filter = false;
-  s = ReadMetaindex(&props_handle, &have_filter);
+  bool have_filter = false, have_range_filter = false;
+  s = ReadMetaindex(&props_handle, &have_filter, &have_range_filter);
   if (!s.ok()) return s;
-  s = ReadProperties(props_handle, have_filter);
+  s = ReadProperties(props_handle, have_filter, have_range_filter);
   if (!s.ok()) return s;
-  return ReadIndexAndFilter(have_filter);
+  return ReadIndexAndFilter(have_filter, have_range_filter);
 }
 
 Status TableReader::ReadFooter() {
@@ -140,7 +142,7 @@ Status TableReader::ReadFooter() {
 }
 
 // The metaindex names the properties block (always) and the filter block (when there is a filter).
-Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) {
+Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter, bool* have_range_filter) {
   std::shared_ptr<const Block> metaindex;
   Status s = ReadAndOpenBlock(BlockKind::kMetaindex, footer_.metaindex_handle, &metaindex);
   if (!s.ok()) return s;
@@ -159,9 +161,12 @@ Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) 
     } else if (it.key() == Slice(kFilterBlockName)) {
       filter_handle_ = h;
       *have_filter = true;
+    } else if (it.key() == Slice(kRangeFilterBlockName)) {
+      range_filter_handle_ = h;
+      *have_range_filter = true;
     } else {
-      return Status::Corruption(metaindex->name() + ": unknown meta block '" + it.key().ToString() +
-                                "' (allowed: " + kFilterBlockName + ", " + kPropertiesBlockName + ")");
+      return Status::Corruption(metaindex->name() + ": unknown meta block '" + it.key().ToString() + "' (allowed: " +
+                                kFilterBlockName + ", " + kPropertiesBlockName + ", " + kRangeFilterBlockName + ")");
     }
   }
   if (!it.status().ok()) return it.status();
@@ -172,7 +177,7 @@ Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) 
 // Decodes the properties, checks them against the footer and metaindex, and
 // makes the filter policy from the spec the table was written with (the key
 // hash its filter was built over).
-Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_filter) {
+Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_filter, bool have_range_filter) {
   std::shared_ptr<const Block> props_block;
   Status s = ReadAndOpenBlock(BlockKind::kProperties, props_handle, &props_block);
   if (!s.ok()) return s;
@@ -183,6 +188,15 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
     return Status::Corruption(props_name + ": index size " + std::to_string(props_.index_size) +
                               " differs from the footer's index handle size " +
                               std::to_string(footer_.index_handle.size));
+  }
+  if (have_range_filter != !props_.range_filter_spec.empty()) {
+    return Status::Corruption(props_name + ": range filter spec '" + props_.range_filter_spec + "' but the metaindex " +
+                              (have_range_filter ? "names" : "does not name") + " a range filter block");
+  }
+  if (have_range_filter && props_.range_filter_size != range_filter_handle_.size) {
+    return Status::Corruption(props_name + ": range filter size " + std::to_string(props_.range_filter_size) +
+                              " differs from the range filter block handle's size " +
+                              std::to_string(range_filter_handle_.size));
   }
   if (have_filter != !props_.filter_spec.empty()) {
     return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec + "' but the metaindex " +
@@ -214,13 +228,18 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
 }
 
 // Reads (and so verifies) the index and filter now; keeps them, or hands them to the cache.
-Status TableReader::ReadIndexAndFilter(bool have_filter) {
+Status TableReader::ReadIndexAndFilter(bool have_filter, bool have_range_filter) {
   std::shared_ptr<const Block> index;
   Status s = ReadAndOpenBlock(BlockKind::kIndex, footer_.index_handle, &index);
   if (!s.ok()) return s;
   std::shared_ptr<const FilterBlockReader> filter;
   if (have_filter) {
     s = ReadFilterBlock(&filter);
+    if (!s.ok()) return s;
+  }
+  std::shared_ptr<const RangeFilterBlockReader> range_filter;
+  if (have_range_filter) {
+    s = ReadRangeFilterBlock(&range_filter);
     if (!s.ok()) return s;
   }
   // Pinned: lookups use them without a cache lookup (no shard lock, no
@@ -232,9 +251,14 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
                                  /*pinned=*/true);
     if (filter)
       options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
+    if (range_filter) {
+      options_.block_cache->Insert({file_id_, range_filter_handle_.offset}, range_filter, range_filter->size(),
+                                   /*pinned=*/true);
+    }
   }
   index_block_ = std::move(index);
   filter_ = std::move(filter);
+  range_filter_ = std::move(range_filter);
   ChooseFilterUse();
   return Status::OK();
 }
@@ -262,12 +286,27 @@ bool TableReader::PointFilterMayMatch(const Slice& user_key, bool* checked) cons
   return !*checked || point_filter_->KeyMayMatch(point_prefix_->Transform(user_key));
 }
 
-LookupResult::Filter TableReader::SeekMayMatch(const SeekQuery& query) const {
-  if (prefix_filter_ == nullptr || query.prefix_extractor == nullptr ||
-      query.prefix_extractor->Name() != prefix_filter_->Name()) {
-    return LookupResult::Filter::kNotChecked;
+TableReader::SeekFilterAnswer TableReader::SeekMayMatch(const SeekQuery& query) const {
+  SeekFilterAnswer answer;
+  if (prefix_filter_ != nullptr && query.prefix_extractor != nullptr &&
+      query.prefix_extractor->Name() == prefix_filter_->Name()) {
+    answer.prefix =
+        filter_->KeyMayMatch(query.prefix) ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+    if (answer.prefix == LookupResult::Filter::kNegative) return answer;
   }
-  return filter_->KeyMayMatch(query.prefix) ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+  // The range filter answers inclusive ranges [lo, hi], a seek's end is
+  // exclusive: an end E = X ‖ 0x00 admits exactly the keys <= X (X ‖ 0x00 is
+  // X's immediate successor), so [lo, X] is asked; any other E is asked as
+  // [lo, E], a superset of the seek's keys, so never a false negative.
+  if (range_filter_ != nullptr && query.hi != nullptr && query.hi->compare(query.lo) > 0) {
+    Slice hi = *query.hi;
+    if (hi.size() > 0 && hi[hi.size() - 1] == '\0') hi = Slice(hi.data(), hi.size() - 1);
+    if (hi.compare(query.lo) >= 0) {
+      answer.range = range_filter_->RangeMayMatch(query.lo, hi) ? LookupResult::Filter::kPositive
+                                                                : LookupResult::Filter::kNegative;
+    }
+  }
+  return answer;
 }
 
 Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const {
@@ -279,6 +318,21 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   std::unique_ptr<FilterBlockReader> f;
   s = FilterBlockReader::Open(std::move(contents), filter_policy_,
                               DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
+  if (!s.ok()) return s;
+  *out = std::move(f);
+  return Status::OK();
+}
+
+Status TableReader::ReadRangeFilterBlock(std::shared_ptr<const RangeFilterBlockReader>* out) const {
+  std::string contents;
+  Status s =
+      ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kRangeFilter, range_filter_handle_, &contents);
+  if (!s.ok()) return s;
+  counters_->Add(kFilterReads);
+  counters_->Add(kFilterBytesRead, range_filter_handle_.size + kBlockTrailerSize);
+  std::unique_ptr<RangeFilterBlockReader> f;
+  s = RangeFilterBlockReader::Open(std::move(contents),
+                                   DescribeBlock(BlockKind::kRangeFilter, range_filter_handle_, file_->name()), &f);
   if (!s.ok()) return s;
   *out = std::move(f);
   return Status::OK();

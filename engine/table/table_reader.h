@@ -46,6 +46,7 @@ namespace filterlab::engine {
 class BlockCache;
 class FilterBlockReader;
 class PrefixExtractor;
+class RangeFilterBlockReader;
 
 struct TableReaderOptions {
   // Shared cache for data, index and filter blocks; null = no cache. It must
@@ -138,11 +139,27 @@ class TableReader {
   void MultiGet(const Slice* targets, size_t n, LookupResult* results) const;
   // A scan over all entries; the reader must outlive it.
   std::unique_ptr<TableIterator> NewIterator() const;
-  // What this table's filters say about the keys `query` may return:
-  // kNegative = none is in the table (a seek may skip it without reading
-  // its index or data), kPositive = maybe, kNotChecked = no filter here
-  // can answer (none, or its prefixes are of another extractor).
-  LookupResult::Filter SeekMayMatch(const SeekQuery& query) const;
+  // What this table's filters say about the keys `query` may return: the
+  // prefix entries of the point filter (for a query with a prefix of this
+  // table's extractor) and the range filter (for a query with an upper
+  // end), the prefix first. Each answer is kNegative (no such key here: a
+  // seek may skip the table without reading its index or data), kPositive
+  // (maybe) or kNotChecked (no filter here can answer).
+  struct SeekFilterAnswer {
+    LookupResult::Filter prefix = LookupResult::Filter::kNotChecked;
+    LookupResult::Filter range = LookupResult::Filter::kNotChecked;
+    // kNegative if either said so, kPositive if one was asked, else kNotChecked.
+    LookupResult::Filter combined() const {
+      if (prefix == LookupResult::Filter::kNegative || range == LookupResult::Filter::kNegative) {
+        return LookupResult::Filter::kNegative;
+      }
+      if (prefix == LookupResult::Filter::kPositive || range == LookupResult::Filter::kPositive) {
+        return LookupResult::Filter::kPositive;
+      }
+      return LookupResult::Filter::kNotChecked;
+    }
+  };
+  SeekFilterAnswer SeekMayMatch(const SeekQuery& query) const;
 
   const TableProperties& properties() const { return props_; }
   const Footer& footer() const { return footer_; }
@@ -166,9 +183,10 @@ class TableReader {
   // Open's steps (ReadMeta runs the rest in order).
   Status ReadMeta();
   Status ReadFooter();
-  Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter);
-  Status ReadProperties(const BlockHandle& props_handle, bool have_filter);
-  Status ReadIndexAndFilter(bool have_filter);
+  Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter, bool* have_range_filter);
+  Status ReadProperties(const BlockHandle& props_handle, bool have_filter, bool have_range_filter);
+  Status ReadRangeFilterBlock(std::shared_ptr<const RangeFilterBlockReader>* out) const;
+  Status ReadIndexAndFilter(bool have_filter, bool have_range_filter);
   void ChooseFilterUse();
   // Probes point_filter_ for a user key; false = absent. *checked says
   // whether the filter could answer (a prefix filter cannot for a key
@@ -207,11 +225,13 @@ class TableReader {
   Footer footer_;
   TableProperties props_;
   BlockHandle filter_handle_;
+  BlockHandle range_filter_handle_;  // size 0: no range filter
   std::shared_ptr<const FilterPolicy> filter_policy_;
   std::shared_ptr<const PrefixExtractor> table_prefix_;  // the extractor of the filter's prefixes, if any
   // Pinned (see above).
   std::shared_ptr<const Block> index_block_;
   std::shared_ptr<const FilterBlockReader> filter_;
+  std::shared_ptr<const RangeFilterBlockReader> range_filter_;  // pinned like filter_; null without one
   // How lookups use filter_ (ChooseFilterUse): point_filter_ is filter_
   // when it answers point lookups (null otherwise), probed with the whole
   // key, or with its prefix under point_prefix_ when that is set (a filter
