@@ -19,6 +19,7 @@ from .allocation import allocation_table_tex
 from .dynamic import dynamic_keys_table_tex
 from .claims import SIGMA_LIMIT, Claim, claims_frame, measure_all, read_published
 from .figures import FIGURES
+from .range_engine import range_engine_tex
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "paper"
@@ -793,12 +794,15 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     extra.update(alloc_vals)
     dyn_text, dyn_vals = dynamic_keys_table_tex(results_root)
     extra.update(dyn_vals)
+    range_text, range_vals = range_engine_tex(results_root, _results(results_root, "engine_range"))
+    extra.update(range_vals)
     for name, text in (("numbers.tex", numbers_tex(claims, extra)), ("claims.tex", claims_parts[0]),
                        ("claims-continued.tex", claims_parts[1]),
                        ("open.tex", open_claims_tex(claims)), ("models.tex", models_text),
                        ("pareto.tex", pareto_table_tex(results_root)), ("speed_floor.tex", floor_text),
                        ("engine_filters.tex", ef_text),
                        ("allocation.tex", alloc_text), ("dynamic_keys.tex", dyn_text),
+                       ("engine_range.tex", range_text),
                        ("block_seek.tex", block_seek_table_tex(results_root))):
         (out_dir / name).write_text(text)
         written.append(out_dir / name)
