@@ -23,7 +23,7 @@ def _rows(df: pd.DataFrame, command: str, sweep: str | None = None) -> pd.DataFr
         return df.iloc[0:0]
     out = df[df["command"] == command]
     if sweep is not None and "sweep" in out:
-        out = out[out["sweep"] == sweep]
+        out = out[out["sweep"].astype(str).str.startswith(sweep)]
     return with_labels(out) if "label" not in out else out
 
 

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "common/flags.h"
-#include "common/range_workload.h"
 #include "common/stats.h"
 #include "common/timer.h"
 #include "filters/fp_model_kind.h"
 #include "filters/fp_tolerance.h"
+#include "filters/range/range_workload.h"
 #include "filters/registry.h"
 #include "sim/commands.h"
 #include "sim/range_sim.h"
@@ -146,8 +146,8 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
   flags.List("filter", "range-filter spec, e.g. grafite:bpk=16 (filterlab-tool list-filters); repeat for a sweep",
              &specs);
   flags.Int("keys", 1000000, 1, 4000000000LL, "distinct keys", &keys);
-  flags.String("key_dist", "uniform", "uniform | normal | clustered | sosd:PATH | text:PATH (common/range_workload.h)",
-               &key_dist);
+  flags.String("key_dist", "uniform",
+               "uniform | normal | clustered | sosd:PATH | text:PATH (filters/range/range_workload.h)", &key_dist);
   flags.String("range_log2", "0,5,10", "range lengths as powers of two: a list 0,5,10 or a range 0:24:1 (0..40)",
                &range_text);
   flags.String("correlations", "none", "query correlations: none (uniform left end) and/or degrees d in [0, 1]",

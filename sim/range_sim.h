@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/range_workload.h"
+#include "filters/range/range_workload.h"
 #include "common/status.h"
 #include "filters/range/range_filter.h"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/flags.h"
-#include "common/range_workload.h"
+#include "filters/range/range_workload.h"
 #include "common/stats.h"
 #include "common/timer.h"
 #include "filters/registry.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/flags.h"
-#include "common/range_workload.h"
+#include "filters/range/range_workload.h"
 #include "sim/commands.h"
 #include "sim/machine.h"
 #include "sim/range_sim.h"

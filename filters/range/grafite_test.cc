@@ -7,10 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "common/range_workload.h"
 #include "common/test_scale.h"
 #include "filters/fp_tolerance.h"
 #include "filters/range/range_test_util.h"
+#include "filters/range/range_workload.h"
 
 namespace filterlab {
 namespace {

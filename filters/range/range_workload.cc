@@ -1,5 +1,5 @@
 // Key and range-query generators (range_workload.h).
-#include "common/range_workload.h"
+#include "filters/range/range_workload.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "common/range_workload.h"
+#include "filters/range/range_workload.h"
 
 #include <gtest/gtest.h>
 
