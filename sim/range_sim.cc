@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/number_list.h"
+#include "common/strings.h"
 #include "common/timer.h"
 #include "sim/machine.h"
 
@@ -34,23 +35,19 @@ Status ParseRangeLengths(const std::string& text, std::vector<uint64_t>* lengths
 }
 
 Status ParseCorrelations(const std::string& text, std::vector<double>* degrees) {
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& piece : Split(text, ',')) {
+    const std::string item(Trim(piece));
     if (item == "none") {
       degrees->push_back(-1);
-    } else {
-      std::vector<double> one;
-      Status s = ParseNumberList("correlations", item, 0, 1, &one);
-      if (!s.ok() || one.size() != 1) {
-        return Status::InvalidArgument("--correlations=" + text + ": '" + item +
-                                       "' is neither 'none' (uncorrelated) nor a degree in [0, 1]");
-      }
-      degrees->push_back(one[0]);
+      continue;
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    std::vector<double> one;
+    Status s = ParseNumberList("correlations", item, 0, 1, &one);
+    if (!s.ok() || one.size() != 1) {
+      return Status::InvalidArgument("--correlations=" + text + ": '" + item +
+                                     "' is neither 'none' (uncorrelated) nor a degree in [0, 1]");
+    }
+    degrees->push_back(one[0]);
   }
   return Status::OK();
 }
