@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from . import engine_plots, pareto_plots  # noqa: E402
+from . import engine_plots, pareto_plots, range_plots  # noqa: E402
 from .load import pooled_fp, probe_grid_rows, with_labels  # noqa: E402
 from .speed_data import MIX_ORDER, panel_title, speed_cells, speed_rows  # noqa: E402
 
@@ -330,4 +330,4 @@ def probes(df: pd.DataFrame):
 
 KINDS = {"fp_vs_bits": fp_vs_bits, "fp_vs_keys": fp_vs_keys, "bytes_vs_fp": bytes_vs_fp,
          "speed_bars": speed_bars, "speed_vs_fp": speed_vs_fp, "probes": probes,
-         **engine_plots.KINDS, **pareto_plots.KINDS}
+         **engine_plots.KINDS, **pareto_plots.KINDS, **range_plots.KINDS}

@@ -46,6 +46,13 @@ _FAMILIES = {
     "onebit": ("tab:olive", "d"),
     "none": ("0.6", "."),
     "published": ("black", "x"),
+    # Range filters (filters/range/): colours outside tab10 and the worm palettes.
+    "grafite": ("#8b0000", "o"),
+    "bucketing": ("#daa520", "s"),
+    "rosetta": ("#4b0082", "^"),
+    "prefix_bloom": ("#2f4f4f", "D"),
+    "surf": ("#ff1493", "v"),
+    "memento": ("#228b22", "P"),
 }
 # The wormhashing family: one fixed colour each from a palette disjoint from tab10.
 _WORM = ["cache_worm64", "cache_worm64_from32", "cache_worm64_alt", "cache_worm64_block",

@@ -219,6 +219,8 @@ WORKERS = {
     "sim floor": Worker("sim floor", "sim/filterlab-sim", "floor", exclusive=True, filter_optional=True),
     "sim lsm": Worker("sim lsm", "sim/filterlab-sim", "lsm"),
     "sim dynamic": Worker("sim dynamic", "sim/filterlab-sim", "dynamic", exclusive=True),
+    "sim rangefp": Worker("sim rangefp", "sim/filterlab-sim", "rangefp"),
+    "sim rangespeed": Worker("sim rangespeed", "sim/filterlab-sim", "rangespeed", exclusive=True),
     "lsmbench": Worker("lsmbench", "engine/lsmbench", None, exclusive=True,
                        collapse=frozenset({"multiread_stride", "multiread_batched", "filter_policy",
                                                  "filter_budget_bpk"}), scratch_flag="db",

@@ -52,6 +52,18 @@ std::vector<Case> TinyRuns() {
        LsmCommand,
        {"--filter", "fastlocal", "--size_ratio", "4,10", "--levels", "3", "--keys", "1e6", "--l0_runs", "2", "--budget",
         "5"}},
+      {"rangefp",
+       RangeFpCommand,
+       {"--filter", "grafite:bpk=12", "--filter", "bucketing:bpk=12", "--filter", "prefix_bloom:prefix=6,bpk=12",
+        "--keys", "2000", "--queries", "2000", "--range_log2", "0,6", "--correlations", "none,0.8"}},
+      {"rangespeed",
+       RangeSpeedCommand,
+       {"--filter", "grafite:bpk=12", "--filter", "rosetta:bpk=12,range=64", "--keys", "2000", "--queries", "500",
+        "--range_log2", "4", "--rounds", "2", "--working_set_mb", "1", "--filter_keys", "500"}},
+      {"rangeworkload",
+       RangeWorkloadCommand,
+       {"--keys", "1000", "--queries", "100", "--range_log2", "3", "--correlations", "none,0.8", "--dir",
+        ::testing::TempDir()}},
       {"dynamic",
        DynamicCommand,
        {"--filter", "dynamic:bpk=10", "--filter", "dynamic_old:bpk=10,locality=1", "--keys", "2000", "--threads", "2",
@@ -80,14 +92,17 @@ TEST(CommandContract, EveryRecordHasOnlyDeclaredFieldsOfTheirTypes) {
 // must have shown every mode of speed and both record kinds of probes.
 TEST(CommandContract, TinyRunsCoverEveryRecordKind) {
   for (const Case& c : TinyRuns()) {
-    if (std::string(c.name) != "speed" && std::string(c.name) != "probes") continue;
+    const std::string name = c.name;
+    if (name != "speed" && name != "probes" && name != "rangespeed") continue;
     const CommandRun run = RunCommand(c.command, c.args);
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     std::set<std::string> kinds;
     for (const JsonRecord& r : run.records) kinds.insert(r.value("mode", r.value("record", std::string())));
-    if (std::string(c.name) == "speed") {
+    if (name == "speed") {
       EXPECT_EQ(kinds,
                 (std::set<std::string>{"build", "single", "random", "random_pipelined", "batched", "skewed", "huge"}));
+    } else if (name == "rangespeed") {
+      EXPECT_EQ(kinds, (std::set<std::string>{"build", "hot", "random"}));
     } else {
       EXPECT_EQ(kinds, (std::set<std::string>{"grid", "boundary"}));
     }
@@ -129,6 +144,15 @@ TEST(CommandContract, CheckRejectsWhatARunWouldReject) {
       {LsmCommand, {"--check"}},  // neither --levels nor --buffer_keys
       {LsmCommand, {"--check", "--levels", "3", "--buffer_keys", "1000"}},
       {LsmCommand, {"--check", "--levels", "2.5"}},
+      {RangeFpCommand, {"--check"}},
+      {RangeFpCommand, {"--check", "--filter", "fastlocal:bpk=10"}},                        // a point filter
+      {RangeFpCommand, {"--check", "--filter", "grafite:bpk=16", "--keys", "4000000000"}},  // memory
+      {RangeFpCommand, {"--check", "--filter", "grafite:bpk=16", "--correlations", "none,1.5"}},
+      {RangeFpCommand, {"--check", "--filter", "grafite:bpk=16", "--range_log2", "41"}},
+      {RangeSpeedCommand, {"--check", "--filter", "grafite:bpk=16", "--correlation", "none,0.8"}},
+      {RangeWorkloadCommand, {"--check"}},  // no --dir
+      {RangeSpeedCommand, {"--check", "--filter", "grafite:bpk=16", "--working_set_mb", "1048576"}},
+      {ModelCommand, {"--check", "--filter", "grafite:bpk=16", "--probes", "3"}},
       {DynamicCommand, {"--check", "--filter", "fastlocal:bpk=10"}},  // not dynamic
       {DynamicCommand, {"--check", "--filter", "dynamic_old:bpk=10,locality=2"}},
   };

@@ -19,13 +19,15 @@ namespace {
 
 struct ModelArgs {
   std::vector<std::string> specs;
-  std::string bpk_text, probes_text, keys_text;
+  std::string bpk_text, probes_text, keys_text, range_text;
 };
 
-// One policy of the sweep and the --filter text it came from.
+// One policy of the sweep and the --filter text it came from: a point
+// filter's, or a range filter's (filters/range/range_filter.h).
 struct ModelPolicy {
   std::string filter_arg;
   std::unique_ptr<FilterPolicy> policy;
+  std::unique_ptr<RangeFilterPolicy> range_policy;
 };
 
 void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
@@ -42,6 +44,9 @@ void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
                "keys in the filter: a list or a range (1..1e13); the model depends on them "
                "through the distinct hashes and the filter's rounding",
                &a->keys_text);
+  flags.String("range_log2", "0,5,10",
+               "range filters: range lengths 2^i at which to give the model (a list or a range, 0..40)",
+               &a->range_text);
   flags.Field("command", "string", "\"model\"");
   flags.Field("model", "string", "\"policy\": the variant's own ModelFpRate");
   flags.Field("filter", "string", "canonical spec, every parameter resolved");
@@ -49,15 +54,23 @@ void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
   flags.Field("variant", "string", "variant name");
   flags.Field("fp_model_kind", "string", "exact | empirical | lower_bound | upper_bound (the registration's)");
   flags.Field("bits_per_key", "number", "requested bits per key");
-  flags.Field("probes", "int?", "probes per key; null for a variant without probes");
+  flags.Field("probes", "int?", "probes per key; null for a variant without probes (and for range filters)");
   flags.Field("keys", "int", "keys in the filter");
-  flags.Field("hash_bits", "int", "hash width of the variant's keys");
-  flags.Field("distinct_hashes", "number", "D: the expected distinct hashes the keys leave at hash_bits");
-  flags.Field("fingerprint_fp", "number", "D / 2^hash_bits: the chance a query's hash is a stored one");
-  flags.Field("layout_fp", "number", "(model_fp - fingerprint_fp) / (1 - fingerprint_fp): the layout's own term");
-  flags.Field("model_fp", "number", "ModelFpRate(keys)");
-  flags.Field("build_temporary_bytes_per_key", "number",
-              "FilterPolicy::BuildTemporaryBytes(keys) / keys: Build's working memory beyond the hashes and filter");
+  flags.Field("kind", "string", "point | range (the interface the variant implements)");
+  flags.Field("range_length", "int?", "range filters: the empty range's length the model is for; null for point");
+  flags.Field("hash_bits", "int?", "hash width of the variant's keys; null for range filters");
+  flags.Field("distinct_hashes", "number?", "D: the expected distinct hashes the keys leave at hash_bits (point)");
+  flags.Field("fingerprint_fp", "number?", "D / 2^hash_bits: the chance a query's hash is a stored one (point)");
+  flags.Field("layout_fp", "number?",
+              "(model_fp - fingerprint_fp) / (1 - fingerprint_fp): the layout's own term "
+              "(point)");
+  flags.Field("model_fp", "number?",
+              "ModelFpRate(keys), or a range filter's ModelFpRate(keys, range_length) for "
+              "uncorrelated queries over uniform keys; null for a range filter without a "
+              "model (kind empirical)");
+  flags.Field("build_temporary_bytes_per_key", "number?",
+              "FilterPolicy::BuildTemporaryBytes(keys) / keys: Build's working memory beyond the hashes and filter "
+              "(point)");
 }
 
 // The --filter specs with each --bpk and --probes value applied, every one
@@ -76,6 +89,20 @@ Status ExpandSpecs(const ModelArgs& a, std::vector<ModelPolicy>* out) {
   for (const std::string& text : specs) {
     FilterSpec parsed;
     if (!(s = FilterSpec::Parse(text, &parsed)).ok()) return Status::InvalidArgument("--filter: " + s.message());
+    if (FindRangeFilterVariant(parsed.variant()) != nullptr) {
+      if (!probes_list.empty() && !std::isnan(probes_list[0])) {
+        return Status::InvalidArgument("--probes: " + text + " is a range filter, which has no probe count");
+      }
+      for (double bpk : bpk_list) {
+        const std::string spec = std::isnan(bpk) ? text : parsed.WithParam("bpk", FormatNumber(bpk));
+        ModelPolicy p{text, nullptr, nullptr};
+        if (!(s = NewRangeFilterPolicy(spec, &p.range_policy)).ok()) {
+          return Status::InvalidArgument("--filter: " + s.message());
+        }
+        out->push_back(std::move(p));
+      }
+      continue;
+    }
     // Without --filter every example is taken at each --bpk, except those of
     // a variant that has no bpk (XOR, binary fuse: the fingerprint width
     // sets bits/key), listed once at their own spec. A --filter spec given
@@ -90,7 +117,7 @@ Status ExpandSpecs(const ModelArgs& a, std::vector<ModelPolicy>* out) {
       for (double k : probes_list) {
         const std::string spec =
             std::isnan(k) ? at_bpk.text() : at_bpk.WithParam("probes", std::to_string(static_cast<int>(k)));
-        ModelPolicy p{text, nullptr};
+        ModelPolicy p{text, nullptr, nullptr};
         if (!(s = NewFilterPolicy(spec, &p.policy)).ok()) return Status::InvalidArgument("--filter: " + s.message());
         if (!std::isnan(k) && !p.policy->num_probes()) {
           return Status::InvalidArgument("--probes: " + text + " has no probe count (variant " +
@@ -126,6 +153,8 @@ Status ModelRecord(const ModelPolicy& p, double keys, JsonRecord* out) {
   j["bits_per_key"] = policy.bits_per_key();
   j["probes"] = JsonOrNull(policy.num_probes());
   j["keys"] = static_cast<uint64_t>(keys);
+  j["kind"] = "point";
+  j["range_length"] = nullptr;
   j["hash_bits"] = hash_bits;
   j["distinct_hashes"] = distinct;
   j["fingerprint_fp"] = fingerprint;
@@ -134,6 +163,32 @@ Status ModelRecord(const ModelPolicy& p, double keys, JsonRecord* out) {
   j["build_temporary_bytes_per_key"] =
       static_cast<double>(policy.BuildTemporaryBytes(static_cast<size_t>(keys))) / keys;
   return Status::OK();
+}
+
+// A range filter's record: its ModelFpRate(keys, range_length).
+JsonRecord RangeModelRecord(const ModelPolicy& p, double keys, uint64_t length) {
+  const RangeFilterPolicy& policy = *p.range_policy;
+  const double fp = policy.ModelFpRate(static_cast<uint64_t>(keys), length);
+  const double bpk = policy.bits_per_key();
+  JsonRecord j;
+  j["command"] = "model";
+  j["model"] = "policy";
+  j["filter"] = policy.spec();
+  j["filter_arg"] = p.filter_arg;
+  j["variant"] = std::string(policy.variant());
+  j["fp_model_kind"] = FpModelKindName(RangeFpModelKindOf(policy));
+  j["bits_per_key"] = std::isnan(bpk) ? JsonRecord(nullptr) : JsonRecord(bpk);
+  j["probes"] = nullptr;
+  j["keys"] = static_cast<uint64_t>(keys);
+  j["kind"] = "range";
+  j["range_length"] = length;
+  j["hash_bits"] = nullptr;
+  j["distinct_hashes"] = nullptr;
+  j["fingerprint_fp"] = nullptr;
+  j["layout_fp"] = nullptr;
+  j["model_fp"] = std::isfinite(fp) ? JsonRecord(fp) : JsonRecord(nullptr);
+  j["build_temporary_bytes_per_key"] = nullptr;
+  return j;
 }
 
 }  // namespace
@@ -153,8 +208,16 @@ Status ModelCommand(int argc, char** argv, const Emit& emit, std::string* help) 
   if (!(s = ParseNumberList("keys", args.keys_text, 1, 1e13, &keys_list)).ok()) return s;
   std::vector<ModelPolicy> policies;
   if (!(s = ExpandSpecs(args, &policies)).ok()) return s;
+  std::vector<double> range_log2;
+  if (!(s = ParseNumberList("range_log2", args.range_text, 0, 40, &range_log2)).ok()) return s;
   if (flags.check_only()) return Status::OK();
   for (const ModelPolicy& p : policies) {
+    if (p.range_policy != nullptr) {
+      for (double keys : keys_list) {
+        for (double e : range_log2) emit(RangeModelRecord(p, keys, uint64_t{1} << static_cast<int>(e)));
+      }
+      continue;
+    }
     for (double keys : keys_list) {
       JsonRecord j;
       if (!(s = ModelRecord(p, keys, &j)).ok()) return s;

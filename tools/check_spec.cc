@@ -4,16 +4,21 @@
 //   {"input", "canonical", "variant", "params": {key: value, ...},
 //    "bits_per_key", "hash_bits", "probes" (null for variants without probes),
 //    "keys" (the parameter keys the variant accepts), "fp_model" (what its FP model
-//    promises: exact | empirical | lower_bound | upper_bound), "error"}
+//    promises: exact | empirical | lower_bound | upper_bound), "kind" (point |
+//    range: which interface the variant implements, filters/filter.h or
+//    filters/range/range_filter.h), "key_types" (range filters: uint64 |
+//    bytes | uint64,bytes; null for point filters), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
 // only reader of spec grammar the Python side uses: the runner and analysis
 // take variant and params from here instead of splitting strings. Without
 // --json, one readable line per spec. --examples adds every example spec of
-// every registered variant (the meaning of "all" in configs).
+// every registered point variant (the meaning of "all" in configs),
+// --range-examples every range variant's.
 #include "tools/check_spec.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -36,9 +41,11 @@ void PrintCheckSpecUsage(FILE* f) {
                "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
                "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
                "bits_per_key, hash_bits, probes, keys (the parameters the variant accepts),\n"
-               "fp_model (exact, empirical, lower_bound or upper_bound),\n"
+               "fp_model (exact, empirical, lower_bound or upper_bound), kind (point or range),\n"
+               "key_types (a range filter's: uint64, bytes or both; null for point filters)\n"
                "and error (the registry's reason, null if valid).\n"
-               "--examples adds every example spec of every registered variant.\n"
+               "--examples adds every example spec of every registered point variant,\n"
+               "--range-examples every range variant's.\n"
                "Exit status 0 if every spec is valid, 1 otherwise, 2 on usage errors.\n");
 }
 
@@ -67,9 +74,28 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
   r["probes"] = nullptr;
   r["keys"] = nullptr;
   r["fp_model"] = nullptr;
+  const bool range = s.ok() && FindRangeFilterVariant(spec.variant()) != nullptr;
+  r["kind"] = range ? "range" : "point";
+  r["key_types"] = nullptr;
   std::unique_ptr<FilterPolicy> policy;
+  std::unique_ptr<RangeFilterPolicy> range_policy;
   std::vector<std::string> keys;
-  if (s.ok()) s = NewFilterPolicy(input, &policy, &keys);
+  if (s.ok() && range) {
+    s = NewRangeFilterPolicy(input, &range_policy, &keys);
+    if (s.ok()) {
+      r["keys"] = keys;
+      r["canonical"] = range_policy->spec();
+      const double bpk = range_policy->bits_per_key();
+      r["bits_per_key"] = std::isnan(bpk) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(bpk);
+      r["fp_model"] = FpModelKindName(RangeFpModelKindOf(*range_policy));
+      r["key_types"] = RangeKeyTypesName(range_policy->key_types());
+      r["error"] = nullptr;
+      error->clear();
+      return r;
+    }
+  } else if (s.ok()) {
+    s = NewFilterPolicy(input, &policy, &keys);
+  }
   if (s.ok()) {
     r["keys"] = keys;
     r["canonical"] = policy->spec();
@@ -81,6 +107,8 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
     error->clear();
   } else {
     *error = Reason(input, s);
+    const std::string prefix = "range filter spec '" + input + "': ";
+    if (s.message().compare(0, prefix.size(), prefix) == 0) *error = s.message().substr(prefix.size());
     r["error"] = *error;
   }
   return r;
@@ -102,6 +130,10 @@ int RunCheckSpec(int argc, char** argv) {
     }
     if (std::strcmp(argv[i], "--examples") == 0) {
       for (const std::string& e : AllExampleSpecs()) specs.push_back(e);
+      continue;
+    }
+    if (std::strcmp(argv[i], "--range-examples") == 0) {
+      for (const std::string& e : AllRangeExampleSpecs()) specs.push_back(e);
       continue;
     }
     specs.emplace_back(argv[i]);

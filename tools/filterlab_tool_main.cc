@@ -22,7 +22,7 @@ int Usage(FILE* f) {
                "  list-filters              list every registered filter variant with its parameters\n"
                "  verify-vectors FILE...    check reference-vector files; one line per case, then\n"
                "                            'N passed, N failed'; exit 0 only if all pass\n"
-               "  check-spec [--json] [--examples] SPEC...\n"
+               "  check-spec [--json] [--examples] [--range-examples] SPEC...\n"
                "                            validate filter specs with the registry; one line (--json: object) each\n");
   return f == stdout ? 0 : 2;
 }
@@ -32,6 +32,14 @@ int ListFilters() {
     std::printf("%-12s %s\n", v->name, v->summary);
     std::printf("%-12s   parameters: %s\n", "", v->params);
     for (const auto& e : v->examples_at_10_bpk) std::printf("%-12s   e.g. %s\n", "", e.c_str());
+  }
+  std::printf("\nrange filters (filters/range/range_filter.h):\n");
+  for (const RangeFilterVariant* v : RegisteredRangeFilterVariants()) {
+    std::printf("%-12s %s\n", v->name, v->summary);
+    std::printf("%-12s   parameters: %s\n", "", v->params);
+    std::printf("%-12s   keys: %s; FP model: %s%s\n", "", RangeKeyTypesName(v->key_types).c_str(),
+                FpModelKindName(v->fp_model), v->dynamic ? "; dynamic (inserts)" : "");
+    for (const auto& e : v->examples) std::printf("%-12s   e.g. %s\n", "", e.c_str());
   }
   return 0;
 }

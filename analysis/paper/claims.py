@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..load import pooled_fp
+from ..load import pooled_fp, wilson
 from ..speed_data import speed_cells
 
 SIGMA_LIMIT = 4.0
@@ -451,6 +451,59 @@ def _gbench_change(df: pd.DataFrame, ours: dict, published: float, published_que
                     None, f"medians {float(a.median()):.3g} / {float(b.median()):.3g} ns, {len(a)} repetitions")
 
 
+def _range_rows(df: pd.DataFrame, ours: dict) -> pd.DataFrame:
+    """`sim rangefp` rows of one filter (its --filter text or base spec), bits/key, range length
+    and correlation (absent or "none": uncorrelated), in one sweep when ours names it."""
+    rows = df[df["command"] == "rangefp"] if "command" in df else df.iloc[0:0]
+    if "sweep" in ours:
+        rows = rows[rows["sweep"] == ours["sweep"]]
+    f = ours.get("filter")
+    if f is not None:
+        match = pd.Series(False, index=rows.index)
+        for col in ("filter", "filter_arg", "base_filter"):
+            if col in rows:
+                match |= rows[col] == f
+        rows = rows[match]
+    if "bpk" in ours:
+        rows = rows[rows["bpk"] == ours["bpk"]]
+    rows = rows[rows["range_length"] == int(ours["range_length"])]
+    corr = ours.get("correlation", "none")
+    return rows[rows["correlation"].isna()] if corr == "none" else rows[rows["correlation"] == float(corr)]
+
+
+def _range_fp(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
+    """A range filter's FP rate on empty ranges (percent) with its 95% Wilson interval, pooled over
+    the rows ours selects (_range_rows); sigma of (ours - published) from both query counts."""
+    rows = _range_rows(df, ours)
+    if rows.empty:
+        return None
+    positives, n = float(rows["positives"].sum()), float(rows["queries"].sum())
+    p = positives / n
+    low, high = wilson([positives], [n])
+    ref = published / 100
+    var = ref * (1 - ref) / n + (ref * (1 - ref) / published_queries if published_queries else 0.0)
+    return Measured(100 * p, 100 * float(low[0]), 100 * float(high[0]), 100 * math.sqrt(var),
+                    f"{int(positives)} of {int(n)} empty ranges")
+
+
+def _range_bits_over_bound(df: pd.DataFrame, ours: dict, published: float,
+                           published_queries: int | None) -> Measured | None:
+    """Bits per key a range filter spends over the lower bound log2(L / eps) at its measured
+    rate (the rangefp records' bits_over_lower_bound), for the rows ours selects."""
+    rows = _range_rows(df, ours)
+    rows = rows[rows["bits_over_lower_bound"].notna()]
+    if rows.empty:
+        return None
+    positives, n = float(rows["positives"].sum()), float(rows["queries"].sum())
+    bpk = float(rows["bits_per_key"].mean())
+    length = float(ours["range_length"])
+    over = bpk - math.log2(length * n / positives)
+    low, high = wilson([positives], [n])
+    # The interval of the rate bounds the interval of the excess (log2 L/eps falls as eps grows).
+    return Measured(over, bpk - math.log2(length / float(low[0])), bpk - math.log2(length / float(high[0])), None,
+                    f"{bpk:.3g} bits/key, {int(positives)} of {int(n)} empty ranges")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
@@ -460,7 +513,7 @@ MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "rang
             "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes,
             "hash_fallback": _hash_fallback, "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
             "dynamic_ratio": _dynamic_ratio, "allocation_ratio": _allocation_ratio, "gbench_change": _gbench_change,
-            "pending": _pending}
+            "range_fp": _range_fp, "range_bits_over_bound": _range_bits_over_bound, "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:

@@ -410,6 +410,13 @@ def allocation_cost(df: pd.DataFrame, claims) -> plt.Figure | None:
     return engine_allocation(df, ncols=2, width=PAGE)
 
 
+def _range(kind):
+    """A range-filter figure of experiments/range_filters.toml, drawn as `./filterlab plot` draws it."""
+    from .. import range_plots
+
+    return lambda df, claims: range_plots.KINDS[kind](df)
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
@@ -419,4 +426,7 @@ FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "multiget_speedup": ("engine_multiget", multiget_speedup),
            "engine_filters": ("engine_filters", engine_filters),
            "engine_io": ("engine_io", engine_io),
-           "allocation_cost": ("engine_allocation", allocation_cost)}
+           "allocation_cost": ("engine_allocation", allocation_cost),
+           "range_bits": ("range_filters", _range("range_fp_vs_bits")),
+           "range_corr": ("range_filters", _range("range_fp_vs_correlation")),
+           "range_lemma": ("range_filters", _range("range_lemma"))}

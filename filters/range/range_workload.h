@@ -1,6 +1,8 @@
 // Key sets and range queries for range filters, shared by the simulator
 // (filterlab-sim rangefp / rangespeed) and the engine's range benchmarks, so
-// both run one implementation of each workload. Every generator is
+// both run one implementation of each workload (it sits in filters/range/
+// because sim/ and engine/ are both layered above filters/ and neither may
+// include the other). Every generator is
 // deterministic in its seed (SplitMix64 streams, own Box-Muller and Zipf
 // sampling, no std:: distribution whose output differs between libraries).
 //

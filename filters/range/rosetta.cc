@@ -14,20 +14,21 @@
 // lookup. Each level is a FastLocalBloom array (local_bloom_bits.h) hashed
 // with Mix64(prefix + (j + 1) * golden ratio), one-to-one per level.
 //
-// Memory split (paper, Section 4; the authors' calc_dst): each level's
-// effective FP rate R_j, the chance that doubting an empty level-j interval
-// ends positive, is made inversely proportional to how often queries start
-// an interval at level j (q_j, the expected count of level-j intervals in the
-// decomposition of a length-L range at a uniform position, computed here
-// over 4096 fixed alignments), R_j = 1/(c q_j), with c as large as the
-// budget B n bits allows (bisection). Doubting gives the recurrence
-//   R_0 = p_0,   R_j = p_j (1 - (1 - R_{j-1})^2),
-// so level j's Bloom FP rate is p_j = R_j / (R_{j-1} (2 - R_{j-1})), costing
-// n_j 1.44 log2(1/p_j) bits for its n_j distinct prefixes (no filter when
-// p_j >= 1). For ranges of length L the q_j are about 1 at every level, so
-// every R_j is equal: the upper levels get p_j ~ 1/2 (about 1.44 bits per
-// prefix each) and the keys' level the rest, which is why Rosetta is strong on
-// short ranges and weak on long ones.
+// Memory split. The paper (Section 4) tunes the bits per level to the
+// workload's range sizes. This is the split of the authors' code as
+// Grafite's harness runs it (calc_dst_math_model in Rosetta's dst.cpp), so
+// that both face the same allocation: with c_j the expected intervals a query
+// of length L starts at level j (over 4096 fixed alignments), a doubt that
+// passes every filter above probes level j t_j = sum_{i >= j} 2^(i-j) c_i
+// times; the expected false probes sum_j t_j p_j are minimized under the
+// budget sum_j n_j 1.44 log2(1/p_j) = B n by p_j proportional to 1/t_j
+// (Lagrange), i.e. p_j = S / t_j with S = (e^(-B ln^2 2 a) prod_j t_j)^(1/V)
+// over the V levels in use and the code's adjustment a = 1 - 0.5/V; a
+// level whose p_j would reach 1 gets no filter and the rest is re-split.
+// With at most 4 levels in use (ranges up to 8 values) the code gives every
+// bit to the keys' level, and so does this. The bits of level j are
+// n 1.44 log2(S/t_j) / a over its n_j prefixes; the per-level FP rate the
+// model uses is the FastLocalBloom rate those bits give.
 //
 // FP model (kind exact: the paper's recurrence, with this filter's realized
 // p_j from the FastLocalBloom line mixture): an empty query decomposing
@@ -112,34 +113,51 @@ std::vector<double> IntervalsPerLevel(uint64_t len, int height) {
   return q;
 }
 
-// The paper's split of `budget_bits` over levels with `prefixes[j]`
-// distinct prefixes for queries with interval counts q: bits per level.
-std::vector<double> SplitMemory(const std::vector<uint64_t>& prefixes, const std::vector<double>& q,
+// The memory split of the authors' code as Grafite's harness runs it
+// (calc_dst in Rosetta's dst.cpp): budget_bits over levels with
+// `prefixes[j]` distinct prefixes, for queries starting c_j intervals at
+// level j. See the file comment.
+std::vector<double> SplitMemory(const std::vector<uint64_t>& prefixes, const std::vector<double>& c,
                                 double budget_bits) {
   const size_t levels = prefixes.size();
-  auto bits_for = [&](double c, std::vector<double>* bits) {
-    double total = 0, r_below = 0;
-    for (size_t j = 0; j < levels; ++j) {
-      double p = 1.0;
-      if (q[j] > 0) {
-        const double target = std::min(1.0, 1.0 / (c * q[j]));
-        p = j == 0 ? target : std::min(1.0, target / (r_below * (2 - r_below)));
-      }
-      p = std::max(p, 1e-12);
-      const double b = p >= 1.0 ? 0.0 : static_cast<double>(prefixes[j]) * 1.44 * std::log2(1 / p);
-      if (bits != nullptr) (*bits)[j] = b;
-      total += b;
-      r_below = j == 0 ? p : p * (1 - (1 - r_below) * (1 - r_below));
-    }
-    return total;
-  };
-  double lo = 1e-6, hi = 1e15;
-  for (int i = 0; i < 200 && hi / lo > 1 + 1e-9; ++i) {
-    const double mid = std::sqrt(lo * hi);
-    (bits_for(mid, nullptr) <= budget_bits ? lo : hi) = mid;
-  }
   std::vector<double> bits(levels, 0.0);
-  bits_for(lo, &bits);
+  // Probes per level if every filter above answered yes: t_j = sum_{i>=j} 2^(i-j) c_i.
+  std::vector<double> t(levels, 0.0);
+  for (size_t j = 0; j < levels; ++j) {
+    for (size_t i = j; i < levels; ++i) t[j] += std::ldexp(c[i], static_cast<int>(i - j));
+  }
+  std::vector<bool> used(levels);
+  size_t valid = 0;
+  for (size_t j = 0; j < levels; ++j) {
+    used[j] = t[j] > 0;
+    valid += used[j];
+  }
+  if (valid <= 4) {  // short ranges: everything to the keys' level
+    bits[0] = budget_bits;
+    return bits;
+  }
+  const double ln2sq = std::log(2.0) * std::log(2.0);
+  const double keys = static_cast<double>(prefixes[0]);
+  const double bpk = keys > 0 ? budget_bits / keys : 0.0;
+  while (true) {
+    size_t v = 0;
+    double log_product = 0;
+    for (size_t j = 0; j < levels; ++j) {
+      if (used[j]) ++v, log_product += std::log(t[j]);
+    }
+    if (v == 0) break;
+    const double adjust = 1.0 - 0.5 / static_cast<double>(v);
+    const double log_standard = (-bpk * ln2sq * adjust + log_product) / static_cast<double>(v);
+    bool dropped = false;
+    for (size_t j = 0; j < levels && !dropped; ++j) {
+      if (used[j] && log_standard >= std::log(t[j])) used[j] = false, dropped = true;  // p_j >= 1: no filter
+    }
+    if (dropped) continue;
+    for (size_t j = 0; j < levels; ++j) {
+      bits[j] = used[j] ? keys * (std::log(t[j]) - log_standard) / (ln2sq * adjust) : 0.0;
+    }
+    break;
+  }
   return bits;
 }
 

@@ -1,0 +1,115 @@
+// Grafite beyond the generic range-filter properties: ranges crossing the
+// hash's block boundaries (where the reference code hashes both ends as one
+// block), and its FP against the bound and against the rate uniform keys
+// give, over range lengths 2^0..2^12 (the paper's lemma test, scaled down).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/test_scale.h"
+#include "filters/fp_tolerance.h"
+#include "filters/range/range_test_util.h"
+#include "filters/range/range_workload.h"
+
+namespace filterlab {
+namespace {
+
+using range_testing::MustBuildRange;
+using range_testing::MustRangePolicy;
+
+// bpk=3 gives r = 2n: with keys dense in [0, 2^20), blocks are a few
+// thousand values and most ranges of hundreds of values cross one.
+TEST(Grafite, RangesCrossingABlockBoundaryFindTheirKeys) {
+  auto policy = MustRangePolicy("grafite:bpk=3");
+  SplitMix64 rng(0xB10C);
+  std::vector<uint64_t> keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back(rng.Next() % (1 << 20));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  auto f = MustBuildRange(*policy, keys);
+  const uint64_t r = 2 * keys.size();
+  for (uint64_t k : keys) {
+    for (uint64_t before : {uint64_t{0}, uint64_t{1}, uint64_t{7}, r / 3, r - 2}) {
+      for (uint64_t after : {uint64_t{0}, uint64_t{1}, uint64_t{5}, r / 2}) {
+        const uint64_t lo = k >= before ? k - before : 0;
+        ASSERT_TRUE(f->MayContainRange(lo, k + after)) << "[" << lo << ", " << k + after << "] holds " << k;
+      }
+    }
+    // The block boundary just after and just before k.
+    const uint64_t block_end = (k / r + 1) * r - 1;
+    ASSERT_TRUE(f->MayContainRange(k, block_end + 3));
+    if (k >= r && k % r != 0) {
+      ASSERT_TRUE(f->MayContainRange((k / r) * r - 2, k));
+    }
+  }
+}
+
+// 10^5 uniform keys at 16 bits/key (r = n 2^14): measured FP against the
+// bound l n / r (plus 4 sigma) and against 1 - (1 - l/r)^n, the rate for keys
+// whose blocks are all distinct from the query's (uniform 64-bit keys in
+// blocks of r ~ 2^30.6 values: n / (2^64 / r) ~ 10^-4 of keys share one),
+// within 4 sigma + 5%.
+TEST(Grafite, FpFollowsTheLemmaOverRangeLengths) {
+  auto policy = MustRangePolicy("grafite:bpk=16");
+  std::vector<uint64_t> keys;
+  ASSERT_TRUE(workload::MakeKeys("uniform", 100000, 21, &keys).ok());
+  auto f = MustBuildRange(*policy, keys);
+  const double r = std::ceil(static_cast<double>(keys.size()) * std::exp2(14));
+  const uint64_t queries = SanitizerScaled(200000, 10);
+  for (int log2_l : {0, 4, 8, 12}) {
+    const uint64_t l = uint64_t{1} << log2_l;
+    std::vector<workload::RangeQuery> qs;
+    ASSERT_TRUE(workload::EmptyRangeQueries(keys, l, -1, queries, 22 + log2_l, &qs).ok());
+    uint64_t positives = 0;
+    for (const auto& q : qs) positives += f->MayContainRange(q.lo, q.hi);
+    const double p_hat = static_cast<double>(positives) / static_cast<double>(queries);
+    const double bound = f->QueryModelFp(keys.data(), keys.size(), qs[0].lo, qs[0].hi);
+    EXPECT_NEAR(bound, static_cast<double>(l) * static_cast<double>(keys.size()) / r, 1e-9 * bound) << l;
+    EXPECT_LE(p_hat, bound + 4 * BinomialSigma(bound, queries)) << "l = " << l;
+    const double expected = 1 - std::pow(1 - static_cast<double>(l) / r, static_cast<double>(keys.size()));
+    EXPECT_NEAR(p_hat, expected, 4 * BinomialSigma(expected, queries) + 0.05 * expected) << "l = " << l;
+  }
+}
+
+// Correlated queries (left = key + U[1, 64]) have the same rate: the bound
+// holds for any query, and nearby values are rotated within one block.
+TEST(Grafite, CorrelatedQueriesMeetTheSameBound) {
+  auto policy = MustRangePolicy("grafite:bpk=12");
+  std::vector<uint64_t> keys;
+  ASSERT_TRUE(workload::MakeKeys("uniform", 100000, 31, &keys).ok());
+  auto f = MustBuildRange(*policy, keys);
+  const uint64_t queries = SanitizerScaled(200000, 10);
+  std::vector<workload::RangeQuery> qs;
+  ASSERT_TRUE(workload::EmptyRangeQueries(keys, 32, 0.8, queries, 32, &qs).ok());
+  uint64_t positives = 0;
+  for (const auto& q : qs) positives += f->MayContainRange(q.lo, q.hi);
+  const double p_hat = static_cast<double>(positives) / static_cast<double>(queries);
+  const double bound = 32.0 / std::exp2(10);
+  EXPECT_LE(p_hat, bound + 4 * BinomialSigma(bound, queries));
+  // And not trivially low: uniform keys give 1 - exp(-32/2^10) ~ 0.0308 here too.
+  const double expected = 1 - std::exp(-32.0 / std::exp2(10));
+  EXPECT_NEAR(p_hat, expected, 4 * BinomialSigma(expected, queries) + 0.05 * expected);
+}
+
+TEST(Grafite, SpecsSizeByBitsPerKeyOrByEpsAtARange) {
+  EXPECT_EQ(MustRangePolicy("grafite:bpk=20")->spec(), "grafite:bpk=20");
+  EXPECT_EQ(MustRangePolicy("grafite:eps=0.001,range=256")->spec(), "grafite:eps=0.001,range=256");
+  std::unique_ptr<RangeFilterPolicy> p;
+  EXPECT_TRUE(NewRangeFilterPolicy("grafite:bpk=20,eps=0.01", &p).IsInvalidArgument());
+  EXPECT_TRUE(NewRangeFilterPolicy("grafite:eps=0.01", &p).IsInvalidArgument());
+  // The lemma test's filter: eps = 0.001 at L = 2^8 is log2(2^8 / 0.001) = 17.97 bits over 2 of Elias-Fano.
+  auto lemma = MustRangePolicy("grafite:eps=0.001,range=256");
+  EXPECT_NEAR(lemma->bits_per_key(), 2 + std::log2(256 / 0.001), 1e-9);
+  EXPECT_NEAR(lemma->ModelFpRate(1000000, 256), 0.001, 1e-6);
+  // r above 2^60 is refused with the reason.
+  std::vector<uint64_t> keys;
+  ASSERT_TRUE(workload::MakeKeys("uniform", 1000, 1, &keys).ok());
+  std::unique_ptr<RangeFilter> f;
+  Status s = MustRangePolicy("grafite:bpk=62")->Build(keys.data(), keys.size(), &f);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("2^60"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace filterlab
