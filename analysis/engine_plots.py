@@ -58,7 +58,7 @@ def multiget(df: pd.DataFrame):
             title = f"speedup vs readrandom ({base:.3g} µs/op)" if pd.notna(base) else "speedup (no readrandom)"
         panels.append((title, grid("speedup"), "x"))
         for ax, (title, data, unit) in zip(row, panels):
-            _heatmap(ax, data, unit, lo, hi)
+            heatmap(ax, data, unit, lo, hi)
             ax.set_xlabel("batch size")
             ax.set_ylabel("stride (0 = random keys)")
             ax.set_title(f"{engine}: {title}", fontsize=9)
@@ -66,7 +66,7 @@ def multiget(df: pd.DataFrame):
     return fig
 
 
-def _heatmap(ax, data: pd.DataFrame, unit: str, lo: float, hi: float) -> None:
+def heatmap(ax, data: pd.DataFrame, unit: str, lo: float, hi: float) -> None:
     """µs cells on a shared scale [lo, hi]; speedups (unit "x") on a log scale centred on 1."""
     with warnings.catch_warnings():  # seaborn's own use of a matplotlib API about to be deprecated
         warnings.simplefilter("ignore", PendingDeprecationWarning)
