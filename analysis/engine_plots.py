@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import warnings
 
-from .style import FP_LABEL, palette  # first: selects the Agg backend before pyplot loads
+import matplotlib.colors
+import matplotlib.patches
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+import seaborn as sns
 
-import matplotlib.colors  # noqa: E402
-import matplotlib.patches  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from . import allocation_plot  # noqa: E402
-from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians,  # noqa: E402
-                          multiget_summary, range_summary, space_summary, toggle_summary)
+from . import allocation_plot
+from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians, multiget_summary,
+                          range_summary, space_summary, toggle_summary)
+from .style import FP_LABEL, palette
 
 OPS_LABEL = "operations per second"
 US_LABEL = "µs per lookup"
