@@ -34,11 +34,11 @@ def keys_values(inputs: Inputs) -> dict[str, str]:
     names = ("keysRatioTenM", "keysRatioTenMLow", "keysRatioTenMHigh", "keysRatioMax", "keysMax",
              "keysRatioMaxLow", "keysRatioMaxHigh", "keysFirstTenPercent", "keysFastSixtyfourMax",
              "keysFastThirtytwoMax", "keysLegacyMax", "keysModelMaxRatio")
+    # The threshold is a setting the text names: there with or without results.
+    vals = {**dict.fromkeys(names, "--"), "keysThreshold": f"{RATIO_THRESHOLD:g}"}
     df = inputs.results("fp_vs_keys")
     if df is None:
-        return {k: "--" for k in names}
-    vals = {k: "--" for k in names}
-    vals["keysThreshold"] = f"{RATIO_THRESHOLD:g}"
+        return vals
     r = hash_width_ratio(df)
     fast = r[r["base_filter"] == "fastlocal"].sort_values("keys")
     if not fast.empty:

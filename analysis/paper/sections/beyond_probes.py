@@ -19,11 +19,9 @@ def probes_values(inputs: Inputs) -> dict[str, str]:
     names = ("probesPoints", "probesAgree", "probesIndistinguishable", "probesDisagree", "probesDisagreeAt",
              "probesMaxLoss", "probesBoundaries", "probesBoundaryAgree", "probesBoundaryConsistent",
              "probesBoundaryContradict", "probesVariants", "probesOtherDisagree")
+    vals = dict.fromkeys(names, "--")
     df = inputs.results("probes")
-    if df is None:
-        return {k: "--" for k in names}
-    vals = {k: "--" for k in names}
-    grid = probe_grid_rows(df)
+    grid = probe_grid_rows(df) if df is not None else None
     if grid is None:
         return vals
     fast = grid[grid["variant"] == "fastlocal"]

@@ -24,8 +24,9 @@ def setup_values(inputs: Inputs, experiments: list[str]) -> dict[str, str]:
         p = inputs.results_root / exp / "meta.json"
         if p.exists():
             metas.append(json.loads(p.read_text()))
-    if not metas:
-        return vals
+    if not metas:  # "--" for every fact, so the title and the setup section still build
+        return dict.fromkeys(("cpu", "cores", "memGiB", "os", "caches", "compiler", "cxxFlags", "commits",
+                              "commitsWord", "dateFirst", "dateLast", "loadMax"), "--")
     m = metas[0]
     machine = m.get("machine", {})
     build = m.get("build", {})
