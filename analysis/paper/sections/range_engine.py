@@ -1,4 +1,5 @@
-"""Section "Range queries end to end" (experiment engine_range, issue 30): bounded seeks into empty
+"""Section range_engine, "Range queries end to end" (paper/sections/range_engine.tex; experiment
+engine_range, issue 30): bounded seeks into empty
 ranges through the engine with each range filter, none and the prefix Bloom, beside RocksDB's prefix
 Bloom (the table: us per seek and the seek FP rate as RocksDB's seek tickers define it, by range length
 and correlation), and the issue's targets: the runner's interleaved target sweeps (empty-range seeks with
@@ -12,6 +13,8 @@ import math
 from pathlib import Path
 
 import pandas as pd
+
+from ..section import Inputs, Section, not_measured
 
 EXPERIMENT = "engine_range"
 TARGETS = "targets.jsonl"
@@ -55,7 +58,7 @@ def _rf_label(spec: str) -> str:
 def grid_table_tex(df: pd.DataFrame | None) -> str:
     """us per seek and seek FP rate per filter and range length, uncorrelated and d = 0.8."""
     if df is None:
-        return "\\textit{not measured: no committed results for experiment engine\\_range.}\n"
+        return not_measured(EXPERIMENT)
     rec = _records(df)
     rec = rec[rec["benchmark"] == "seekempty"]
     head = " & ".join(f"$2^{{{int(math.log2(n))}}}$" for n in LENGTHS)
@@ -178,5 +181,6 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
     return vals
 
 
-def range_engine_tex(results_root: Path, df: pd.DataFrame | None) -> tuple[str, dict[str, str]]:
-    return grid_table_tex(df), range_engine_values(results_root, df)
+def section(inputs: Inputs) -> Section:
+    df = inputs.results(EXPERIMENT)
+    return Section(values=range_engine_values(inputs.results_root, df), files={"engine_range.tex": grid_table_tex(df)})
