@@ -18,7 +18,7 @@ from ..section import Inputs, Section, not_measured
 
 EXPERIMENT = "engine_range"
 TARGETS = "targets.jsonl"
-LENGTHS = (1, 16, 1024, 65536)
+LENGTHS = (1024,)
 # Table rows: (label, sweep, range_filter or None for the prefix-Bloom sweeps).
 ROWS = (("none", "range_filters", "none"), ("Grafite", "range_filters", "grafite:bpk=16"),
         ("Rosetta", "range_filters", "rosetta:bpk=16,range=1024"), ("bucketing", "range_filters", "bucketing:bpk=16"),
@@ -103,18 +103,19 @@ def _targets(path: Path) -> pd.DataFrame | None:
     return pd.DataFrame(rows) if rows else None
 
 
-def _round_ratio(t: pd.DataFrame, bench: str, a: str, b: str, batched=None) -> tuple[float, float, float, float, float]:
-    """Hand-run rounds: medians of `micros_per_op` for runs tagged a and b (benchmark `bench`),
-    their ratio b/a, and the lowest and highest per-round ratio."""
+def _round_ratio(t: pd.DataFrame, bench: str, a: str, b: str, batched=None,
+                 col: str = "micros_per_op") -> tuple[float, float, float, float, float]:
+    """Hand-run rounds: medians of `col` for runs tagged a and b (benchmark `bench`), their
+    ratio b/a, and the lowest and highest per-round ratio."""
     g = t[t["benchmark"] == bench]
     if batched is not None and "multiread_batched" in g:
         g = g[g["multiread_batched"] == batched]
     ga, gb = g[g["target_run"] == a], g[g["target_run"] == b]
     if ga.empty or gb.empty:
         return (math.nan,) * 5
-    per = pd.merge(ga[["round", "micros_per_op"]], gb[["round", "micros_per_op"]], on="round", suffixes=("_a", "_b"))
-    r = per["micros_per_op_b"] / per["micros_per_op_a"]
-    ma, mb = float(ga["micros_per_op"].median()), float(gb["micros_per_op"].median())
+    per = pd.merge(ga[["round", col]], gb[["round", col]], on="round", suffixes=("_a", "_b"))
+    r = per[f"{col}_b"] / per[f"{col}_a"]
+    ma, mb = float(ga[col].median()), float(gb[col].median())
     return ma, mb, mb / ma, float(r.min()), float(r.max())
 
 
@@ -126,7 +127,11 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
              "TTwoRatio", "TTwoLow", "TTwoHigh", "TThreeOursUs", "TThreeLevelUs", "TThreeRatio", "TThreeLow",
              "TThreeHigh", "TFourReadRatio", "TFourReadLow", "TFourReadHigh", "TFourMissingRatio",
              "TFourMissingLow", "TFourMissingHigh", "TFourMultiRatio", "TFourMultiLow", "TFourMultiHigh",
-             "TFourLoopRatio", "TFourLoopLow", "TFourLoopHigh", "Load")
+             "TFourLoopRatio", "TFourLoopLow", "TFourLoopHigh", "Load", "TOneGrafiteCpuRatio",
+             "TOneRosettaCpuRatio", "TTwoCpuRatio", "TTwoCpuLow", "TTwoCpuHigh", "TThreeCpuRatio", "TThreeCpuLow",
+             "TThreeCpuHigh", "TThreeOursCpu", "TThreeLevelCpu", "TFourReadCpuRatio", "TFourMissingCpuRatio",
+             "TFourMultiCpuRatio", "TFourLoopCpuRatio", "TOneNoneCpu", "TOneGrafiteCpu", "TTwoOursCpu",
+             "TTwoRocksCpu", "RunLoad")
     vals = {f"rangeEngine{n}": "--" for n in names}
 
     def put(n: str, v: float, f: str = "{:.2f}") -> None:
@@ -148,12 +153,14 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
                     continue
                 put(f"TOne{n}Us", float(g["micros_per_op"].median()))
                 put(f"TOne{n}Data", float(g["data_per_seek"].median()), "{:.3f}")
+                put(f"TOne{n}Cpu", float(g["cpu_micros_per_op"].median()))
                 if n != "None":
                     put(f"TOne{n}Fp", float(g["fp"].median()), "{:.4f}")
                     ratio, lo, hi = _paired_ratio(t1, "micros_per_op", "none", spec, "range_filter")
                     put(f"TOne{n}Ratio", ratio)
                     put(f"TOne{n}Low", lo)
                     put(f"TOne{n}High", hi)
+                    put(f"TOne{n}CpuRatio", _paired_ratio(t1, "cpu_micros_per_op", "none", spec, "range_filter")[0])
         t2 = rec[(rec["sweep"] == "target_prefix_seeks") & (rec["benchmark"] == "seekrandom")]
         if not t2.empty:
             put("TTwoOursUs", float(t2[t2["engine"] == "filterlab"]["micros_per_op"].median()))
@@ -162,6 +169,19 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
             put("TTwoRatio", ratio)
             put("TTwoLow", lo)
             put("TTwoHigh", hi)
+            put("TTwoOursCpu", float(t2[t2["engine"] == "filterlab"]["cpu_micros_per_op"].median()))
+            put("TTwoRocksCpu", float(t2[t2["engine"] == "rocksdb"]["cpu_micros_per_op"].median()))
+            ratio, lo, hi = _paired_ratio(t2, "cpu_micros_per_op", "rocksdb", "filterlab", "engine")
+            put("TTwoCpuRatio", ratio)
+            put("TTwoCpuLow", lo)
+            put("TTwoCpuHigh", hi)
+    meta = results_root / EXPERIMENT / "meta.json"
+    if meta.exists():
+        m = json.loads(meta.read_text())
+        start = (m.get("machine") or m).get("load_average") or m.get("load_average")
+        end = (m.get("machine") or m).get("load_average_end") or m.get("load_average_end")
+        if start and end:
+            vals["rangeEngineRunLoad"] = f"{start[0]:.1f} at its start and {end[0]:.1f} at its end"
     t = _targets(results_root / EXPERIMENT / TARGETS)
     if t is not None:
         ma, mb, ratio, lo, hi = _round_ratio(t, "seekrandom", "t3_leveldb", "t3_filterlab")
@@ -170,12 +190,19 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
         put("TThreeRatio", ratio)
         put("TThreeLow", lo)
         put("TThreeHigh", hi)
+        ma, mb, ratio, lo, hi = _round_ratio(t, "seekrandom", "t3_leveldb", "t3_filterlab", col="cpu_micros_per_op")
+        put("TThreeOursCpu", mb)
+        put("TThreeLevelCpu", ma)
+        put("TThreeCpuRatio", ratio)
+        put("TThreeCpuLow", lo)
+        put("TThreeCpuHigh", hi)
         for bench, n, batched in (("readrandom", "Read", None), ("readmissing", "Missing", None),
                                   ("multireadrandom", "Multi", True), ("multireadrandom", "Loop", False)):
             _, _, ratio, lo, hi = _round_ratio(t, bench, "t4_base", "t4_new", batched)
             put(f"TFour{n}Ratio", ratio, "{:.3f}")
             put(f"TFour{n}Low", lo, "{:.3f}")
             put(f"TFour{n}High", hi, "{:.3f}")
+            put(f"TFour{n}CpuRatio", _round_ratio(t, bench, "t4_base", "t4_new", batched, "cpu_micros_per_op")[2], "{:.3f}")
         if "load" in t:
             vals["rangeEngineLoad"] = f"{t['load'].min():.1f}--{t['load'].max():.1f}"
     return vals
