@@ -70,7 +70,7 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
         for label, sweep, rf in ROWS:
             g = rec[(rec["sweep"] == sweep) & (rec["range_correlation"] == corr)]
             if rf is not None:
-                g = g[g["range_filter"] == rf]
+                g = g[g["range_filter"].fillna("").map(lambda v: v == rf or v.startswith(rf + ","))]
             cells = []
             for n in LENGTHS:
                 h = g[g["range_size"] == n]
