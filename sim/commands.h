@@ -22,6 +22,11 @@ Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help)
 Status LsmCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status DynamicCommand(int argc, char** argv, const Emit& emit, std::string* help);
 
+// The command named `name` ("fp", "model", ...), or null: what runs a
+// command for another front end (the Python module's filterlab.sim).
+using CommandFunction = Status (*)(int argc, char** argv, const Emit& emit, std::string* help);
+CommandFunction FindCommand(const std::string& name);
+
 // The whole program: argv[1] is the subcommand. Returns the exit code
 // (0 ok, 1 run failed, 2 usage error).
 int SimMain(int argc, char** argv);
