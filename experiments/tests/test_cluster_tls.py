@@ -77,6 +77,14 @@ def test_a_tls_cluster_runs_the_quickstart(tls_cluster, certs, tmp_path, checked
     assert json.loads((tmp_path / "quickstart" / "meta.json").read_text())["cluster"] == tls_cluster.scheduler_address
 
 
+def test_the_certificates_can_come_from_dasks_config(tls_cluster, certs, write_config, tmp_path, checked_build):
+    """No --tls-* options: DASK_CONFIG=DIR makes Dask read DIR/dask-tls.yaml (cluster-certs writes it)."""
+    out = run_cli("run", write_config(SMALL_FP), "--no-plot", "--cluster", tls_cluster.scheduler_address,
+                  "--results", tmp_path, env={"DASK_CONFIG": str(certs["config"].parent)})
+    assert out.returncode == 0, out.stderr
+    assert len(pd.read_parquet(tmp_path / "exp" / "results.parquet")) == 6
+
+
 def test_a_client_without_the_clusters_certificate_is_refused(tls_cluster, certs, tmp_path):
     from distributed.security import Security
 
