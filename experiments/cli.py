@@ -138,7 +138,12 @@ def main(argv=None) -> int:
         return 0
     start = at_start()
     executor = Executor(store, plan.build, args.jobs, os.cpu_count() or 1, cluster, console, args.timeout)
-    executor.run_all(pending, mem_available())
+    try:
+        executor.run_all(pending, mem_available())
+    except OSError as e:  # the cluster refused us or could not be reached (what finished is stored)
+        console.print(f"error: the Dask scheduler at {cluster.address if cluster else '?'}: {e} "
+                      f"(a TLS cluster admits only certificates its CA signed: --tls-cert, --tls-key)", markup=False)
+        return 1
 
     table = store.table(plan.runs)
     out_dir.mkdir(parents=True, exist_ok=True)

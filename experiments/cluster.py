@@ -94,11 +94,18 @@ def cluster_target(address: str, tls_ca_file: str | None = None, tls_cert: str |
     for option, path in zip(("--tls-ca-file", "--tls-cert", "--tls-key"), tls_files or ()):
         if not Path(path).is_file():
             raise ClusterError(f"{option} {path}: no such file")
-    if tls_files is None:
-        import dask
+    if tls_files:
+        target = ClusterTarget(normalized, tls_files, None)
+        try:  # the client's TLS context, as Dask will make it: a key that is not the certificate's fails here
+            target.security().get_connection_args("client")
+        except (OSError, ValueError) as e:
+            raise ClusterError(f"--tls-ca-file {tls_ca_file}, --tls-cert {tls_cert}, --tls-key {tls_key}: "
+                               f"not a usable CA, certificate and matching key ({e})") from None
+        return target
+    import dask
 
-        if not dask.config.get("distributed.comm.tls.ca-file", None):
-            raise ClusterError(f"--cluster {address}: tls needs the cluster's certificates: --tls-ca-file, "
-                               f"--tls-cert and --tls-key (`./filterlab cluster-certs DIR` makes them), or Dask's "
-                               f"config distributed.comm.tls.* (DASK_CONFIG=DIR reads DIR/dask-tls.yaml)")
-    return ClusterTarget(normalized, tls_files, None)
+    if not dask.config.get("distributed.comm.tls.ca-file", None):
+        raise ClusterError(f"--cluster {address}: tls needs the cluster's certificates: --tls-ca-file, "
+                           f"--tls-cert and --tls-key (`./filterlab cluster-certs DIR` makes them), or Dask's "
+                           f"config distributed.comm.tls.* (DASK_CONFIG=DIR reads DIR/dask-tls.yaml)")
+    return ClusterTarget(normalized, None, None)

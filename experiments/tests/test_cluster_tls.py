@@ -111,7 +111,8 @@ def test_a_client_without_the_clusters_certificate_is_refused(tls_cluster, certs
     out = run_cli("run", QUICKSTART, "--sweep", "every_variant", "--no-plot", "--cluster", address,
                   "--tls-ca-file", other["ca"], "--tls-cert", other["client"], "--tls-key", other["client-key"],
                   "--results", tmp_path / "r", env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"})
-    assert out.returncode != 0
+    assert out.returncode == 1, out.stderr
+    assert "error: the Dask scheduler at tls://127.0.0.1:" in out.stderr
     assert not (tmp_path / "r" / "quickstart" / "results.parquet").exists()
 
 
@@ -135,7 +136,7 @@ def test_plain_tcp_to_this_machine_needs_no_option(write_config, tmp_path):
         assert "warning" not in out.stderr
 
 
-def test_cluster_options_are_checked():
+def test_cluster_options_are_checked(certs):
     assert is_loopback("127.0.0.1") and is_loopback("[::1]") and is_loopback("LOCALHOST")
     assert not is_loopback("10.0.0.1") and not is_loopback("myhost") and not is_loopback("0.0.0.0")
     with pytest.raises(ClusterError, match="go together"):
@@ -149,6 +150,10 @@ def test_cluster_options_are_checked():
     with pytest.raises(ClusterError, match="--tls-ca-file nope.pem: no such file"):
         cluster_target("tls://127.0.0.1:1", "nope.pem", "b", "c")
     assert cluster_target("tcp://127.0.0.1:1").security() is None
+    with pytest.raises(ClusterError, match="not a usable CA, certificate and matching key"):
+        cluster_target("tls://127.0.0.1:1", str(certs["ca"]), str(certs["client"]), str(certs["worker-key"]))
+    ok = cluster_target("tls://127.0.0.1:1", str(certs["ca"]), str(certs["client"]), str(certs["client-key"]))
+    assert ok.security().tls_client_cert == str(certs["client"])
     if not __import__("dask").config.get("distributed.comm.tls.ca-file", None):
         with pytest.raises(ClusterError, match="tls needs the cluster's certificates"):
             cluster_target("tls://127.0.0.1:1")
