@@ -68,7 +68,9 @@ class AdapterBitsBuilder final : public rocksdb::FilterBitsBuilder {
     stats_->filters_built.fetch_add(1, std::memory_order_relaxed);
     stats_->entries_added.fetch_add(hashes_.size(), std::memory_order_relaxed);
     hashes_.clear();
+#if FILTERLAB_ROCKSDB_AT_LEAST(9, 6)
     have_prev_alt_ = false;
+#endif
     if (s.ok() && native_ != nullptr) s = CrossCheck(block);
     if (!s.ok()) {
       if (status != nullptr)
@@ -126,8 +128,10 @@ class AdapterBitsBuilder final : public rocksdb::FilterBitsBuilder {
   AdapterStats* stats_;
   std::unique_ptr<rocksdb::FilterBitsBuilder> native_;
   std::vector<uint64_t> hashes_;
-  uint64_t prev_alt_ = 0;
+#if FILTERLAB_ROCKSDB_AT_LEAST(9, 6)
+  uint64_t prev_alt_ = 0;  // AddKeyAndAlt's last prefix hash
   bool have_prev_alt_ = false;
+#endif
 };
 
 class AdapterBitsReader final : public rocksdb::FilterBitsReader {
