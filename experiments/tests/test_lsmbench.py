@@ -368,10 +368,11 @@ def expected_runs(name: str, build: Path) -> int:
         from experiments.registry import check_specs, example_specs, join
 
         # "all" at bpk=10: each example spec without its bpk, once (the variants that take no bpk,
-        # XOR and binary fuse, once at their own size); then no filter; then RocksDB's 2.
+        # XOR and binary fuse, once at their own size); then no filter; then RocksDB with our filters
+        # (6 with bpk, XOR and binary fuse, FastLocalBloom through the adapter); then RocksDB's 2.
         answers = check_specs(build, example_specs(build)).values()
         bases = {join(a["variant"], {k: v for k, v in a["params"].items() if k != "bpk"}) for a in answers}
-        return 3 * (len(bases) + 1 + 2)
+        return 3 * (len(bases) + 1 + 6 + 2 + 1 + 2)
     # engine_allocation: one repeat; lsmbench T x num_levels (policies and budgets are collapsed:
     # one run measures every pair on the tree it filled), then one sim lsm run per (T, levels)
     # drawing the model lines.
