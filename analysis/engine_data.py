@@ -265,8 +265,12 @@ def range_summary(df: pd.DataFrame) -> pd.DataFrame | None:
 
 def filter_label(rows: pd.DataFrame) -> pd.Series:
     """The filter as the config named it ("none": "no filter"), prefixed with the engine
-    when RocksDB ran it."""
+    when RocksDB ran it, and marked "(adapter)" where RocksDB ran a spec it has natively
+    through filterlab's FilterPolicy adapter (--rocksdb_filter_adapter)."""
     label = rows["label"].astype(str).replace({"": "default filter", "none": "no filter"})
+    if "rocksdb_filter_adapter" in rows:
+        forced = rows["rocksdb_filter_adapter"].astype("boolean").fillna(False).astype(bool)
+        label = label.where(~forced, label + " (adapter)")
     return label.where(rows["engine"] != "rocksdb", "rocksdb " + label)
 
 

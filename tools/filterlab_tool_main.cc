@@ -2,6 +2,8 @@
 //   list-filters                 every registered variant, its parameters and examples
 //   verify-vectors FILE...       check reference-vector files, one line per case
 //   check-spec [--json] SPEC...  validate filter specs with the registry (the runner reads --json)
+//   sst-filters FILE.sst...      the filters of RocksDB SST files, and their FP against absent keys
+//   parquet-blooms FILE...       the split-block Bloom filters of Parquet files, checked against our sbbf
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -11,6 +13,8 @@
 #include "filters/registry.h"
 #include "filters/vectors/vector_check.h"
 #include "tools/check_spec.h"
+#include "tools/parquet_blooms.h"
+#include "tools/sst_filters.h"
 
 namespace filterlab {
 namespace {
@@ -23,7 +27,13 @@ int Usage(FILE* f) {
                "  verify-vectors FILE...    check reference-vector files; one line per case, then\n"
                "                            'N passed, N failed'; exit 0 only if all pass\n"
                "  check-spec [--json] [--examples] [--range-examples] SPEC...\n"
-               "                            validate filter specs with the registry; one line (--json: object) each\n");
+               "                            validate filter specs with the registry; one line (--json: object) each\n"
+               "  sst-filters [--keys FILE | --sample N] [--json] FILE.sst...\n"
+               "                            the filters of RocksDB SST files (format, layout, bits/key)\n"
+               "                            and their FP against absent keys beside the model\n"
+               "  parquet-blooms [--json] [--check-values FILE] FILE.parquet...\n"
+               "                            the split-block Bloom filters of Parquet files (fill, implied\n"
+               "                            ndv, FP), checked bit for bit against our sbbf\n");
   return f == stdout ? 0 : 2;
 }
 
@@ -81,7 +91,9 @@ int main(int argc, char** argv) {
   if (argc < 2) return Usage(stderr);
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
-  if (cmd == "check-spec") return RunCheckSpec(argc - 2, argv + 2);  // has its own --help
+  if (cmd == "check-spec") return RunCheckSpec(argc - 2, argv + 2);          // has its own --help
+  if (cmd == "sst-filters") return RunSstFilters(argc - 2, argv + 2);        // has its own --help
+  if (cmd == "parquet-blooms") return RunParquetBlooms(argc - 2, argv + 2);  // has its own --help
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return Usage(stdout);
   }

@@ -11,6 +11,7 @@
 #include "filters/allocation/level_allocation.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/rocksdb_native_filter.h"
 
 namespace filterlab::lsmbench {
 
@@ -201,6 +202,12 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
       "rocksdb: collect Statistics and report its filter tickers (per-level and memtable filter counters come from the "
       "benchmark thread's perf context: with --threads=1 only)",
       &c->statistics);
+  flags->Bool("rocksdb_filter_adapter",
+              "rocksdb: build --filter through filterlab's FilterPolicy adapter even when RocksDB has it natively "
+              "(fastlocal:bpk=B, legacy:bpk=B, ribbon:bpk=B); those filters are then also built by RocksDB's own "
+              "policy and must be byte for byte the same (the adapter's cross-check). Other specs always use the "
+              "adapter",
+              &c->rocksdb_filter_adapter);
   flags->String("db", "", "database directory; default a fresh temporary directory, removed at the end", &c->db);
   flags->Bool("use_existing_db", "open --db as it is; fill benchmarks are skipped (as in db_bench)",
               &c->use_existing_db);
@@ -379,7 +386,8 @@ void DeclareRecordFields(FlagSet* flags) {
                "now, the cache footprint; rocksdb with --statistics: usage and capacity from its LRU cache), "
                "hash_index {lookups, "
                "collisions} (with --hash_index); rocksdb with --statistics also total {useful, positive, "
-               "true_positive}");
+               "true_positive}; rocksdb with a filter through the adapter: adapter {filters_built, entries, "
+               "readers_opened, cross_checked, cross_check_identical} since the DB opened");
 }
 
 nlohmann::ordered_json Describe(const FlagSet& flags) {
@@ -390,28 +398,25 @@ nlohmann::ordered_json Describe(const FlagSet& flags) {
 // only a bits/key knob; our spec must say no more than that.
 }  // namespace
 
-Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out) {
+Status RocksDbTableFilterFor(const FilterPolicy* policy, bool force_adapter, RocksDbTableFilter* out) {
   *out = RocksDbTableFilter{};
   if (policy == nullptr) return Status::OK();
-  // The spec as written must be what "fastlocal:bpk=B" or "ribbon:bpk=B" alone resolves to.
-  FilterSpec spec;
-  double bpk = 0;
-  Status s = FilterSpec::Parse(policy->spec(), &spec);
-  const bool known = policy->variant() == "fastlocal" || policy->variant() == "ribbon";
-  if (s.ok() && known && spec.Has("bpk")) s = spec.GetDouble("bpk", 10, 0, 100, &bpk);
-  std::unique_ptr<FilterPolicy> plain;
-  if (s.ok() && bpk > 0) {
-    s = NewFilterPolicy(std::string(policy->variant()) + ":bpk=" + FormatNumber(bpk), &plain);
+  if (policy->is_dynamic()) {
+    return Status::InvalidArgument("lsmbench: --filter=" + policy->spec() +
+                                   " cannot be a table filter on --engine=rocksdb: it is a memtable filter "
+                                   "(dynamic); allowed: none or any static registry spec");
   }
-  if (!s.ok() || plain == nullptr || plain->spec() != policy->spec()) {
-    return Status::InvalidArgument(
-        "lsmbench: --filter=" + policy->spec() +
-        " cannot run on --engine=rocksdb: RocksDB's table filters are FastLocalBloom (format_version=5, "
-        "NewBloomFilterPolicy(bits), its own probes and 64-bit hash) and Standard128Ribbon "
-        "(NewRibbonFilterPolicy(Bloom-equivalent bits)); allowed: none, fastlocal:bpk=B or ribbon:bpk=B");
+  const RocksDbNativeFilter native = RocksDbNativeFilterOf(*policy);
+  out->format_version = native.format_version;
+  if (force_adapter || native.kind == RocksDbNativeFilter::kNone) {
+    out->kind = RocksDbTableFilter::kAdapter;
+    out->cross_check = native.kind != RocksDbNativeFilter::kNone;
+    return Status::OK();
   }
-  out->kind = policy->variant() == "ribbon" ? RocksDbTableFilter::kRibbon : RocksDbTableFilter::kBloom;
-  out->bits_per_key = bpk;
+  out->kind = native.kind == RocksDbNativeFilter::kRibbon        ? RocksDbTableFilter::kRibbon
+              : native.kind == RocksDbNativeFilter::kLegacyBloom ? RocksDbTableFilter::kLegacyBloom
+                                                                 : RocksDbTableFilter::kBloom;
+  out->bits_per_key = native.bits_per_key;
   return Status::OK();
 }
 
@@ -769,7 +774,7 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
           "filters take one bits/key for every level); allowed there: --filter");
     }
     RocksDbTableFilter table_filter;
-    Status s = RocksDbTableFilterFor(c->filter.get(), &table_filter);
+    Status s = RocksDbTableFilterFor(c->filter.get(), c->rocksdb_filter_adapter, &table_filter);
     if (!s.ok()) return s;
     s = CheckRocksDbMemtableFilter(c->memtable_filter.get());
     if (!s.ok()) return s;
@@ -795,6 +800,11 @@ Status CheckEngineLimits(const FlagSet& flags, BenchConfig* c) {
     return Status::InvalidArgument(
         "lsmbench: --statistics applies to --engine=rocksdb only (the filterlab engine "
         "always reports its filter statistics)");
+  }
+  if (c->engine != "rocksdb" && c->rocksdb_filter_adapter) {
+    return Status::InvalidArgument(
+        "lsmbench: --rocksdb_filter_adapter applies to --engine=rocksdb only (the filterlab engine builds every "
+        "filter itself)");
   }
   return Status::OK();
 }

@@ -115,6 +115,8 @@ struct BenchConfig {
   bool sync = false;
   std::string wal_recovery_mode = "tolerate_corrupted_tail_records";  // engine::WalRecoveryModeName
   bool statistics = false;                                            // rocksdb: collect Statistics (filter tickers)
+  bool rocksdb_filter_adapter =
+      false;  // rocksdb: every --filter through the adapter, RocksDB's own formats cross-checked
   // Tables read with O_DIRECT (both engines); OpenEngine turns it off, with
   // a message, where the database's filesystem refuses O_DIRECT.
   bool use_direct_reads = false;
@@ -164,16 +166,23 @@ size_t FirstAllocationPassBenchmark(const BenchConfig& config);
 BenchConfig ConfigForPass(const BenchConfig& config, const AllocationPass& pass);
 
 // What RocksDB builds for lsmbench's --filter on --engine=rocksdb: its
-// FastLocalBloom (NewBloomFilterPolicy(bits_per_key)) for "fastlocal:bpk=B",
-// its Standard128Ribbon (NewRibbonFilterPolicy(bits_per_key), B being the
-// Bloom-equivalent bits/key as in our ribbon:bpk=B) for "ribbon:bpk=B"; kind
-// kNone for no filter. Any other spec (other variants, other probes or hash
-// widths, ribbon:fp=) is InvalidArgument: RocksDB has no such knob.
+// FastLocalBloom (NewBloomFilterPolicy(bits_per_key), format_version 5) for
+// "fastlocal:bpk=B", its legacy Bloom (the same policy at format_version 4)
+// for "legacy:bpk=B", its Standard128Ribbon (NewRibbonFilterPolicy(B, -1), B
+// being the Bloom-equivalent bits/key as in our ribbon:bpk=B) for
+// "ribbon:bpk=B" (filters/rocksdb_native_filter.h); every other spec (other
+// variants, probes or hash widths, ribbon:fp=, homogeneous Ribbon) goes
+// through the FilterPolicy adapter (rocksdb_adapter/), and so does every spec
+// with force_adapter (--rocksdb_filter_adapter: then RocksDB's own formats are
+// cross-checked against its own builders). kNone for no filter.
+// InvalidArgument for a memtable (dynamic) variant, which builds no table filter.
 struct RocksDbTableFilter {
-  enum Kind { kNone, kBloom, kRibbon } kind = kNone;
-  double bits_per_key = 0;
+  enum Kind { kNone, kBloom, kLegacyBloom, kRibbon, kAdapter } kind = kNone;
+  double bits_per_key = 0;  // kBloom, kLegacyBloom, kRibbon
+  int format_version = 5;
+  bool cross_check = false;  // kAdapter of a spec RocksDB also writes natively
 };
-Status RocksDbTableFilterFor(const FilterPolicy* policy, RocksDbTableFilter* out);
+Status RocksDbTableFilterFor(const FilterPolicy* policy, bool force_adapter, RocksDbTableFilter* out);
 
 // What LevelDB builds for --filter on --engine=leveldb: its Bloom
 // (NewBloomFilterPolicy(bits)) for "legacy_block:bpk=B" with whole B, the

@@ -181,41 +181,55 @@ TEST(BenchConfigTest, CheckValidatesAndSaysRunNothing) {
   ASSERT_TRUE(Parse({"--check", "--benchmarks=fillrandom,readrandom", "--num=5000"}, &c).ok());
   EXPECT_TRUE(c.check_only);
   // --check runs the cross-checks too, the RocksDB limits included.
-  Status s = Parse({"--check", "--engine=rocksdb", "--filter=standard:bpk=10"}, &c);
+  Status s = Parse({"--check", "--engine=rocksdb", "--filter=dynamic:bpk=10"}, &c);
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(s.message().find("fastlocal:bpk=B"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("memtable filter"), std::string::npos) << s.message();
   s = Parse({"--check", "--benchmarks=approximatememtablestats", "--num=100", "--batch_size=100"}, &c);
   EXPECT_NE(s.message().find("below --num"), std::string::npos) << s.message();
 }
 
-// RocksDB's two table filters and the spec each answers to; everything else
-// has no RocksDB knob and is refused naming what is allowed.
-TEST(BenchConfigTest, RocksDbTableFilterIsBloomOrRibbonByBitsPerKey) {
+// RocksDB's three table filters and the spec each answers to; everything
+// else goes through the adapter, and with force_adapter everything does
+// (RocksDB's own formats then cross-checked). Memtable filters are refused.
+TEST(BenchConfigTest, RocksDbTableFilterIsNativeOrAdapter) {
   RocksDbTableFilter choice;
-  ASSERT_TRUE(RocksDbTableFilterFor(nullptr, &choice).ok());
+  ASSERT_TRUE(RocksDbTableFilterFor(nullptr, false, &choice).ok());
   EXPECT_EQ(choice.kind, RocksDbTableFilter::kNone);
   struct Case {
     const char* spec;
     RocksDbTableFilter::Kind kind;
     double bits_per_key;
+    int format_version;
   };
-  for (const Case& c : {Case{"fastlocal:bpk=10", RocksDbTableFilter::kBloom, 10},
-                        Case{"fastlocal:bpk=9.5", RocksDbTableFilter::kBloom, 9.5},
-                        Case{"ribbon:bpk=10", RocksDbTableFilter::kRibbon, 10},
-                        Case{"ribbon:bpk=7.5", RocksDbTableFilter::kRibbon, 7.5}}) {
+  for (const Case& c : {Case{"fastlocal:bpk=10", RocksDbTableFilter::kBloom, 10, 5},
+                        Case{"fastlocal:bpk=9.5", RocksDbTableFilter::kBloom, 9.5, 5},
+                        Case{"legacy:bpk=10", RocksDbTableFilter::kLegacyBloom, 10, 4},
+                        Case{"ribbon:bpk=10", RocksDbTableFilter::kRibbon, 10, 5},
+                        Case{"ribbon:bpk=7.5", RocksDbTableFilter::kRibbon, 7.5, 5}}) {
     std::unique_ptr<FilterPolicy> p;
     ASSERT_TRUE(NewFilterPolicy(c.spec, &p).ok()) << c.spec;
-    ASSERT_TRUE(RocksDbTableFilterFor(p.get(), &choice).ok()) << c.spec;
+    ASSERT_TRUE(RocksDbTableFilterFor(p.get(), false, &choice).ok()) << c.spec;
     EXPECT_EQ(choice.kind, c.kind) << c.spec;
     EXPECT_EQ(choice.bits_per_key, c.bits_per_key) << c.spec;
+    EXPECT_EQ(choice.format_version, c.format_version) << c.spec;
+    ASSERT_TRUE(RocksDbTableFilterFor(p.get(), true, &choice).ok()) << c.spec;
+    EXPECT_EQ(choice.kind, RocksDbTableFilter::kAdapter) << c.spec;
+    EXPECT_TRUE(choice.cross_check) << c.spec;
+    EXPECT_EQ(choice.format_version, c.format_version) << c.spec;
   }
-  for (const char* spec : {"ribbon:fp=0.01", "fastlocal:bpk=10,probes=3", "standard:bpk=10", "sbbf:bpk=10"}) {
+  for (const char* spec : {"ribbon:fp=0.01", "ribbon:bpk=10,homogeneous=1", "fastlocal:bpk=10,probes=3",
+                           "fastlocal:bpk=10,hash=32", "standard:bpk=10", "sbbf:bpk=10", "xor:fingerprint=8"}) {
     std::unique_ptr<FilterPolicy> p;
     ASSERT_TRUE(NewFilterPolicy(spec, &p).ok()) << spec;
-    const Status s = RocksDbTableFilterFor(p.get(), &choice);
-    EXPECT_TRUE(s.IsInvalidArgument()) << spec;
-    EXPECT_NE(s.message().find("ribbon:bpk=B"), std::string::npos) << s.message();
+    ASSERT_TRUE(RocksDbTableFilterFor(p.get(), false, &choice).ok()) << spec;
+    EXPECT_EQ(choice.kind, RocksDbTableFilter::kAdapter) << spec;
+    EXPECT_FALSE(choice.cross_check) << spec;
   }
+  std::unique_ptr<FilterPolicy> p;
+  ASSERT_TRUE(NewFilterPolicy("dynamic:bpk=10", &p).ok());
+  const Status s = RocksDbTableFilterFor(p.get(), false, &choice);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("memtable filter"), std::string::npos) << s.message();
 }
 
 TEST(BenchConfigTest, HelpListsFlagsAndBenchmarks) {
@@ -301,8 +315,8 @@ TEST(BenchConfigTest, BadInputNamesTheProblemAndWhatIsAllowed) {
       {{"--filter_budget_bpk=2,5"}, {"--filter_budget_bpk applies with --filter_policy"}},
       {{"--use_existing_db"}, {"--use_existing_db needs --db"}},
       {{"--engine=memtable", "--db=/tmp/x"}, {"--engine=memtable keeps nothing on disk"}},
-      {{"--engine=rocksdb", "--filter=standard:bpk=10"}, {"FastLocalBloom", "fastlocal:bpk=B"}},
-      {{"--engine=rocksdb", "--filter=fastlocal:bpk=10,probes=3"}, {"fastlocal:bpk=B"}},
+      {{"--engine=rocksdb", "--filter=dynamic:bpk=10"}, {"memtable filter", "static registry spec"}},
+      {{"--rocksdb_filter_adapter"}, {"--engine=rocksdb only"}},
       {{"--engine=rocksdb", "--filter_per_level=;"}, {"--filter_per_level is not available"}},
       {{"--engine=rocksdb", "--memtable_filter=dynamic:bpk=8,probes=4"}, {"6 probes"}},
       {{"--engine=rocksdb", "--approx_algorithm=new"}, {"PR #13047", "old"}},

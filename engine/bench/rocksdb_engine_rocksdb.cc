@@ -4,8 +4,12 @@
 //   table filter    BlockBasedTableOptions format_version=5 with
 //                   NewBloomFilterPolicy(B) = FastLocalBloom (our
 //                   "fastlocal:bpk=B") or NewRibbonFilterPolicy(B, -1) =
-//                   Standard128Ribbon (our "ribbon:bpk=B"), whole-key
-//                   filtering (RocksDbTableFilterFor, bench_config.h)
+//                   Standard128Ribbon (our "ribbon:bpk=B"), format_version=4
+//                   with NewBloomFilterPolicy(B) = legacy Bloom ("legacy:bpk=B"),
+//                   any other spec through filterlab's FilterPolicy adapter
+//                   (rocksdb_adapter/; --rocksdb_filter_adapter forces it and
+//                   cross-checks RocksDB's own formats), whole-key filtering
+//                   (RocksDbTableFilterFor, bench_config.h)
 //   hash index      data_block_index_type kDataBlockBinaryAndHash and
 //                   data_block_hash_table_util_ratio (--hash_index, --util_ratio)
 //   memtable Bloom  memtable_prefix_bloom_size_ratio + memtable_whole_key_filtering
@@ -45,6 +49,7 @@
 #include "engine/table/block_cache.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "rocksdb_adapter/filter_policy_adapter.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -99,11 +104,13 @@ class RocksDbIterator : public EngineIterator {
 class RocksDbEngine : public Engine {
  public:
   RocksDbEngine(const BenchConfig& config, std::unique_ptr<rocksdb::DB> db, std::shared_ptr<rocksdb::Statistics> stats,
-                std::shared_ptr<rocksdb::Cache> block_cache, std::string options_text)
+                std::shared_ptr<rocksdb::Cache> block_cache, std::shared_ptr<const rocksdb::FilterPolicy> filter_policy,
+                std::string options_text)
       : config_(config),
         db_(std::move(db)),
         statistics_(std::move(stats)),
         block_cache_(std::move(block_cache)),
+        filter_policy_(std::move(filter_policy)),
         options_text_(std::move(options_text)) {
     write_options_.sync = config.sync;
     if (config.statistics) {
@@ -311,7 +318,12 @@ class RocksDbEngine : public Engine {
     return out;
   }
   JsonRecord FilterStats() override {
-    if (!config_.statistics) return JsonRecord();
+    if (!config_.statistics) {
+      if (filter_policy_ == nullptr || rocksdb_adapter::StatsOf(*filter_policy_) == nullptr) return JsonRecord();
+      JsonRecord out;
+      AddAdapterStats(&out);
+      return out;
+    }
     JsonRecord out;
     out["total"] = {
         {"useful", statistics_->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL)},
@@ -328,6 +340,7 @@ class RocksDbEngine : public Engine {
       out["block_cache"]["usage"] = block_cache_->GetUsage();
       out["block_cache"]["capacity"] = block_cache_->GetCapacity();
     }
+    AddAdapterStats(&out);
     return out;
   }
 
@@ -338,10 +351,24 @@ class RocksDbEngine : public Engine {
   // global Statistics tickers are reported.
   bool PerfContextCounts() const { return config_.statistics && config_.threads == 1; }
 
+  // The adapter's counters since the DB opened (filters built, cross-checked
+  // and identical to RocksDB's own bytes).
+  void AddAdapterStats(JsonRecord* out) const {
+    const rocksdb_adapter::AdapterStats* stats =
+        filter_policy_ == nullptr ? nullptr : rocksdb_adapter::StatsOf(*filter_policy_);
+    if (stats == nullptr) return;
+    (*out)["adapter"] = {{"filters_built", stats->filters_built.load()},
+                         {"entries", stats->entries_added.load()},
+                         {"readers_opened", stats->readers_opened.load()},
+                         {"cross_checked", stats->cross_checked.load()},
+                         {"cross_check_identical", stats->cross_check_identical.load()}};
+  }
+
   const BenchConfig config_;
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
-  std::shared_ptr<rocksdb::Cache> block_cache_;  // null without a cache
+  std::shared_ptr<rocksdb::Cache> block_cache_;                 // null without a cache
+  std::shared_ptr<const rocksdb::FilterPolicy> filter_policy_;  // null without a filter
   const std::string options_text_;
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
@@ -351,14 +378,30 @@ class RocksDbEngine : public Engine {
 
 Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std::unique_ptr<Engine>* out) {
   rocksdb::BlockBasedTableOptions table;
-  table.format_version = 5;
   std::string filter_text = "none";
   RocksDbTableFilter choice;
-  Status checked = RocksDbTableFilterFor(config.filter.get(), &choice);  // as ParseBenchConfig checked it
+  Status checked = RocksDbTableFilterFor(config.filter.get(), config.rocksdb_filter_adapter,
+                                         &choice);  // as ParseBenchConfig checked it
   if (!checked.ok()) return checked;
+  // format_version 5 (FastLocalBloom) unless legacy Bloom asks for 4, the
+  // format that only changed RocksDB's Bloom filter.
+  table.format_version = choice.format_version;
+  // Filter sizes from bits/key alone (RocksDB >= 8 rounds them to malloc
+  // size classes by default), as our policies and RocksDB 7.8.3 size them.
+  table.optimize_filters_for_memory = false;
   if (choice.kind == RocksDbTableFilter::kBloom) {
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(choice.bits_per_key, /*use_block_based_builder=*/false));
     filter_text = "NewBloomFilterPolicy(" + FormatNumber(choice.bits_per_key) + ") FastLocalBloom";
+  } else if (choice.kind == RocksDbTableFilter::kLegacyBloom) {
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(choice.bits_per_key, /*use_block_based_builder=*/false));
+    filter_text = "NewBloomFilterPolicy(" + FormatNumber(choice.bits_per_key) + ") legacy Bloom (format_version=4)";
+  } else if (choice.kind == RocksDbTableFilter::kAdapter) {
+    rocksdb_adapter::AdapterOptions adapter_options;
+    adapter_options.cross_check_native = choice.cross_check;
+    Status s = rocksdb_adapter::NewAdapterPolicy(config.filter, adapter_options, &table.filter_policy);
+    if (!s.ok()) return s;
+    filter_text = "filterlab adapter(" + config.filter->spec() + ")" +
+                  (choice.cross_check ? " cross-checked against RocksDB's own policy" : "");
   } else if (choice.kind == RocksDbTableFilter::kRibbon) {
     // bloom_before_level = -1: Ribbon for every table, flushes included, as
     // our engine's ribbon:bpk=B; RocksDB's default 0 gives flushed (L0)
@@ -422,7 +465,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   std::unique_ptr<rocksdb::DB> db(raw);
 
   std::string options_text =
-      "format_version=5; filter=" + filter_text +
+      "format_version=" + std::to_string(table.format_version) + "; filter=" + filter_text +
       "; data_block_index_type=" + (config.hash_index ? "BinaryAndHash" : "BinarySearch") +
       " util_ratio=" + std::to_string(config.util_ratio) + "; block_size=" + std::to_string(config.block_size) +
       "; block_cache=LRU " + std::to_string(config.cache_mb) +
@@ -442,7 +485,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
       "; use_direct_reads=" + (config.use_direct_reads ? "true" : "false") +
       "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
   *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), table.block_cache,
-                                         std::move(options_text));
+                                         table.filter_policy, std::move(options_text));
   return Status::OK();
 }
 
