@@ -1,6 +1,8 @@
 #include "filters/registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -15,13 +17,28 @@ std::map<std::string, FilterVariant>& Registry() {
   return *registry;
 }
 
-std::string KnownVariantNames() {
+std::map<std::string, RangeFilterVariant>& RangeRegistry() {
+  static auto* registry = new std::map<std::string, RangeFilterVariant>();
+  return *registry;
+}
+
+template <typename Map>
+std::string NamesOf(const Map& map) {
   std::string s;
-  for (const auto& [name, v] : Registry()) {
+  for (const auto& [name, v] : map) {
     if (!s.empty()) s += ", ";
     s += name;
   }
   return s;
+}
+std::string KnownVariantNames() { return NamesOf(Registry()); }
+
+// Point and range variants share one name space: a spec names one filter.
+void RefuseNameTakenByOtherKind(const std::string& name, bool taken, const char* other_kind) {
+  if (!taken) return;
+  std::fprintf(stderr, "filterlab: filter variant name '%s' registered twice (already a %s variant)\n", name.c_str(),
+               other_kind);
+  std::abort();
 }
 
 // A filter with no keys (RocksDB writes an empty slice, or total length <= 5):
@@ -55,7 +72,13 @@ class AlwaysTrueFilter final : public Filter {
 namespace internal {
 FilterRegistrar::FilterRegistrar(FilterVariant variant) {
   std::string name = variant.name;
+  RefuseNameTakenByOtherKind(name, RangeRegistry().count(name) > 0, "range filter");
   Registry().emplace(std::move(name), std::move(variant));
+}
+FilterRegistrar::FilterRegistrar(RangeFilterVariant variant) {
+  std::string name = variant.name;
+  RefuseNameTakenByOtherKind(name, Registry().count(name) > 0, "point filter");
+  RangeRegistry().emplace(std::move(name), std::move(variant));
 }
 }  // namespace internal
 
@@ -101,6 +124,10 @@ Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>
   Status s = FilterSpec::Parse(spec_text, &spec);
   if (!s.ok()) return s;
   const FilterVariant* v = FindFilterVariant(spec.variant());
+  if (v == nullptr && FindRangeFilterVariant(spec.variant()) != nullptr) {
+    return Status::InvalidArgument("filter spec '" + spec.text() + "': '" + spec.variant() +
+                                   "' is a range filter, not a point filter; point filters: " + KnownVariantNames());
+  }
   if (v == nullptr) {
     return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown filter variant '" + spec.variant() +
                                    "'; known variants: " + KnownVariantNames());
@@ -112,6 +139,54 @@ Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>
 
 Status NewFilterPolicy(std::string_view spec_text, std::unique_ptr<FilterPolicy>* out) {
   return NewFilterPolicy(spec_text, out, nullptr);
+}
+
+std::vector<const RangeFilterVariant*> RegisteredRangeFilterVariants() {
+  std::vector<const RangeFilterVariant*> out;
+  for (const auto& [name, v] : RangeRegistry()) out.push_back(&v);
+  return out;
+}
+
+const RangeFilterVariant* FindRangeFilterVariant(std::string_view name) {
+  auto it = RangeRegistry().find(std::string(name));
+  return it == RangeRegistry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> AllRangeExampleSpecs() {
+  std::vector<std::string> out;
+  for (const auto* v : RegisteredRangeFilterVariants()) {
+    for (const auto& e : v->examples) out.push_back(e);
+  }
+  return out;
+}
+
+FpModelKind RangeFpModelKindOf(const RangeFilterPolicy& policy) {
+  const RangeFilterVariant* v = FindRangeFilterVariant(policy.variant());
+  return v == nullptr ? FpModelKind::kExact : v->fp_model;
+}
+
+Status NewRangeFilterPolicy(std::string_view spec_text, std::unique_ptr<RangeFilterPolicy>* out,
+                            std::vector<std::string>* accepted_keys) {
+  FilterSpec spec;
+  Status s = FilterSpec::Parse(spec_text, &spec);
+  if (!s.ok()) return s;
+  const RangeFilterVariant* v = FindRangeFilterVariant(spec.variant());
+  if (v == nullptr && FindFilterVariant(spec.variant()) != nullptr) {
+    return Status::InvalidArgument(
+        "range filter spec '" + spec.text() + "': '" + spec.variant() +
+        "' is a point filter, not a range filter; range filters: " + NamesOf(RangeRegistry()));
+  }
+  if (v == nullptr) {
+    return Status::InvalidArgument("range filter spec '" + spec.text() + "': unknown range filter variant '" +
+                                   spec.variant() + "'; known range filters: " + NamesOf(RangeRegistry()));
+  }
+  s = v->create(spec, out);
+  if (s.ok() && accepted_keys != nullptr) *accepted_keys = spec.accepted_keys();
+  return s;
+}
+
+Status NewRangeFilterPolicy(std::string_view spec_text, std::unique_ptr<RangeFilterPolicy>* out) {
+  return NewRangeFilterPolicy(spec_text, out, nullptr);
 }
 
 Status OpenFilter(Slice bytes, std::unique_ptr<Filter>* out) {

@@ -13,6 +13,7 @@
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_model_kind.h"
+#include "filters/range/range_filter.h"
 
 namespace filterlab {
 
@@ -75,9 +76,49 @@ FpModelKind FpModelKindOf(const FilterPolicy& policy);
 // exception that would end a caller without a handler (a flush thread).
 Status ModelFpRateAt(const FilterPolicy& policy, size_t n, double* fp);
 
+// Range filters (filters/range/range_filter.h) register in the same registry:
+// one name space with the point variants (a name is one or the other; a
+// point-filter call naming a range variant says so), the same spec syntax
+// (FilterSpec) and trailer.
+struct RangeFilterVariant {
+  // Name used in spec strings, e.g. "grafite".
+  const char* name;
+  // One line for `filterlab list-filters`.
+  const char* summary;
+  // Parameters and their allowed values, e.g. "bpk=4..64 range=1..2^32".
+  const char* params;
+  // Spec -> policy. Validates every parameter (FilterSpec getters + Finish).
+  Status (*create)(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out);
+  // Reader: `layout` is the Describe() string stored in the trailer, `data`
+  // the variant's bytes (checksum already verified). Must check the data
+  // against the layout and return Corruption naming what is wrong.
+  Status (*open_layout)(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out);
+  // Specs the property tests cover and `filterlab run` measures.
+  std::vector<std::string> examples;
+  // RangeKeyTypes bits: the key types it builds from natively.
+  unsigned key_types;
+  // What its ModelFpRate is: kExact (derived), kUpperBound (a proven bound,
+  // Grafite's), kEmpirical (the paper gives no model; ModelFpRate is NaN).
+  FpModelKind fp_model;
+  // Whether it accepts inserts after construction (RangeFilter::Insert).
+  bool dynamic;
+};
+
+// All registered range variants, sorted by name.
+std::vector<const RangeFilterVariant*> RegisteredRangeFilterVariants();
+const RangeFilterVariant* FindRangeFilterVariant(std::string_view name);
+// Every example spec of every range variant, in registry order.
+std::vector<std::string> AllRangeExampleSpecs();
+// NewRangeFilterPolicy that also gives the parameter keys the variant accepts.
+Status NewRangeFilterPolicy(std::string_view spec, std::unique_ptr<RangeFilterPolicy>* out,
+                            std::vector<std::string>* accepted_keys);
+// The registration's model kind for a policy (kExact for an unregistered test double).
+FpModelKind RangeFpModelKindOf(const RangeFilterPolicy& policy);
+
 namespace internal {
 struct FilterRegistrar {
   explicit FilterRegistrar(FilterVariant variant);
+  explicit FilterRegistrar(RangeFilterVariant variant);
 };
 }  // namespace internal
 
@@ -89,5 +130,9 @@ struct FilterRegistrar {
 #define FILTERLAB_REGISTER_FILTER(...)                                                                        \
   static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_filter_registrar_, \
                                                                                  __LINE__)(__VA_ARGS__)
+// The same for a range variant:
+//   FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{"grafite", "...", "...", &Create, &OpenLayout, {...},
+//                                                      kRangeKeysUint64, FpModelKind::kUpperBound, false});
+#define FILTERLAB_REGISTER_RANGE_FILTER(...) FILTERLAB_REGISTER_FILTER(__VA_ARGS__)
 
 }  // namespace filterlab

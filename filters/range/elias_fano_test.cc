@@ -1,0 +1,98 @@
+#include "filters/range/elias_fano.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common/test_scale.h"
+#include "filters/range/range_test_util.h"
+#include "hashing/remix.h"
+
+namespace filterlab::ef {
+namespace {
+
+bool Exact(const std::vector<uint64_t>& v, uint64_t a, uint64_t b) {
+  auto it = std::lower_bound(v.begin(), v.end(), a);
+  return it != v.end() && *it <= b;
+}
+
+void CheckAgainstExact(const std::vector<uint64_t>& values, uint64_t max, uint64_t seed, int queries) {
+  std::vector<uint64_t> words;
+  const Shape shape = Build(values.data(), values.size(), max, &words);
+  EXPECT_EQ(words.size(), shape.TotalWords());
+  View view(shape, reinterpret_cast<const uint8_t*>(words.data()));
+  ASSERT_TRUE(view.Validate().ok()) << view.Validate().ToString();
+  SplitMix64 rng(seed);
+  for (int i = 0; i < queries; ++i) {
+    uint64_t a, b;
+    const uint64_t kind = rng.Next() % 4;
+    if (kind == 0 || values.empty()) {  // anywhere in [0, max]
+      a = max == UINT64_MAX ? rng.Next() : rng.Next() % (max + 1);
+    } else {  // near a value
+      const uint64_t v = values[rng.Next() % values.size()];
+      const uint64_t d = rng.Next() % 64;
+      a = kind == 1 ? (v >= d ? v - d : 0) : (v <= UINT64_MAX - d ? v + d : v);
+    }
+    const uint64_t len = rng.Next() >> (rng.Next() % 64);
+    b = a <= UINT64_MAX - len ? a + len : UINT64_MAX;
+    ASSERT_EQ(view.AnyInRange(a, b), Exact(values, a, b)) << "[" << a << ", " << b << "] n " << values.size();
+  }
+  for (uint64_t v : values) ASSERT_TRUE(view.AnyInRange(v, v)) << v;
+}
+
+TEST(EliasFano, AnswersExactlyOnUniformAndClusteredSets) {
+  const int kQueries = static_cast<int>(SanitizerScaled(200000, 10));
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{5000}}) {
+    auto keys = range_testing::UniformSortedKeys(n + 1, n);
+    CheckAgainstExact(keys, UINT64_MAX, 11 + n, kQueries);
+    // A small universe: dense buckets, and low_bits 0 when n > max.
+    std::vector<uint64_t> small;
+    for (uint64_t k : keys) small.push_back(k % 4096);
+    std::sort(small.begin(), small.end());
+    small.erase(std::unique(small.begin(), small.end()), small.end());
+    CheckAgainstExact(small, 4095, 12 + n, kQueries);
+  }
+  CheckAgainstExact(range_testing::ClusteredSortedKeys(5, 20000), UINT64_MAX, 13, kQueries);
+  // Every value of a small universe present (all buckets full), and sets at its ends.
+  std::vector<uint64_t> all(3000);
+  for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
+  CheckAgainstExact(all, 2999, 14, kQueries);
+  CheckAgainstExact({0, UINT64_MAX}, UINT64_MAX, 15, kQueries);
+  CheckAgainstExact({UINT64_MAX}, UINT64_MAX, 16, kQueries);
+}
+
+TEST(EliasFano, SpaceIsWithinTwoBitsAndAQuarterOfTheLogRatio) {
+  // 2 + log2((max+1)/n) at most, plus at most 0.25 bits of select samples.
+  for (uint64_t ratio_log : {4, 10, 17, 30}) {
+    const size_t n = 100000;
+    const uint64_t max = (uint64_t{n} << ratio_log) - 1;
+    std::vector<uint64_t> v = range_testing::UniformSortedKeys(ratio_log, n);
+    for (auto& x : v) x %= max + 1;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::vector<uint64_t> words;
+    const Shape s = Build(v.data(), v.size(), max, &words);
+    const double bits_per_element = 64.0 * static_cast<double>(words.size()) / static_cast<double>(v.size());
+    const double log_ratio = std::log2(static_cast<double>(max) + 1) - std::log2(static_cast<double>(v.size()));
+    EXPECT_LE(bits_per_element, log_ratio + 2.0 + 0.25 + 0.01) << ratio_log;
+    EXPECT_GE(bits_per_element, log_ratio + 1.9) << ratio_log;
+    EXPECT_EQ(s.n, v.size());
+  }
+}
+
+TEST(EliasFano, ValidateRefusesInconsistentWords) {
+  const auto v = range_testing::UniformSortedKeys(7, 3000);
+  std::vector<uint64_t> words;
+  const Shape s = Build(v.data(), v.size(), UINT64_MAX, &words);
+  for (uint64_t w = s.LowWords(); w < words.size(); ++w) {  // high vector and samples
+    std::vector<uint64_t> damaged = words;
+    damaged[w] ^= uint64_t{1} << (w % 64);
+    View view(s, reinterpret_cast<const uint8_t*>(damaged.data()));
+    EXPECT_FALSE(view.Validate().ok()) << "word " << w;
+  }
+}
+
+}  // namespace
+}  // namespace filterlab::ef
