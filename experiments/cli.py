@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -158,6 +157,8 @@ def main(argv=None) -> int:
         console.print(f"{len(executor.failures)} run(s) failed (listed above and in meta.json); "
                       "rerun the same command to retry only them", markup=False)
     if len(table) and not args.no_plot and (config.plots or config.tables):
+        # Here, not at the top: analysis loads matplotlib and seaborn, which every other use of the
+        # runner (validate, --dry-run, a run with --no-plot) would otherwise wait for.
         from analysis.cli import plot_dir
 
         for path in plot_dir(out_dir):

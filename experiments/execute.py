@@ -224,6 +224,8 @@ class Executor:
             self._finish(r, self.skipped(r) or execute_argv(*self.call(r, True)), progress, task)
 
     def _dask(self, shared, alone, progress, task) -> None:
+        # Here, not at the top: only --cluster runs need dask.distributed, and importing it is
+        # slow and starts its logging and config machinery.
         from dask.distributed import Client, as_completed as dask_completed
 
         with Client(self.cluster.address, security=self.cluster.security()) as client:

@@ -11,6 +11,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from .validate import mem_available
 from .workers import ROOT
 
 
@@ -82,8 +83,6 @@ def at_start() -> dict:
 
 
 def write_meta(path: Path, plan, executor, start: dict, resumed: int, cluster: str | None) -> dict:
-    from .validate import mem_available
-
     meta = {
         "experiment": plan.config.name,
         "description": plan.config.description,

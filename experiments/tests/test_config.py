@@ -1,12 +1,17 @@
 """Config validation: every kind of problem gets a message naming the file,
 the key and what is allowed; all problems are reported at once."""
 
+import os
+
 import pytest
 
+import experiments.describe
 from experiments.config import ConfigError, load_config
+from experiments.describe import describe
+from experiments.registry import check_specs, label
 from experiments.validate import plan
 
-from .conftest import SMALL_FP
+from .conftest import SMALL_FP, wrapped_build
 
 
 def problems_of(path, build=None, **kw):
@@ -130,8 +135,6 @@ def test_missing_worker_binary(write_config, tmp_path):
 def test_registry_parses_specs_for_the_runner(build):
     """check-spec --json: the spec as written (variant, params) whether or not the
     registry accepts it, the canonical spec, or the registry's reason."""
-    from experiments.registry import check_specs, label
-
     specs = ["fastlocal:bpk=10", "legacy:bpk=10,hash=64", "bogus", "worm:variant=cache_worm64, bpk = 8"]
     a = check_specs(build, specs)
     assert [a[s]["error"] is None for s in specs] == [True, False, False, True]
@@ -153,8 +156,6 @@ def test_worker_check_failures_name_config_sweep_and_run(write_config, tmp_path,
     """Every distinct command line is put to its worker with --check; what the worker
     refuses is reported once per sweep and message, with the first run and a count.
     (A wrapped sim stands in for the checks here, refusing --keys=1313.)"""
-    from .conftest import wrapped_build
-
     wrapped = wrapped_build(tmp_path, build, {})
     sim = wrapped / "sim" / "filterlab-sim"
     sim.unlink()
@@ -174,10 +175,6 @@ exec "{build / 'sim' / 'filterlab-sim'}" "$@"
 
 def test_describe_is_cached_per_binary_build(tmp_path, build):
     """A binary is asked --describe once per build of it: again only when its size or mtime changes."""
-    import os
-
-    from experiments.describe import describe
-
     log = tmp_path / "calls"
     (tmp_path / "CMakeCache.txt").write_text("")
     sim = tmp_path / "sim" / "filterlab-sim"
@@ -187,9 +184,8 @@ def test_describe_is_cached_per_binary_build(tmp_path, build):
     first = describe(sim)
     assert [c["command"] for c in first["commands"]][:2] == ["fp", "model"]
     assert (tmp_path / ".describe-cache.json").exists()
-    import experiments.describe as d
 
-    d._memo.clear()  # as a new process would start
+    experiments.describe._memo.clear()  # as a new process would start
     assert describe(sim) == first and log.read_text().count("x") == 1
     st = sim.stat()
     os.utime(sim, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # rebuilt

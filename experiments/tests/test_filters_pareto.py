@@ -5,6 +5,7 @@ rewrites numbers, so every sweep, filter and worker of the shipped config runs (
 whole numbers; Parquet's published sizes, 10.5 and up, stay, or they would repeat fp_bpk's runs)."""
 
 import re
+import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -41,7 +42,6 @@ def test_reduced_pareto_runs_and_draws_every_family(write_config, tmp_path, chec
         assert spec in table
     # Every row joined its three workers: FP, speed, and the model's temporary memory; except the
     # split-block filter at Parquet's published sizes, which only the FP sweep measures.
-    import tomllib
 
     shipped = tomllib.loads((ROOT / "experiments" / "filters_pareto.toml").read_text())
     published = next(sw for sw in shipped["sweep"] if sw["name"] == "fp_sbbf_published")["grid"]["bpk"]

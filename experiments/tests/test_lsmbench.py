@@ -4,27 +4,29 @@ JSON records on stdout, a scratch database per run, validation by its --check,
 RocksDB missing from the build (a wrapper injects that failure), speed-like
 runs never overlapping, and the engine configs' dry runs."""
 
-import json
+import fcntl
 import os
-import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from analysis.cli import plot_dir
+from analysis.engine_data import multiget_summary
+from experiments.cli import main
 from experiments.config import load_config
 from experiments.execute import execute_argv
 from experiments.grid import expand
+from experiments.registry import check_specs, example_specs, join
+from experiments.validate import plan
 from experiments.workers import WORKERS, worker_argv
 
-from .conftest import ROOT, run_cli, wrapped_build
+from .conftest import ROOT, SMALL_FP, run_cli, wrapped_build
 from .test_config import only, problems_of
 
 
 def plan_of(path, build):
-    from experiments.validate import plan
-
     return plan(load_config(path, build), build)
 
 # Loading an lsmbench config reads its flags from the build's lsmbench.
@@ -143,8 +145,6 @@ def test_multiread_passes_of_one_run_become_rows_of_their_own(write_config, tmp_
     """Through the runner with the real lsmbench: each run stores one multireadrandom
     record per (stride, batched) pair, whose fields (not the run's comma-joined
     parameters) the MultiGet summary reads."""
-    from analysis.engine_data import multiget_summary
-
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     env = {"FILTERLAB_BUILD": str(checked_lsm_build), "FILTERLAB_SCRATCH": str(scratch)}
@@ -208,8 +208,6 @@ def test_unexecutable_worker_is_a_failed_run(tmp_path):
 
 
 def test_exclusive_run_waits_for_the_machine_lock(tmp_path, monkeypatch):
-    import fcntl
-    import threading
     lock = tmp_path / "machine.lock"
     monkeypatch.setenv("FILTERLAB_MACHINE_LOCK", str(lock))
     script = tmp_path / "w"
@@ -267,8 +265,6 @@ def test_spec_parameter_needs_a_filter(write_config):
 
 
 def test_none_is_not_a_filter_for_the_sim(write_config):
-    from .conftest import SMALL_FP
-
     msg = only(problems_of(write_config(SMALL_FP.replace('"standard"', '"none"'))))
     assert "'none' (no filter) is for lsmbench only; worker 'sim fp' needs a filter" in msg
 
@@ -367,8 +363,6 @@ def test_engine_configs_exist():
 def expected_runs(name: str, build: Path) -> int:
     """Runs of each engine config, counted from its grid by hand (3 repeats each)."""
     if name == "engine_filters":
-        from experiments.registry import check_specs, example_specs, join
-
         # "all" at bpk=10: each example spec without its bpk, once (the variants that take no bpk,
         # XOR and binary fuse, once at their own size); then no filter; then RocksDB with our filters
         # (6 with bpk, XOR and binary fuse, FastLocalBloom through the adapter); then RocksDB's 2.
@@ -394,8 +388,6 @@ def expected_runs(name: str, build: Path) -> int:
 
 @pytest.mark.parametrize("path", engine_configs(), ids=lambda p: p.stem)
 def test_engine_config_dry_run(path, checked_lsm_build, monkeypatch, capsys, tmp_path):
-    from experiments.cli import main
-
     monkeypatch.setenv("FILTERLAB_BUILD", str(checked_lsm_build))
     assert main(["run", str(path), "--dry-run", "--results", str(tmp_path / "r")]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis import plots, tables
 from experiments.config import PLOT_KINDS, TABLE_KINDS, load_config
 from experiments.validate import plan
 
@@ -48,7 +49,5 @@ def test_paper_config_quick_tables_validate(path: Path, request):
 
 
 def test_config_kinds_are_analysis_kinds():
-    from analysis import plots, tables
-
     assert set(PLOT_KINDS) == set(plots.KINDS)
     assert set(TABLE_KINDS) == set(tables.KINDS)
