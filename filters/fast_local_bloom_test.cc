@@ -35,14 +35,6 @@ std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>
 
 // Every bit of *buf set independently with probability `density`: a line as
 // full as a filter at that load, for comparing query kernels.
-void FillWithBitDensity(std::mt19937_64& rng, double density, std::vector<uint8_t>* buf) {
-  std::bernoulli_distribution bit(density);
-  for (auto& b : *buf) {
-    b = 0;
-    for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
-  }
-}
-
 TEST(FastLocalBloomTest, DataBytesRoundUpToWholeLines) {
   // ceil(n * millibits / 8000) rounded up to 64 (RocksDB's CalculateSpace).
   EXPECT_EQ(fastlocal::DataBytesForKeys(1, 10000), 64u);       // 2 bytes -> one line
@@ -163,7 +155,7 @@ TEST(FastLocalBloomTest, Avx2AgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
     for (int line_no = 0; line_no < 200; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
+      testing_util::FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         for (int q = 0; q < 40; ++q) {
@@ -193,7 +185,7 @@ TEST(FastLocalBloomTest, Avx512AgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
     for (int line_no = 0; line_no < 200; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
+      testing_util::FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         for (int q = 0; q < 40; ++q) {
@@ -226,7 +218,7 @@ TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.9, 0.995}) {
     for (int line_no = 0; line_no < 100; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
+      testing_util::FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         const fastlocal::ProbePlan plan = fastlocal::PlanProbes(probes);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ inline std::vector<uint64_t> TestHashes(uint64_t seed, size_t n, HashWidth width
   std::vector<uint64_t> v(n);
   for (auto& h : v) h = width == HashWidth::k64 ? gen.Next() : Lower32(gen.Next());
   return v;
+}
+
+// Bytes whose bits are each set with probability `density`: lines of every
+// fill a probe kernel must answer for, from nearly empty to nearly full.
+inline void FillWithBitDensity(std::mt19937_64& rng, double density, std::vector<uint8_t>* buf) {
+  std::bernoulli_distribution bit(density);
+  for (auto& b : *buf) {
+    b = 0;
+    for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
+  }
 }
 
 inline std::unique_ptr<Filter> MustBuild(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
