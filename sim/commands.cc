@@ -24,6 +24,7 @@ const Command kCommands[] = {
     {"probes", ProbesCommand, "simulated best probe count per bits/key vs RocksDB's ChooseNumProbes"},
     {"lsm", LsmCommand, "filter memory per LSM level: bits, FP and reads per lookup by allocation policy"},
     {"dynamic", DynamicCommand, "a memtable filter's add / hit / miss times, serial and parallel (dynamic_bloom_test)"},
+    {"filter_bench", FilterBenchCommand, "RocksDB's own filter_bench (a release build) with speed's parameters"},
 };
 
 constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";
@@ -33,7 +34,7 @@ int Usage(FILE* f) {
                "usage: filterlab-sim COMMAND [FLAGS]   (COMMAND --help for its flags)\n"
                "       filterlab-sim --describe      (every command's flags and record fields as JSON)\n"
                "commands:\n");
-  for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
+  for (const auto& c : kCommands) std::fprintf(f, "  %-12s %s\n", c.name, c.summary);
   std::fprintf(f, "%s\n", kSummary);
   return f == stdout ? 0 : 2;
 }

@@ -21,6 +21,7 @@ Status FloorCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status ProbesCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status LsmCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status DynamicCommand(int argc, char** argv, const Emit& emit, std::string* help);
+Status FilterBenchCommand(int argc, char** argv, const Emit& emit, std::string* help);
 
 // The whole program: argv[1] is the subcommand. Returns the exit code
 // (0 ok, 1 run failed, 2 usage error).
