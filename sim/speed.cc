@@ -113,6 +113,10 @@ class SpeedRun {
       j["floor_ns_per_line"] = Median(floors);
       j["x_floor"] = Median(ratios);
       j["x_floor_rounds"] = ratios;
+      if (set.lines_per_query > 0) {
+        j["lines_per_query"] = set.lines_per_query;
+        j["x_floor_per_line"] = Median(ratios) / set.lines_per_query;
+      }
     }
     emit_(j);
     return Status::OK();
@@ -153,6 +157,9 @@ class SpeedRun {
       FilterSet set;
       if (!(s = BuildWorkingSet(policy_, cfg_, want_huge, &set)).ok()) return s;
       if (plan.build_record) EmitBuild(set);
+      const bool any_floor = std::any_of(plan.working_set.begin(), plan.working_set.end(),
+                                         [](const Measurement& m) { return m.with_floor; });
+      if (any_floor && cfg_.measure_floor && !(s = MeasureLinesPerQuery(policy_, cfg_.key_size, &set)).ok()) return s;
       for (Measurement m : plan.working_set) {
         if (m.mode == SpeedMode::kSkewed && !SetPrimaries(set, &m)) continue;
         if (!(s = Measure(set, m, cfg_.queries)).ok()) return s;

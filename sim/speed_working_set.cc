@@ -1,6 +1,7 @@
 // The working set of a speed run (speed_working_set.h).
 #include "sim/speed_working_set.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -9,6 +10,7 @@
 #include "filters/policy_open.h"
 #include "hashing/fastrange.h"
 #include "sim/keygen.h"
+#include "sim/lines_read.h"
 #include "sim/mt19937.h"
 
 namespace filterlab::sim {
@@ -105,6 +107,28 @@ Status BuildHugeFilter(const FilterPolicy& policy, const SpeedConfig& cfg, bool 
   set->keys.push_back(static_cast<uint32_t>(cfg.huge_keys));
   set->total_keys = cfg.huge_keys;
   return Materialise(policy, blobs, want_huge, cfg.query_path == "object", set);
+}
+
+Status MeasureLinesPerQuery(const FilterPolicy& policy, int key_size, FilterSet* set) {
+  constexpr size_t kFilters = 4, kQueries = 64;
+  double sum = 0;
+  size_t measured = 0;
+  for (size_t f = 0; f < std::min(kFilters, set->filters.size()); ++f) {
+    const std::string bytes = set->filters[f]->Serialize();
+    if (bytes.size() > (size_t{16} << 20)) return Status::OK();
+    KeyMaker km(key_size, /*vary_alignment=*/true);
+    std::vector<uint64_t> added;
+    for (uint32_t v = 0; v < std::min<uint32_t>(set->keys[f], kQueries); ++v) {
+      added.push_back(policy.HashKey(km.Added(set->ids[f], v)));
+    }
+    double lines = 0;
+    Status s = LinesPerQuery(policy, bytes, added, &lines);
+    if (!s.ok()) return s;
+    sum += lines;
+    ++measured;
+  }
+  if (measured > 0) set->lines_per_query = sum / static_cast<double>(measured);
+  return Status::OK();
 }
 
 uint64_t HugeModeMemory(const FilterPolicy& policy, uint64_t keys) {

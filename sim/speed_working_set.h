@@ -46,6 +46,9 @@ struct FilterSet {
   uint64_t serialized_bytes = 0;
   double build_seconds = 0;
   std::string layout;
+  // Cache lines one query of an added key reads, over the first filters
+  // (MeasureLinesPerQuery, sim/lines_read.h); 0 when not measured.
+  double lines_per_query = 0;
 };
 
 // Builds one filter from filter_bench keys val 0..n-1 of `id` (timed part:
@@ -65,6 +68,12 @@ Status Materialise(const FilterPolicy& policy, std::vector<std::string>& blobs, 
 // counts from cfg.seed) until their serialized bytes reach
 // cfg.working_set_bytes.
 Status BuildWorkingSet(const FilterPolicy& policy, const SpeedConfig& cfg, bool want_huge, FilterSet* set);
+
+// Measures set->lines_per_query: the mean over the first 4 filters (64 of
+// each one's keys; Ribbon's column count varies from filter to filter),
+// unless a filter's bytes exceed 16 MiB (each line is refilled 8 times and
+// every sample query asked again).
+Status MeasureLinesPerQuery(const FilterPolicy& policy, int key_size, FilterSet* set);
 
 // The huge mode's one filter of cfg.huge_keys keys (memory checked first).
 Status BuildHugeFilter(const FilterPolicy& policy, const SpeedConfig& cfg, bool want_huge, FilterSet* set);
