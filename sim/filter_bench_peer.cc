@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/strings.h"
 #include "filters/filter_spec.h"
 
 namespace filterlab::sim {
