@@ -162,26 +162,17 @@ TEST(LegacyBloomTest, Avx512AgreesWithRocksDbLoop) {
   if (!legacy::kHasAvx512Path)
     GTEST_SKIP() << "AVX-512 path not compiled in (no __AVX512F__ or FILTERLAB_FORCE_SCALAR)";
 #ifdef FILTERLAB_LEGACY_AVX512
-  std::mt19937_64 rng(2718);
-  std::vector<uint8_t> buf(64 + 8);
-  size_t trues = 0, falses = 0, differ = 0;
-  for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
-    for (int line_no = 0; line_no < 200; ++line_no) {
-      testing_util::FillWithBitDensity(rng, density, &buf);
-      const uint8_t* line = buf.data() + line_no % 8;
-      for (int probes = 1; probes <= legacy::kMaxProbes; ++probes) {
-        for (int q = 0; q < 40; ++q) {
-          const auto h = static_cast<uint32_t>(rng());
-          const bool loop = legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, line);
-          differ += loop != legacy::MayMatchLine64Avx512(h, probes, line);
-          (loop ? trues : falses)++;
-        }
-      }
-    }
-  }
-  EXPECT_EQ(differ, 0u);
-  EXPECT_GT(trues, 10000u);
-  EXPECT_GT(falses, 10000u);
+  const auto c = testing_util::CompareLineKernels(
+      2718, legacy::kMaxProbes,
+      [](uint32_t h, int probes, const uint8_t* line) {
+        return legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, line);
+      },
+      [](uint32_t h, int probes, const uint8_t* line, bool loop) {
+        return size_t{loop != legacy::MayMatchLine64Avx512(h, probes, line)};
+      });
+  EXPECT_EQ(c.differ, 0u);
+  EXPECT_GT(c.trues, 10000u);
+  EXPECT_GT(c.falses, 10000u);
 #endif
 }
 
