@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import engine_tables
+from . import beside_rocksdb, engine_tables
 from .load import pooled_fp, probe_grid_rows, with_labels
 from .dynamic_data import DYNAMIC_MODES, dynamic_rows
 from .pareto_data import pareto_table
@@ -214,7 +214,7 @@ def dynamic_table(df: pd.DataFrame) -> pd.DataFrame | None:
 
 
 KINDS = {"fp": fp_table, "speed": speed_table, "probes": probes_table, "floor": floor_table, "pareto": pareto_table,
-         "dynamic": dynamic_table, **engine_tables.KINDS}
+         "dynamic": dynamic_table, **engine_tables.KINDS, **beside_rocksdb.KINDS}
 
 
 def to_markdown(t: pd.DataFrame) -> str:

@@ -95,6 +95,22 @@ def expand_sweep(experiment: str, sweep: Sweep, filters: list[str] | None, build
     return [by_repeat[i][j] for j in range(len(by_repeat[0]) if by_repeat else 0) for i in range(len(by_repeat))]
 
 
+def interleave_repeats(runs: list[Run], config: Config) -> list[Run]:
+    """The exclusive (speed) runs of all sweeps repeat-major together: every sweep's first repeat,
+    then every second one, ... so that measurements compared across sweeps (ours beside a peer's)
+    are taken in interleaved rounds; within a repeat, sweeps keep their config order. Other runs
+    keep their order, before the exclusive ones (which run after them anyway)."""
+    repeat_of = {}
+    for sweep in config.sweeps:
+        for i, seed in enumerate(sweep.seeds):
+            repeat_of[(sweep.name, seed)] = i
+    shared = [r for r in runs if not r.exclusive]
+    alone = [r for r in runs if r.exclusive]
+    order = {id(r): k for k, r in enumerate(alone)}
+    alone.sort(key=lambda r: (repeat_of.get((r.sweep, r.seed), 0), order[id(r)]))
+    return shared + alone
+
+
 def expand(config: Config, filters_by_sweep: dict[str, list[str] | None], build_id: str,
            ignored: dict[str, dict[str, tuple]] | None = None) -> list[Run]:
     runs = []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config, ConfigError, Sweep
-from .grid import Run, expand
+from .grid import Run, expand, interleave_repeats
 from .registry import RegistryUnavailable, check_specs, example_specs, join, label, with_params
 from .workers import NO_FILTER, SPEC_PARAMS, scratch_root, worker_argv
 
@@ -72,6 +72,9 @@ def estimate_mem(run: Run, bits_per_key: float, cores: int) -> int:
         if "huge" in modes.split(",") and not v("quick"):
             mem += int(v("huge_keys") * (bits_per_key / 8 + 8))
         return BASE_MEM + mem
+    if w == "sim filter_bench":
+        # filter_bench holds its filters, the builder's hashes and its readers (sim/filter_bench_command.cc).
+        return BASE_MEM + 3 * (v("working_set_mb") << 20)
     if w == "sim probes":
         keys, filters, spread = v("keys"), v("filters"), v("spread")
         return BASE_MEM + int((2 * spread + 1) * keys * bits_per_key / 8 * min(filters, cores) + keys * 8 * cores)
@@ -119,6 +122,12 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
 
     runs = []
     for sweep in config.sweeps:
+        peer = sweep.worker.peer_env
+        if peer and not os.environ.get(peer) and sweep.worker.peer_flag not in sweep.fixed:
+            notes.append(f"{sweep.where('worker')}: sweep '{sweep.name}' skipped: '{sweep.worker.name}' runs a peer "
+                         f"program this machine was not given (set {peer}, or {sweep.worker.peer_flag} in the "
+                         "sweep's fixed values)")
+            continue
         bid = build_ids[sweep.worker.binary]
         sweep_runs = expand(_only(config, sweep), {sweep.name: filters_by_sweep[sweep.name]}, bid, ignored)
         for run in sweep_runs:
@@ -155,6 +164,7 @@ def plan(config: Config, build: Path, cores: int | None = None, mem_limit: int |
     problems += check_runs(config, build, runs)
     if problems:
         raise ConfigError(problems)
+    runs = interleave_repeats(runs, config)
     keys = [r.key for r in runs]
     if len(set(keys)) != len(keys):
         raise ConfigError([f"{path}: two runs have identical parameters (e.g. a filter listed in two ways); "

@@ -166,6 +166,11 @@ class Worker:
     filter_optional: bool = False
     # Other places the binary may be built (relative to the build dir).
     alternatives: tuple = ()
+    # A peer program the worker runs, found through this environment variable
+    # unless the config sets the flag of the same purpose (`peer_flag`): without
+    # either, the sweep is skipped with a note rather than failing the config.
+    peer_env: str | None = None
+    peer_flag: str | None = None
     # name -> Flag, from the binary's --describe (with_flags); empty until then.
     flags: dict = field(default_factory=dict, compare=False)
 
@@ -221,6 +226,9 @@ WORKERS = {
     "sim dynamic": Worker("sim dynamic", "sim/filterlab-sim", "dynamic", exclusive=True),
     "sim rangefp": Worker("sim rangefp", "sim/filterlab-sim", "rangefp"),
     "sim rangespeed": Worker("sim rangespeed", "sim/filterlab-sim", "rangespeed", exclusive=True),
+    # RocksDB's own filter_bench (a release build outside the repo) with speed's parameters.
+    "sim filter_bench": Worker("sim filter_bench", "sim/filterlab-sim", "filter_bench", exclusive=True,
+                               peer_env="FILTERLAB_FILTER_BENCH", peer_flag="filter_bench"),
     "lsmbench": Worker("lsmbench", "engine/lsmbench", None, exclusive=True,
                        collapse=frozenset({"multiread_stride", "multiread_batched", "filter_policy",
                                                  "filter_budget_bpk"}), scratch_flag="db",

@@ -35,14 +35,6 @@ std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>
 
 // Every bit of *buf set independently with probability `density`: a line as
 // full as a filter at that load, for comparing query kernels.
-void FillWithBitDensity(std::mt19937_64& rng, double density, std::vector<uint8_t>* buf) {
-  std::bernoulli_distribution bit(density);
-  for (auto& b : *buf) {
-    b = 0;
-    for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
-  }
-}
-
 TEST(FastLocalBloomTest, DataBytesRoundUpToWholeLines) {
   // ceil(n * millibits / 8000) rounded up to 64 (RocksDB's CalculateSpace).
   EXPECT_EQ(fastlocal::DataBytesForKeys(1, 10000), 64u);       // 2 bytes -> one line
@@ -158,27 +150,14 @@ TEST(FastLocalBloomTest, Avx2AgreesWithScalar) {
 #ifndef FILTERLAB_FASTLOCAL_AVX2
   GTEST_SKIP() << "AVX2 path not compiled in (no __AVX2__ or FILTERLAB_FORCE_SCALAR)";
 #else
-  std::mt19937_64 rng(12345);
-  std::vector<uint8_t> buf(64 + 8);
-  size_t trues = 0, falses = 0, differ = 0;
-  for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
-    for (int line_no = 0; line_no < 200; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
-      const uint8_t* line = buf.data() + line_no % 8;
-      for (int probes = 1; probes <= 30; ++probes) {
-        for (int q = 0; q < 40; ++q) {
-          const auto h2 = static_cast<uint32_t>(rng());
-          const bool scalar = fastlocal::MayMatchLineScalar(h2, probes, line);
-          differ += scalar != fastlocal::MayMatchLineAvx2(h2, probes, line);
-          (scalar ? trues : falses)++;
-        }
-      }
-    }
-  }
-  EXPECT_EQ(differ, 0u);
+  const auto c = testing_util::CompareLineKernels(
+      12345, 30, fastlocal::MayMatchLineScalar, [](uint32_t h2, int probes, const uint8_t* line, bool scalar) {
+        return size_t{scalar != fastlocal::MayMatchLineAvx2(h2, probes, line)};
+      });
+  EXPECT_EQ(c.differ, 0u);
   // Both answers must have been exercised for the comparison to mean anything.
-  EXPECT_GT(trues, 10000u);
-  EXPECT_GT(falses, 10000u);
+  EXPECT_GT(c.trues, 10000u);
+  EXPECT_GT(c.falses, 10000u);
 #endif
 }
 
@@ -188,32 +167,20 @@ TEST(FastLocalBloomTest, Avx512AgreesWithScalar) {
 #ifndef FILTERLAB_FASTLOCAL_AVX512
   GTEST_SKIP() << "AVX-512 path not compiled in (no __AVX512F__ or FILTERLAB_FORCE_SCALAR)";
 #else
-  std::mt19937_64 rng(54321);
-  std::vector<uint8_t> buf(64 + 8);
-  size_t trues = 0, falses = 0, differ = 0;
-  for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
-    for (int line_no = 0; line_no < 200; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
-      const uint8_t* line = buf.data() + line_no % 8;
-      for (int probes = 1; probes <= 30; ++probes) {
-        for (int q = 0; q < 40; ++q) {
-          const auto h2 = static_cast<uint32_t>(rng());
-          const bool scalar = fastlocal::MayMatchLineScalar(h2, probes, line);
-          differ += scalar != fastlocal::MayMatchLineAvx512(h2, probes, line);
-          if (probes <= 8) {
-            differ += scalar != fastlocal::MayMatchLineAvx512Upto8(h2, fastlocal::EvenLanesAvx512(probes), line);
-          }
-          if (probes <= 16) {
-            differ += scalar != fastlocal::MayMatchLineAvx512Upto16(h2, fastlocal::LanesAvx512(probes), line);
-          }
-          (scalar ? trues : falses)++;
+  const auto c = testing_util::CompareLineKernels(
+      54321, 30, fastlocal::MayMatchLineScalar, [](uint32_t h2, int probes, const uint8_t* line, bool scalar) {
+        size_t differ = scalar != fastlocal::MayMatchLineAvx512(h2, probes, line);
+        if (probes <= 8) {
+          differ += scalar != fastlocal::MayMatchLineAvx512Upto8(h2, fastlocal::EvenLanesAvx512(probes), line);
         }
-      }
-    }
-  }
-  EXPECT_EQ(differ, 0u);
-  EXPECT_GT(trues, 10000u);
-  EXPECT_GT(falses, 10000u);
+        if (probes <= 16) {
+          differ += scalar != fastlocal::MayMatchLineAvx512Upto16(h2, fastlocal::LanesAvx512(probes), line);
+        }
+        return differ;
+      });
+  EXPECT_EQ(c.differ, 0u);
+  EXPECT_GT(c.trues, 10000u);
+  EXPECT_GT(c.falses, 10000u);
 #endif
 }
 
@@ -226,7 +193,7 @@ TEST(FastLocalBloomTest, PlannedKernelAgreesWithScalar) {
   size_t trues = 0, falses = 0, differ = 0;
   for (double density : {0.5, 0.9, 0.995}) {
     for (int line_no = 0; line_no < 100; ++line_no) {
-      FillWithBitDensity(rng, density, &buf);
+      testing_util::FillWithBitDensity(rng, density, &buf);
       const uint8_t* line = buf.data() + line_no % 8;
       for (int probes = 1; probes <= 30; ++probes) {
         const fastlocal::ProbePlan plan = fastlocal::PlanProbes(probes);

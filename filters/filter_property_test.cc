@@ -307,8 +307,7 @@ TEST_P(FilterProperty, BatchAgreesWithSingle) {
 // so the simulator's queries skip the object's cache miss for them; a listed
 // variant that gains one fails here too, so the list stays true.
 constexpr std::string_view kDefaultViewVariants[] = {
-    "legacy_block",  // RocksDB's per-data-block filter: no view (nor Prefetch) yet
-    "dynamic_old",   // the pre-2019 memtable filter, timed through its object (sim dynamic): no view
+    "dynamic_old",  // the pre-2019 memtable filter, timed through its object (sim dynamic): no view
 };
 TEST_P(FilterProperty, ViewAgreesWithMayContain) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{10'000}}) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,46 @@ inline std::vector<uint64_t> TestHashes(uint64_t seed, size_t n, HashWidth width
   std::vector<uint64_t> v(n);
   for (auto& h : v) h = width == HashWidth::k64 ? gen.Next() : Lower32(gen.Next());
   return v;
+}
+
+// Bytes whose bits are each set with probability `density`: lines of every
+// fill a probe kernel must answer for, from nearly empty to nearly full.
+inline void FillWithBitDensity(std::mt19937_64& rng, double density, std::vector<uint8_t>* buf) {
+  std::bernoulli_distribution bit(density);
+  for (auto& b : *buf) {
+    b = 0;
+    for (int i = 0; i < 8; ++i) b |= static_cast<uint8_t>(bit(rng) << i);
+  }
+}
+
+// A line-probe kernel against its reference on random 64-byte lines of bit
+// densities 0.5 to 0.995 (200 lines each, at every byte offset 0..7 in turn),
+// probe counts 1..max_probes, 40 hashes per line and count: `reference(h,
+// probes, line)` gives the answer, `disagreements(h, probes, line, answer)`
+// how many of the candidate kernels answered otherwise.
+struct KernelComparison {
+  size_t trues = 0, falses = 0, differ = 0;
+};
+template <class Reference, class Disagreements>
+KernelComparison CompareLineKernels(uint64_t seed, int max_probes, Reference reference, Disagreements disagreements) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> buf(64 + 8);
+  KernelComparison c;
+  for (double density : {0.5, 0.8, 0.9, 0.97, 0.995}) {
+    for (int line_no = 0; line_no < 200; ++line_no) {
+      FillWithBitDensity(rng, density, &buf);
+      const uint8_t* line = buf.data() + line_no % 8;
+      for (int probes = 1; probes <= max_probes; ++probes) {
+        for (int q = 0; q < 40; ++q) {
+          const auto h = static_cast<uint32_t>(rng());
+          const bool want = reference(h, probes, line);
+          c.differ += disagreements(h, probes, line, want);
+          (want ? c.trues : c.falses)++;
+        }
+      }
+    }
+  }
+  return c;
 }
 
 inline std::unique_ptr<Filter> MustBuild(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {

@@ -77,46 +77,87 @@ void NoLocalityAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int
 
 namespace {
 
+// The FilterView of a legacy_block filter: data = the bit array, param =
+// total_bits | num_probes << 32, so a caller holding views reaches the bits
+// without touching the Filter object.
+constexpr uint64_t ViewParam(uint32_t total_bits, int num_probes) {
+  return uint64_t{total_bits} | uint64_t(static_cast<uint8_t>(num_probes)) << 32;
+}
+inline uint32_t ViewTotalBits(const FilterView& view) { return static_cast<uint32_t>(view.param); }
+inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 32); }
+
+// Every probe is tested, none left early: with no locality each probe is its
+// own line, and the k loads' addresses come from h alone, so they issue
+// together and a query costs one round of misses; the answers are ANDed, so
+// no branch waits on them (RocksDB's loop, LegacyNoLocalityBloomImpl, leaves
+// at the first clear bit; the answer is the same).
+bool ViewMayContain(const FilterView& view, uint64_t hash) {
+  const auto* data = static_cast<const uint8_t*>(view.data);
+  bool all_set = true;
+  ForEachNoLocalityProbe(Lower32(hash), ViewTotalBits(view), ViewProbes(view), [&](uint32_t bit) {
+    all_set &= ((data[bit >> 3] >> (bit & 7)) & 1) != 0;
+    return true;
+  });
+  return all_set;
+}
+// Every probe's line.
+void ViewPrefetch(const FilterView& view, uint64_t hash) {
+  const auto* data = static_cast<const uint8_t*>(view.data);
+  ForEachNoLocalityProbe(Lower32(hash), ViewTotalBits(view), ViewProbes(view), [&](uint32_t bit) {
+    __builtin_prefetch(data + bit / 8, 0, 3);
+    return true;
+  });
+}
+// No locality: each probe is its own cache miss, so locate and prefetch
+// every probe of a chunk of keys, keeping the bit positions (the modulus is
+// the expensive part), then test. Small chunks: 16 keys x k probes already
+// exceed the misses a core keeps in flight.
+void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
+  constexpr size_t kChunk = 16;
+  const auto* data = static_cast<const uint8_t*>(view.data);
+  const uint32_t total_bits = ViewTotalBits(view);
+  const int num_probes = ViewProbes(view);
+  uint32_t bit[kChunk][kMaxProbes];
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t m = std::min(kChunk, n - start);
+    for (size_t i = 0; i < m; ++i) {
+      int p = 0;
+      ForEachNoLocalityProbe(Lower32(hashes[start + i]), total_bits, num_probes, [&](uint32_t b) {
+        bit[i][p++] = b;
+        __builtin_prefetch(data + b / 8, 0, 3);
+        return true;
+      });
+    }
+    for (size_t i = 0; i < m; ++i) {
+      bool all_set = true;
+      for (int p = 0; p < num_probes; ++p) all_set &= ((data[bit[i][p] >> 3] >> (bit[i][p] & 7)) & 1) != 0;
+      results[start + i] = all_set;
+    }
+  }
+}
+constexpr FilterView::Ops kViewOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
+
 class LegacyBlockBloomFilter final : public Filter {
  public:
   LegacyBlockBloomFilter(CacheAlignedArray<uint8_t> bits, int num_probes)
       : owned_(std::move(bits)),
         data_(owned_.data()),
         total_bits_(static_cast<uint32_t>(owned_.size() * 8)),
-        num_probes_(num_probes) {}
+        num_probes_(num_probes),
+        view_{&kViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
   LegacyBlockBloomFilter(Slice view, uint32_t total_bits, int num_probes)
-      : data_(view.udata()), total_bits_(total_bits), num_probes_(num_probes) {}
+      : data_(view.udata()),
+        total_bits_(total_bits),
+        num_probes_(num_probes),
+        view_{&kViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
 
-  bool MayContain(uint64_t hash) const override {
-    return NoLocalityMayMatch(Lower32(hash), total_bits_, num_probes_, data_);
-  }
-
+  // One query code path for the object and the view (through the view's ops).
+  bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
+  void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
-    // No locality: each probe is its own cache miss, so locate and prefetch
-    // every probe of a chunk of keys, keeping the bit positions (the modulus
-    // is the expensive part), then test. Small chunks: 16 keys x k probes
-    // already exceed the misses a core keeps in flight.
-    constexpr size_t kChunk = 16;
-    uint32_t bit[kChunk][kMaxProbes];
-    for (size_t start = 0; start < n; start += kChunk) {
-      const size_t m = std::min(kChunk, n - start);
-      for (size_t i = 0; i < m; ++i) {
-        uint32_t h = Lower32(hashes[start + i]);
-        const uint32_t delta = RotateRight32(h, 17);
-        for (int p = 0; p < num_probes_; ++p) {
-          bit[i][p] = h % total_bits_;
-          __builtin_prefetch(data_ + bit[i][p] / 8, 0, 3);
-          h += delta;
-        }
-      }
-      for (size_t i = 0; i < m; ++i) {
-        bool all_set = true;
-        for (int p = 0; p < num_probes_ && all_set; ++p)
-          all_set = ((data_[bit[i][p] >> 3] >> (bit[i][p] & 7)) & 1) != 0;
-        results[start + i] = all_set;
-      }
-    }
+    view_.MayContainBatch(hashes, n, results);
   }
+  FilterView View() const override { return view_; }
 
   size_t DataBytes() const override { return total_bits_ / 8; }
 
@@ -136,6 +177,7 @@ class LegacyBlockBloomFilter final : public Filter {
   const uint8_t* data_;
   uint32_t total_bits_;
   int num_probes_;
+  FilterView view_;
 };
 
 class LegacyBlockBloomPolicy final : public LegacyPolicyBase {

@@ -9,12 +9,24 @@
 
 #include "common/aligned_array.h"
 #include "filters/fp_model.h"
+#include "filters/legacy_bloom_avx512.h"
 #include "filters/legacy_policy.h"
 #include "filters/registry.h"
+#include "hashing/fastmod.h"
 
 namespace filterlab::legacy {
 
 void AddAll(const uint64_t* hashes, size_t n, uint32_t num_lines, int num_probes, uint8_t* data) {
+  if (n == 0) return;                         // no lines either
+  if (num_lines <= FastMod32::kMaxDivisor) {  // the line by two multiplies (hashing/fastmod.h)
+    const uint64_t c = FastMod32::Multiplier(num_lines);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t h = Lower32(hashes[i]);
+      AddToLine<false>(h, num_probes, kLog2LineBytes,
+                       data + (size_t{FastMod32::Mod(h, num_lines, c)} << kLog2LineBytes));
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t h = Lower32(hashes[i]);
     AddToLine<false>(h, num_probes, kLog2LineBytes, data + LineOffset<false>(h, num_lines, kLog2LineBytes));
@@ -25,48 +37,98 @@ namespace {
 
 constexpr char kVariantName[] = "legacy";
 
-// The FilterView of a legacy filter: data = the bit array, param = num_lines
-// | num_probes << 32 | log2_line_bytes << 40, so a caller holding views
-// (the speed harness's random-filter modes, a pipelined caller) reaches the
-// line without touching the Filter object: one dependent miss per query
-// instead of two (object, then line). An empty filter's ops answer false.
-constexpr uint64_t ViewParam(uint32_t num_lines, int num_probes, int log2_line_bytes) {
-  return uint64_t{num_lines} | uint64_t(static_cast<uint8_t>(num_probes)) << 32 |
-         uint64_t(static_cast<uint8_t>(log2_line_bytes)) << 40;
+// The FilterView of a legacy filter: data = the bit array, param = what
+// finds and probes a line, so a caller holding views (the speed harness's
+// random-filter modes, a pipelined caller) reaches the line without touching
+// the Filter object: one dependent miss per query instead of two (object,
+// then line). Two layouts of param:
+// - compact (64-byte lines, at most FastMod32::kMaxDivisor = 65535 lines, a
+//   4 MiB filter, ~3.3M keys at 10 bits/key): c | num_lines << 34 |
+//   num_probes << 50, the line h % num_lines found by FastMod32 (two
+//   multiplies, hashing/fastmod.h) with its multiplier c kept here;
+// - general (any line size and count): num_lines | num_probes << 32 |
+//   log2_line_bytes << 40, the line found by a division.
+// Either probes with the AVX-512 kernel (legacy_bloom_avx512.h) on 64-byte
+// lines where it is compiled, else with RocksDB's loop.
+enum class ViewLayout { kCompact, kGeneral };
+
+constexpr int kCompactLinesShift = FastMod32::kMultiplierBits;
+constexpr int kCompactProbesShift = kCompactLinesShift + 16;
+static_assert(kCompactProbesShift + 5 <= 64 && kMaxProbes < 32, "compact view param fits 64 bits");
+
+bool FitsCompactView(uint32_t num_lines, int log2_line_bytes) {
+  return log2_line_bytes == kLog2LineBytes && num_lines <= FastMod32::kMaxDivisor;
 }
-inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 32); }
-inline int ViewLog2LineBytes(const FilterView& view) { return static_cast<uint8_t>(view.param >> 40); }
+uint64_t ViewParam(ViewLayout layout, uint32_t num_lines, int num_probes, int log2_line_bytes) {
+  const auto probes = static_cast<uint64_t>(static_cast<uint8_t>(num_probes));
+  if (layout == ViewLayout::kCompact) {
+    return FastMod32::Multiplier(num_lines) | uint64_t{num_lines} << kCompactLinesShift | probes << kCompactProbesShift;
+  }
+  return uint64_t{num_lines} | probes << 32 | uint64_t(static_cast<uint8_t>(log2_line_bytes)) << 40;
+}
+template <ViewLayout kLayout>
+inline int ViewProbes(const FilterView& view) {
+  return kLayout == ViewLayout::kCompact ? static_cast<int>(view.param >> kCompactProbesShift)
+                                         : static_cast<uint8_t>(view.param >> 32);
+}
+template <ViewLayout kLayout>
+inline int ViewLog2LineBytes(const FilterView& view) {
+  return kLayout == ViewLayout::kCompact ? kLog2LineBytes : static_cast<uint8_t>(view.param >> 40);
+}
+template <ViewLayout kLayout>
 inline const uint8_t* ViewLine(const FilterView& view, uint32_t h) {
-  return static_cast<const uint8_t*>(view.data) +
-         LineOffset<false>(h, static_cast<uint32_t>(view.param), ViewLog2LineBytes(view));
+  const auto* data = static_cast<const uint8_t*>(view.data);
+  if constexpr (kLayout == ViewLayout::kCompact) {
+    const auto num_lines = static_cast<uint32_t>(view.param >> kCompactLinesShift) & 0xffff;
+    const uint64_t c = view.param & ((uint64_t{1} << FastMod32::kMultiplierBits) - 1);
+    return data + (size_t{FastMod32::Mod(h, num_lines, c)} << kLog2LineBytes);
+  }
+  return data + LineOffset<false>(h, static_cast<uint32_t>(view.param), ViewLog2LineBytes<kLayout>(view));
 }
 
+// The probes of h in its line: the branch-free AVX-512 kernel where lines
+// are 64 bytes and the compiler targets AVX-512, else RocksDB's loop, which
+// leaves at the first clear bit.
+template <bool kLine64Avx512>
+inline bool MatchLine(uint32_t h, int num_probes, int log2_line_bytes, const uint8_t* line) {
+#ifdef FILTERLAB_LEGACY_AVX512
+  if constexpr (kLine64Avx512) return MayMatchLine64Avx512(h, num_probes, line);
+#endif
+  return MayMatchLine<false>(h, num_probes, log2_line_bytes, line);
+}
+
+template <ViewLayout kLayout, bool kLine64Avx512>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const uint32_t h = Lower32(hash);
-  return MayMatchLine<false>(h, ViewProbes(view), ViewLog2LineBytes(view), ViewLine(view, h));
+  return MatchLine<kLine64Avx512>(h, ViewProbes<kLayout>(view), ViewLog2LineBytes<kLayout>(view),
+                                  ViewLine<kLayout>(view, h));
 }
+template <ViewLayout kLayout>
 void ViewPrefetch(const FilterView& view, uint64_t hash) {
-  PrefetchLine(ViewLine(view, Lower32(hash)), ViewLog2LineBytes(view));
+  PrefetchLine(ViewLine<kLayout>(view, Lower32(hash)), ViewLog2LineBytes<kLayout>(view));
 }
-// Locate and prefetch every line of a chunk first, then probe (the modulus
-// is paid once per key; its result is kept).
+// Locate and prefetch every line of a chunk first, then probe (the line is
+// found once per key; its address is kept).
+template <ViewLayout kLayout, bool kLine64Avx512>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kChunk = 64;
   const uint8_t* lines[kChunk];
-  const int log2_line_bytes = ViewLog2LineBytes(view);
-  const int num_probes = ViewProbes(view);
+  const int log2_line_bytes = ViewLog2LineBytes<kLayout>(view);
+  const int num_probes = ViewProbes<kLayout>(view);
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t m = std::min(kChunk, n - start);
     for (size_t i = 0; i < m; ++i) {
-      lines[i] = ViewLine(view, Lower32(hashes[start + i]));
+      lines[i] = ViewLine<kLayout>(view, Lower32(hashes[start + i]));
       PrefetchLine(lines[i], log2_line_bytes);
     }
     for (size_t i = 0; i < m; ++i) {
-      results[start + i] = MayMatchLine<false>(Lower32(hashes[start + i]), num_probes, log2_line_bytes, lines[i]);
+      results[start + i] = MatchLine<kLine64Avx512>(Lower32(hashes[start + i]), num_probes, log2_line_bytes, lines[i]);
     }
   }
 }
-constexpr FilterView::Ops kViewOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
+template <ViewLayout kLayout, bool kLine64Avx512>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kLayout, kLine64Avx512>, &ViewPrefetch<kLayout>,
+                                   &ViewMayContainBatch<kLayout, kLine64Avx512>};
 
 bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
 void EmptyPrefetch(const FilterView&, uint64_t) {}
@@ -77,7 +139,11 @@ constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &Empty
 
 FilterView MakeView(const uint8_t* data, uint32_t num_lines, int num_probes, int log2_line_bytes) {
   if (num_lines == 0) return FilterView{&kEmptyViewOps, data, 0};
-  return FilterView{&kViewOps, data, ViewParam(num_lines, num_probes, log2_line_bytes)};
+  const ViewLayout layout = FitsCompactView(num_lines, log2_line_bytes) ? ViewLayout::kCompact : ViewLayout::kGeneral;
+  const FilterView::Ops* ops = layout == ViewLayout::kCompact      ? &kViewOps<ViewLayout::kCompact, kHasAvx512Path>
+                               : log2_line_bytes == kLog2LineBytes ? &kViewOps<ViewLayout::kGeneral, kHasAvx512Path>
+                                                                   : &kViewOps<ViewLayout::kGeneral, false>;
+  return FilterView{ops, data, ViewParam(layout, num_lines, num_probes, log2_line_bytes)};
 }
 
 class LegacyBloomFilter final : public Filter {

@@ -12,11 +12,14 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "common/aligned_array.h"
+#include "common/test_scale.h"
 #include "filters/filter_test_util.h"
+#include "filters/legacy_bloom_avx512.h"
 #include "filters/registry.h"
 #include "hashing/legacy_hash.h"
 #include "hashing/remix.h"
@@ -150,6 +153,59 @@ std::string ForeignLegacyFilter(int log2_line_bytes, uint32_t num_lines, int pro
   data += static_cast<char>(probes);
   data.append(reinterpret_cast<const char*>(&num_lines), 4);
   return data;
+}
+
+// The branch-free AVX-512 kernel answers as RocksDB's loop (MayMatchLine)
+// on random lines of every density, every probe count 1..30 (one round of
+// up to 8 lanes, or two of 16), at unaligned addresses.
+TEST(LegacyBloomTest, Avx512AgreesWithRocksDbLoop) {
+  if (!legacy::kHasAvx512Path)
+    GTEST_SKIP() << "AVX-512 path not compiled in (no __AVX512F__ or FILTERLAB_FORCE_SCALAR)";
+#ifdef FILTERLAB_LEGACY_AVX512
+  const auto c = testing_util::CompareLineKernels(
+      2718, legacy::kMaxProbes,
+      [](uint32_t h, int probes, const uint8_t* line) {
+        return legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, line);
+      },
+      [](uint32_t h, int probes, const uint8_t* line, bool loop) {
+        return size_t{loop != legacy::MayMatchLine64Avx512(h, probes, line)};
+      });
+  EXPECT_EQ(c.differ, 0u);
+  EXPECT_GT(c.trues, 10000u);
+  EXPECT_GT(c.falses, 10000u);
+#endif
+}
+
+// A filter's view finds its line by FastMod32 up to 65535 lines and by a
+// division beyond: both answer as RocksDB's h % num_lines and loop over the
+// serialized bytes (at 6 and at 30 probes).
+TEST(LegacyBloomTest, ViewAnswersAsRocksDbOnEitherSideOfTheFastModLimit) {
+  const struct {
+    const char* spec;
+    size_t keys;
+    bool over;
+  } cases[] = {{"legacy:bpk=10", 20000, false}, {"legacy:bpk=100", 330000, false}, {"legacy:bpk=100", 400000, true}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.spec) + " keys " + std::to_string(c.keys));
+    const auto policy = Policy(c.spec);
+    const auto f = Build(*policy, Hashes(5, c.keys));
+    const std::string bytes = f->Serialize();
+    uint32_t num_lines = 0;
+    std::memcpy(&num_lines, bytes.data() + bytes.size() - 4, 4);
+    EXPECT_EQ(num_lines > 65535u, c.over) << num_lines;
+    const int probes = *policy->num_probes();
+    const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    size_t differ = 0, positives = 0;
+    for (uint64_t hash : Hashes(6, SanitizerScaled(200000))) {
+      const uint32_t h = Lower32(hash);
+      const bool want =
+          legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, data + size_t{h % num_lines} * 64);
+      differ += f->MayContain(hash) != want;
+      positives += want;
+    }
+    EXPECT_EQ(differ, 0u);
+    EXPECT_GT(positives, 0u);
+  }
 }
 
 TEST(LegacyBloomTest, ReaderAdaptsToOtherLineSizes) {

@@ -4,7 +4,11 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,39 @@ inline void ExpectError(CommandFn command, std::vector<std::string> args, std::v
     EXPECT_NE(run.status.message().find(m), std::string::npos) << joined << "-> " << run.status.message();
   }
   EXPECT_TRUE(run.records.empty()) << joined;
+}
+
+// What RocksDB's filter_bench -quick prints (11.8.1's util/filter_bench.cc,
+// the lines filter_bench_peer.cc reads, figures from a 200 MB legacy run).
+inline constexpr const char* kFilterBenchQuickOutput =
+    "Building...\n"
+    "Build avg ns/key: 10.4953\n"
+    "Number of filters: 16639\n"
+    "Total size (MB): 200.018\n"
+    "Reported total allocated memory (MB): 200.91\n"
+    "Reported internal fragmentation: 0.446%\n"
+    "Bits/key stored: 10.0754\n"
+    "----------------------------\n"
+    "Mixed inside/outside queries...\n"
+    "  Single filter net ns/op: 9.29376\n"
+    "  Random filter net ns/op: 132.047\n"
+    "    Average FP rate %: 1.16587\n"
+    "----------------------------\n"
+    "Done. (For more info, run with -legend or -help.)\n";
+
+// A stand-in for a filter_bench binary: a shell script that prints `output`
+// and writes its arguments, one per line, to PATH.args. Returns PATH (in a
+// fresh temporary directory).
+inline std::string FakeFilterBench(const std::string& output = kFilterBenchQuickOutput, int exit_code = 0) {
+  char dir[] = "/tmp/filterlab-fake-filter-bench-XXXXXX";
+  EXPECT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/filter_bench";
+  std::ofstream script(path);
+  script << "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done > \"$0.args\"\ncat <<'FILTERLAB_EOF'\n"
+         << output << "FILTERLAB_EOF\nexit " << exit_code << "\n";
+  script.close();
+  EXPECT_EQ(::chmod(path.c_str(), 0755), 0);
+  return path;
 }
 
 }  // namespace filterlab::sim

@@ -29,6 +29,7 @@ const Command kCommands[] = {
     {"rangespeed", RangeSpeedCommand, "range filters' build ns/key and query ns (empty, non-empty; hot, working set)"},
     {"rangeworkload", RangeWorkloadCommand,
      "write rangefp's keys and queries as SOSD binary files (other tools' inputs)"},
+    {"filter_bench", FilterBenchCommand, "RocksDB's own filter_bench (a release build) with speed's parameters"},
 };
 
 constexpr const char* kSummary = "Every measurement is printed as one JSON object per line on stdout.";

@@ -24,6 +24,7 @@ Status DynamicCommand(int argc, char** argv, const Emit& emit, std::string* help
 Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status RangeSpeedCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status RangeWorkloadCommand(int argc, char** argv, const Emit& emit, std::string* help);
+Status FilterBenchCommand(int argc, char** argv, const Emit& emit, std::string* help);
 
 // The command named `name` ("fp", "model", ...), or null: what runs a
 // command for another front end (the Python module's filterlab.sim).

@@ -66,4 +66,16 @@ class Mt19937 {
   size_t next_;
 };
 
+// filter_bench's generator: mt19937 (the same outputs as std::mt19937, made
+// 624 at a time; see mt19937.h) and a multiply-shift range reduction.
+class Random32 {
+ public:
+  explicit Random32(uint32_t seed) : gen_(seed) {}
+  uint32_t Next() { return gen_.Next(); }
+  uint32_t Uniformish(uint32_t n) { return static_cast<uint32_t>((uint64_t{Next()} * n) >> 32); }
+
+ private:
+  Mt19937 gen_;
+};
+
 }  // namespace filterlab::sim

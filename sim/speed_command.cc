@@ -101,6 +101,9 @@ void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
   flags.Field("floor_ns_per_line", "number", "median per round of an independent random line read over the arena");
   flags.Field("x_floor", "number", "median per round of net / floor");
   flags.Field("x_floor_rounds", "array", "net / floor per round");
+  flags.Field("lines_per_query", "number",
+              "cache lines one query of an added key reads, over the first 4 filters (sim/lines_read.h)");
+  flags.Field("x_floor_per_line", "number", "x_floor / lines_per_query: against the floor of the lines read");
 }
 
 // The flags made into a config; every spec through the registry and the

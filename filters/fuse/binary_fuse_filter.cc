@@ -84,14 +84,24 @@ struct FuseLayout {
   }
 
   void Positions(uint64_t h, uint32_t* pos) const {
-    const uint64_t length = segment_length();
+    PositionsIn(segment_count * segment_length(), log2_segment_length, h, pos);
+  }
+  // The slots of mixed hash h in a layout of `range` = segment_count x L
+  // first-slot positions and segments of 2^log2_length slots.
+  static void PositionsIn(uint64_t range, int log2_length, uint64_t h, uint32_t* pos) {
+    const uint64_t length = uint64_t{1} << log2_length;
     const uint64_t mask = length - 1;
-    const uint64_t h0 = FastRange64(h, segment_count * length);
+    const uint64_t h0 = FastRange64(h, range);
     const uint64_t d = SlotBits1(h);
     pos[0] = static_cast<uint32_t>(h0);
     pos[1] = static_cast<uint32_t>((h0 + length) ^ ((d >> 46) & mask));
     pos[2] = static_cast<uint32_t>((h0 + 2 * length) ^ ((d >> 28) & mask));
     if constexpr (kArity == 4) pos[3] = static_cast<uint32_t>((h0 + 3 * length) ^ ((SlotBits2(h) >> 46) & mask));
+  }
+  // Positions from the view's param directly: segment_count x L is its low
+  // 32 bits, so no shift down to the count and back up per query.
+  static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos) {
+    PositionsIn(param & 0xffffffffu, static_cast<int>((param >> 32) & 0xff), h, pos);
   }
 
   std::string DescribePrefix() const { return "binary_fuse:arity=" + std::to_string(kArity) + ","; }

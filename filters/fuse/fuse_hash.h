@@ -26,7 +26,19 @@ namespace filterlab::fuse {
 // query's path where a full-avalanche mixer took two and three xor-shifts.
 inline constexpr uint64_t kSeedMultiplier = 0x9e3779b97f4a7c15ULL;  // odd
 inline constexpr uint64_t kSeedStep = 0x7f4a7c159e3779b8ULL;        // even
-inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return hash * (kSeedMultiplier + seed * kSeedStep); }
+// Every seed's multiplier, made once: a query loads its multiplier (an L1
+// hit) rather than computing it, which keeps a multiply off the one scalar
+// multiplier a query's other three or four products already queue on.
+// Seeds are below 256 (a filter's layout stores one byte).
+inline constexpr int kMaxSeeds = 256;
+struct SeedMultipliers {
+  uint64_t of[kMaxSeeds];
+  constexpr SeedMultipliers() : of() {
+    for (int s = 0; s < kMaxSeeds; ++s) of[s] = kSeedMultiplier + static_cast<uint64_t>(s) * kSeedStep;
+  }
+};
+inline constexpr SeedMultipliers kSeedMultipliers{};
+inline uint64_t SeededHash(uint64_t hash, uint32_t seed) { return hash * kSeedMultipliers.of[seed & (kMaxSeeds - 1)]; }
 
 template <class Fingerprint>
 inline Fingerprint FingerprintOf(uint64_t mixed) {

@@ -11,6 +11,7 @@
 //   std::string DescribeSize() const;               // "block_length=B", ...
 //   uint64_t ViewParam(uint32_t seed) const;        // layout + seed in one word
 //   static Layout FromViewParam(uint64_t param);
+//   static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos);  // = FromViewParam(param).Positions
 //   static uint32_t SeedOf(uint64_t param);
 //
 // FP model, exact: an outside query y is a false positive when its
@@ -57,7 +58,7 @@ inline Fingerprint LoadFingerprint(const unsigned char* data, uint32_t slot) {
 template <class Layout>
 inline uint64_t SlotsOf(const FilterView& view, uint64_t hash, uint32_t* pos) {
   const uint64_t h = SeededHash(hash, Layout::SeedOf(view.param));
-  Layout::FromViewParam(view.param).Positions(h, pos);
+  Layout::ViewPositions(view.param, h, pos);
   return h;
 }
 

@@ -55,6 +55,8 @@ struct XorLayout {
     pos[2] = static_cast<uint32_t>(2 * block_length + FastRange64(SlotBits2(h), block_length));
   }
 
+  static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos) { FromViewParam(param).Positions(h, pos); }
+
   std::string DescribePrefix() const { return "xor:"; }
   std::string DescribeSize() const { return "block_length=" + std::to_string(block_length); }
 
