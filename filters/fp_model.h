@@ -46,6 +46,12 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
 // operations.
 double CacheLocalIdealOccupancyFpRate(double bits_per_key, int probes, int block_bits);
 
+// The same line load, but each key's (and the query's) probes walk the line
+// without immediate repeats: the first bit uniform, each next one the
+// previous XOR a uniform nonzero value (worm's CACHE_WORM64). Exact for
+// ideal hashing; derivation in fp_model_cache_local.cc. probes: 1..64.
+double CacheLocalWalkFpRate(double bits_per_key, int probes, int block_bits);
+
 // Exact Poisson mixture for the "two probes per 64-bit word" layout
 // (DynamicBloom, worm *_BLOCK variants): each key touches `words_touched`
 // distinct words of an aligned group of `group_words` 64-bit words and sets
@@ -67,10 +73,12 @@ double WordBitsPoissonFpRate(double bits_per_key, int words_touched, int group_w
 // Poisson mixture for a 256-bit split block of eight 32-bit lanes (Parquet's
 // and Impala's split-block Bloom filter at probes = 8, worm's cache_simd
 // variants): a key's block holds Poisson(256/b) keys, and a key sets one
-// uniform bit in `probes` of the 8 lanes (all 8 in Parquet's layout):
-//   sum_j Pois(j; 256/b) (1 - (1 - probes/256)^j)^probes.
-// Exact for ideal hashing at probes = 8 (derivation in
-// fp_model_split_block.cc); probes: 1..8.
+// uniform bit in each of `probes` consecutive lanes starting at a uniform
+// lane (all 8 lanes at probes = 8). By inclusion-exclusion over the subsets U
+// of the query's lanes (derivation in fp_model_split_block.cc):
+//   sum_U (-1)^{|U|} exp(256/b (g(U) - 1)),  g(U) = (1/8) sum_r (31/32)^{|U cap W_r|},
+// which at probes = 8 is sum_j Pois(j; 256/b) (1 - (31/32)^j)^8. Exact for
+// ideal hashing; probes: 1..8.
 double SplitBlockPoissonFpRate(double bits_per_key, int probes);
 
 // Probability that a new item's f-bit hash equals one of n stored hashes

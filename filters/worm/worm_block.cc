@@ -47,7 +47,6 @@ struct BlockSchemeBase : SchemeBase {
   static constexpr const char* kProbesRule =
       "two probes per word in an aligned group of roundup_pow2(probes/2) <= 8 words, so probes 1..16";
   static uint64_t UnitBits(int probes) { return 64 * static_cast<uint64_t>(BlockGroupWords(probes)); }
-  static bool ModelExact(int) { return true; }
   // hash=32 picks the first word with 32-bit arithmetic: fewer than 2^32 words.
   static uint64_t MaxBits(HashWidth w, int probes) {
     return w == HashWidth::k64 ? kMaxFilterBits : (uint64_t{UINT32_MAX} / BlockGroupWords(probes)) * UnitBits(probes);
@@ -179,7 +178,6 @@ struct CacheBlock64Scheme : SchemeBase {
   static constexpr const char* kProbesRule = "k 6-bit fields of one 64-bit hash, so probes 1..10";
   static constexpr bool kOddUnits = true;
   static uint64_t UnitBits(int) { return 64; }
-  static bool ModelExact(int) { return true; }
 
   struct WordAndMask {
     uint64_t word;

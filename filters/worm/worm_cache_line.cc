@@ -47,14 +47,14 @@ struct LineSchemeBase : SchemeBase {
 // non-uniformity, far below measurement.
 // Cost: one miss, k multiplies. The closest foo.cc variant to RocksDB's
 // FastLocalBloom in FP terms.
-// FP model (exact): CacheLocalIdealFpRate(b, k, 512), the Poisson mixture
-// over keys per line with independent uniform probes in the line. Never
-// repeating the previous bit makes the real rate a hair lower (measured /
-// model 0.998, 0.998, 0.992, 0.989, 0.992, 1.007 at 6, 8, 10, 12, 16, 24
-// bits/key; 4 filters of 10^6 keys, 4*10^7 queries). hash=32 is CACHE_WORM64_FROM32 (widened 32-bit hash): the same
-// model for the distinct 32-bit hashes, plus their matches (WormModelFpRate).
+// FP model (exact): CacheLocalWalkFpRate(b, k, 512), the Poisson mixture over
+// keys per line whose probes walk the line: bit_i = bit_{i-1} XOR (1 +
+// worm(511)), a step to a uniform *other* bit, never back onto the previous
+// one (the independent-probe line model, CacheLocalIdealFpRate, was 0.3% to
+// 0.8% high for that; the walk's derivation is in fp_model_cache_local.cc).
+// hash=32 is CACHE_WORM64_FROM32 (widened 32-bit hash): the same model for
+// the distinct 32-bit hashes, plus their matches (WormModelFpRate).
 struct CacheWorm64Scheme : LineSchemeBase {
-  static bool ModelExact(int) { return true; }
   static void InitShape(WormShape* s) { s->range = LargestOddAtMost(s->bits); }
 
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
@@ -80,7 +80,9 @@ struct CacheWorm64Scheme : LineSchemeBase {
     h = Start(s, h);
     PrefetchWord(words + (Worm64(s.range, &h) >> 6));
   }
-  static double Model(const WormShape& s, double keys) { return LineModel(s, keys); }
+  static double Model(const WormShape& s, double keys) {
+    return fpmodel::CacheLocalWalkFpRate(ShapeBitsPerKey(s, keys), s.probes, kLineBits);
+  }
 };
 
 // CACHE_WORM64_ALT, repaired: pick the line with worm(L, h) over the *line*
@@ -98,7 +100,6 @@ struct CacheWorm64Scheme : LineSchemeBase {
 // at 10 bits/key, k = 6); the exact-model test bound allows 1% + 4 sigma.
 struct CacheWorm64AltScheme : LineSchemeBase {
   static constexpr bool kOddUnits = true;
-  static bool ModelExact(int) { return true; }
 
   // Word index of the key's line.
   static uint64_t LineWord(const WormShape& s, uint64_t* h) { return Worm64(s.range, h) * kLineWords; }
@@ -163,8 +164,6 @@ struct CacheWorm64AltScheme : LineSchemeBase {
 //   form at both widths.
 // hash=32 adds the matches of equal hashes (WormModelFpRate).
 struct CacheDblScheme : LineSchemeBase {
-  // At the default 64-bit width: exact up to 20 probes.
-  static bool ModelExact(int probes) { return probes <= kCacheDblMaxExactProbes; }
   // Above 20 probes the model asks only the first 20 to be set: an upper
   // bound. hash=32 is exact only from 65536 lines, which the parameters
   // cannot say, and below that the 64-bit form misses the lattice excess:
@@ -211,7 +210,6 @@ template <bool kExtraRotates>
 struct RocksDbLineScheme : LineSchemeBase {
   static constexpr bool kHash64 = false;
   static constexpr HashWidth kDefaultWidth = HashWidth::k32;
-  static bool ModelExact(int) { return false; }
   static uint64_t MaxBits(HashWidth, int) { return uint64_t{UINT32_MAX} * kLineBits; }
 
   static size_t LineByte(const WormShape& s, uint64_t hash) {
@@ -273,7 +271,6 @@ struct CacheRocksDbDynamicScheme : RocksDbLineScheme<true> {
 struct CacheRocksDbFullScheme : RocksDbLineScheme<false> {
   static constexpr bool kOddUnits = true;
   static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kStandard;
-  static bool ModelExact(int probes) { return probes <= fpmodel::kLegacyLineMaxExactProbes; }
   static FpModelKind ModelKind(int probes, HashWidth) {
     return probes > fpmodel::kLegacyLineMaxExactProbes ? FpModelKind::kUpperBound : FpModelKind::kExact;
   }
