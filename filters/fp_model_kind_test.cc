@@ -84,7 +84,7 @@ TEST(FpModelKind, ParameterDependentKinds) {
       {"legacy:bpk=29", FpModelKind::kExact},       // 20 probes
       {"legacy:bpk=31", FpModelKind::kUpperBound},  // 21 probes: the query's first 20 bits
       {"dynamic_old:bpk=10", FpModelKind::kLowerBound},
-      {"dynamic_old:bpk=10,locality=1", FpModelKind::kExact},
+      {"dynamic_old:bpk=10,locality=1", FpModelKind::kApproximation},
       {"legacy_block:bpk=5", FpModelKind::kLowerBound},
       {"cache_worm64:bpk=10,probes=25,hash=32", FpModelKind::kExact},
   };

@@ -4,7 +4,8 @@
 //   {"input", "canonical", "variant", "params": {key: value, ...},
 //    "bits_per_key", "hash_bits", "probes" (null for variants without probes),
 //    "keys" (the parameter keys the variant accepts), "fp_model" (what its FP model
-//    promises: exact | empirical | lower_bound | upper_bound), "error"}
+//    promises: exact | approximation | empirical | lower_bound | upper_bound),
+//    "fp_model_max_relative_error" (an approximation's stated error, else 0), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
@@ -36,7 +37,8 @@ void PrintCheckSpecUsage(FILE* f) {
                "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
                "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
                "bits_per_key, hash_bits, probes, keys (the parameters the variant accepts),\n"
-               "fp_model (exact, empirical, lower_bound or upper_bound),\n"
+               "fp_model (exact, approximation, empirical, lower_bound or upper_bound),\n"
+               "fp_model_max_relative_error (an approximation's stated largest error, else 0),\n"
                "and error (the registry's reason, null if valid).\n"
                "--examples adds every example spec of every registered variant.\n"
                "Exit status 0 if every spec is valid, 1 otherwise, 2 on usage errors.\n");
@@ -67,6 +69,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
   r["probes"] = nullptr;
   r["keys"] = nullptr;
   r["fp_model"] = nullptr;
+  r["fp_model_max_relative_error"] = nullptr;
   std::unique_ptr<FilterPolicy> policy;
   std::vector<std::string> keys;
   if (s.ok()) s = NewFilterPolicy(input, &policy, &keys);
@@ -76,7 +79,9 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
     r["bits_per_key"] = policy->bits_per_key();
     r["hash_bits"] = static_cast<int>(policy->hash_width());
     r["probes"] = JsonOrNull(policy->num_probes());
-    r["fp_model"] = FpModelKindName(FpModelKindOf(*policy));
+    const FpModelClaim claim = FpModelClaimOf(*policy);
+    r["fp_model"] = FpModelKindName(claim.kind);
+    r["fp_model_max_relative_error"] = claim.max_relative_error;
     r["error"] = nullptr;
     error->clear();
   } else {
