@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "filters/filter_spec.h"
+#include "common/strings.h"
 
 namespace filterlab {
 
@@ -17,17 +17,6 @@ std::string CanonicalFlagName(std::string name) {
     if (c == '-') c = '_';
   }
   return name;
-}
-
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> parts;
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find(',', begin);
-    parts.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
-    if (end == std::string::npos) return parts;
-    begin = end + 1;
-  }
 }
 
 constexpr const char* kFieldTypes[] = {"int", "number", "string", "bool", "array", "object"};
@@ -188,7 +177,7 @@ Status FlagSet::Apply(Flag& f, const std::string& value) {
     case Kind::kChoiceList: {
       if (value.empty()) return bad("empty list");
       std::vector<std::string> chosen;
-      for (const std::string& entry : SplitCommas(value)) {
+      for (const std::string& entry : Split(value, ',')) {
         bool ok = false;
         for (const auto& a : f.allowed) ok = ok || a == entry;
         if (!ok) return bad("unknown entry '" + entry + "'");
@@ -348,7 +337,7 @@ nlohmann::ordered_json FlagSet::Description() const {
         d["choices"] = f.allowed;
         break;
       case Kind::kChoiceList:
-        d["default"] = f.def.empty() ? std::vector<std::string>{} : SplitCommas(f.def);
+        d["default"] = f.def.empty() ? std::vector<std::string>{} : Split(f.def, ',');
         d["choices"] = f.allowed;
         d["repeats"] = f.repeats;
         break;

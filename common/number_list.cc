@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "filters/filter_spec.h"
+#include "common/strings.h"
 
 namespace filterlab {
 
@@ -39,16 +39,11 @@ Status ParseNumberList(const std::string& flag, const std::string& text, double 
     if (count > 1e6) return bad("more than 10^6 values");
     for (long i = 0; i < static_cast<long>(count); ++i) out->push_back(first + static_cast<double>(i) * step);
   } else {
-    size_t pos = 0;
-    while (pos <= text.size()) {
-      size_t comma = text.find(',', pos);
-      if (comma == std::string::npos) comma = text.size();
+    for (const std::string& item : Split(text, ',')) {
       double v;
-      const std::string item = text.substr(pos, comma - pos);
       // (Appending to a named string: GCC 12 gives a false -Wrestrict for "'" + a temporary.)
       if (!ParseOne(item, &v)) return bad(std::string("'").append(item).append("' is not a number"));
       out->push_back(v);
-      pos = comma + 1;
     }
   }
   for (double v : *out) {

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <utility>
-
-#include "hashing/remix.h"
 
 namespace filterlab {
 namespace {
@@ -51,12 +50,12 @@ double ExactWilsonCoverage(double p, uint64_t n) {
 // Fraction of `reps` intervals, each from n synthetic Bernoulli(p) trials
 // (fixed seed), that contain p.
 double SampledCoverage(double p, uint64_t n, int reps, uint64_t seed) {
-  SplitMix64 rng(seed);
+  std::mt19937_64 rng(seed);
   const uint64_t threshold = static_cast<uint64_t>(p * 18446744073709551616.0);
   int covered = 0;
   for (int r = 0; r < reps; ++r) {
     uint64_t hits = 0;
-    for (uint64_t i = 0; i < n; ++i) hits += rng.Next() < threshold;
+    for (uint64_t i = 0; i < n; ++i) hits += rng() < threshold;
     const Interval ci = WilsonInterval(hits, n);
     covered += ci.low <= p && p <= ci.high;
   }

@@ -8,12 +8,6 @@
 namespace filterlab {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool IsName(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -35,14 +29,6 @@ std::string JoinAllowed(std::initializer_list<std::string_view> allowed) {
 
 }  // namespace
 
-std::string FormatNumber(double v) {
-  // std::to_chars without a format gives the shortest text that round-trips,
-  // and plain notation where that is no longer (10 -> "10", not "1e+01").
-  char buf[64];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, ptr) : std::string("nan");
-}
-
 Status FilterSpec::Parse(std::string_view text, FilterSpec* out) {
   *out = FilterSpec();
   out->text_ = std::string(Trim(text));
@@ -62,9 +48,8 @@ Status FilterSpec::Parse(std::string_view text, FilterSpec* out) {
   if (colon == std::string_view::npos) return Status::OK();
   rest.remove_prefix(colon + 1);
   if (Trim(rest).empty()) return Status::OK();
-  while (true) {
-    const size_t comma = rest.find(',');
-    std::string_view item = Trim(rest.substr(0, comma));
+  for (const std::string& entry : Split(rest, ',')) {
+    std::string_view item = Trim(entry);
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       return Status::InvalidArgument("filter spec '" + out->text_ + "': parameter '" + std::string(item) +
@@ -84,8 +69,6 @@ Status FilterSpec::Parse(std::string_view text, FilterSpec* out) {
                                      "' given twice");
     }
     out->params_.push_back(Param{std::string(key), std::string(value)});
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
   }
   return Status::OK();
 }

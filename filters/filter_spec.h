@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/strings.h"
 #include "filters/filter.h"
 
 namespace filterlab {
@@ -72,8 +73,5 @@ class FilterSpec {
   std::string variant_;
   std::vector<Param> params_;
 };
-
-// Shortest decimal text that parses back to exactly `v` (for canonical specs).
-std::string FormatNumber(double v);
 
 }  // namespace filterlab

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "filters/vectors/vector_check.h"
 #include "hashing/fastrange.h"
 #include "hashing/legacy_hash.h"
 #include "hashing/remix.h"
@@ -193,18 +192,6 @@ TEST(XXPH3, ReadsOnlyItsInput) {
     const std::vector<char> exact(copy.begin(), copy.end());  // heap block of exactly len bytes
     EXPECT_EQ(XXPH3_64(exact.data(), len), XXPH3_64(copy.data(), len));
   }
-}
-
-// The 114 cases of rocksdb_hash32.json, produced by RocksDB's own code: the
-// legacy hash with both seeds, XXPH3 unseeded and seeded, libxxhash's XXH3.
-TEST(RocksDBHashVectors, AllCasesMatch) {
-  std::string kind;
-  std::vector<VectorCaseResult> results;
-  const Status s = CheckVectorFile(FILTERLAB_REFERENCE_DIR "/rocksdb_hash32.json", &kind, &results);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(kind, "rocksdb_hash32");
-  EXPECT_EQ(results.size(), 114u);
-  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "common/flags.h"
 #include "common/number_list.h"
+#include "common/strings.h"
 #include "filters/allocation/level_allocation.h"
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
@@ -71,16 +72,13 @@ void DeclareLsmFlags(FlagSet& flags, LsmArgs* a) {
 }
 
 Status ParsePolicies(const std::string& text, std::vector<allocation::AllocationPolicy>* out) {
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find(',', begin);
+  for (const std::string& name : Split(text, ',')) {
     allocation::AllocationPolicy p;
-    Status s = allocation::ParseAllocationPolicy(text.substr(begin, end == std::string::npos ? end : end - begin), &p);
+    Status s = allocation::ParseAllocationPolicy(name, &p);
     if (!s.ok()) return Status::InvalidArgument("--policy=" + text + ": " + s.message());
     out->push_back(p);
-    if (end == std::string::npos) return Status::OK();
-    begin = end + 1;
   }
+  return Status::OK();
 }
 
 // Levels 1..L of Monkey's tree holding `keys`, after `l0_runs` level-0 runs.

@@ -165,20 +165,60 @@ def test_unknown_test_option_fails_helpfully():
     assert "--bogus" in r.stderr and "--sanitize" in r.stderr
 
 
+def help_subcommands(stdout):
+    """The subcommand names in the order `./filterlab --help` lists them (the front end's table)."""
+    block = stdout.split("subcommands:\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^  (\S+)", block, re.M)
+
+
+SUBCOMMANDS = help_subcommands(run("--help").stdout)
+
+
+def test_help_lists_the_subcommands_the_front_end_dispatches():
+    # Every listed name is dispatched (its --help works) and a name not listed is refused, so
+    # the list printed and the list run are the same table.
+    assert {"run", "test", "sim", "build", "format"} <= set(SUBCOMMANDS), SUBCOMMANDS
+    r = run("frobnicate")
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1].count(",") == len(SUBCOMMANDS) - 1, r.stderr
+
+
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["help"]])
-def test_help_lists_every_subcommand(args):
+def test_help_spellings_print_the_same_list(args):
     r = run(*args)
     assert r.returncode == 0
-    for sub in ["run", "table", "sim", "plot", "test", "verify-vectors", "list-filters", "bench", "build"]:
-        assert re.search(rf"^\s+{sub}\b", r.stdout, re.M), f"{sub} missing from help"
+    assert help_subcommands(r.stdout) == SUBCOMMANDS
 
 
-@pytest.mark.parametrize("sub", ["run", "table", "sim", "plot", "test", "verify-vectors", "list-filters", "bench",
-                                 "build"])
+@pytest.mark.parametrize("sub", SUBCOMMANDS)
 def test_each_subcommand_has_help(sub):
     r = run(sub, "--help")
-    assert r.returncode == 0
+    assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"usage: ./filterlab {sub}")
+    assert len(r.stdout.splitlines()) >= 3, f"{sub} --help says nothing beyond its usage line"
+
+
+def readme_section(title):
+    text = (ROOT / "README.md").read_text()
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_command_table_matches_the_front_end():
+    rows = re.findall(r"^\| `\./filterlab ([a-z-]+)", readme_section("Subcommands"), re.M)
+    assert rows, "no ./filterlab rows in the README's Subcommands table"
+    assert set(rows) == set(SUBCOMMANDS), (
+        f"README rows without a subcommand: {sorted(set(rows) - set(SUBCOMMANDS))}; "
+        f"subcommands without a README row: {sorted(set(SUBCOMMANDS) - set(rows))}"
+    )
+
+
+def test_readme_sim_row_lists_every_simulator_command():
+    r = run("sim", "--describe")
+    assert r.returncode == 0, r.stderr
+    commands = [c["command"] for c in json.loads(r.stdout)["commands"]]
+    row = next(line for line in readme_section("Subcommands").splitlines() if line.startswith("| `./filterlab sim"))
+    listed = re.findall(r"`([a-z]+)`", row.split("|")[2])
+    assert set(commands) <= set(listed), f"the README's sim row omits {sorted(set(commands) - set(listed))}"
 
 
 def test_no_arguments_prints_usage_and_fails():

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "common/flags.h"
+#include "common/strings.h"
 #include "engine/bench/benchmarks.h"
 #include "engine/db/options.h"
 #include "filters/allocation/level_allocation.h"
@@ -28,17 +29,6 @@ namespace {
 constexpr char kSummary[] =
     "db_bench-style benchmarks of the filterlab LSM engine (and, when built with librocksdb-dev, of RocksDB with "
     "equivalent options). Human-readable results go to stderr, one JSON object per benchmark to stdout.";
-
-std::vector<std::string> Split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find(sep, begin);
-    parts.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
-    if (end == std::string::npos) return parts;
-    begin = end + 1;
-  }
-}
 
 bool Contains(const std::vector<std::string>& v, const std::string& x) {
   for (const auto& e : v) {

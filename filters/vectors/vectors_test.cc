@@ -139,5 +139,17 @@ INSTANTIATE_TEST_SUITE_P(
         Mutation{"../vectors-modern/parquet_sbbf.json", "/cases/5/first_key_xxh64", "e48526ca7a7b269f", 1}),
     MutationTestName);
 
+// The 114 cases of rocksdb_hash32.json, produced by RocksDB's own code: the
+// legacy hash with both seeds, XXPH3 unseeded and seeded, libxxhash's XXH3.
+TEST(RocksDBHashVectors, AllCasesMatch) {
+  std::string kind;
+  std::vector<VectorCaseResult> results;
+  const Status s = CheckVectorFile(FILTERLAB_REFERENCE_DIR "/rocksdb_hash32.json", &kind, &results);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(kind, "rocksdb_hash32");
+  EXPECT_EQ(results.size(), 114u);
+  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}
+
 }  // namespace
 }  // namespace filterlab
