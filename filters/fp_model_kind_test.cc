@@ -30,8 +30,8 @@ const std::map<std::string, FpModelKind>& ExampleKinds() {
       {"dynamic:bpk=10", K::kApproximation},
       {"dynamic:bpk=10,hash=64", K::kExact},
       {"fastlocal:bpk=10", K::kExact},
-      {"fastlocal:bpk=10,hash=32", K::kExact},
-      {"legacy:bpk=10", K::kExact},
+      {"fastlocal:bpk=10,hash=32", K::kApproximation},
+      {"legacy:bpk=10", K::kApproximation},
       {"legacy_block:bpk=10", K::kLowerBound},
       {"standard:bpk=10", K::kExact},
       {"standard:bpk=10,hash=32", K::kExact},
@@ -80,9 +80,9 @@ TEST(FpModelKind, ParameterDependentKinds) {
       {"rocksdb_dynamic:bpk=10", FpModelKind::kLowerBound},
       {"cache_rocksdb_full:bpk=16", FpModelKind::kExact},
       {"cache_rocksdb_full:bpk=40,probes=21", FpModelKind::kUpperBound},
-      {"legacy:bpk=20,probes=3", FpModelKind::kExact},
-      {"legacy:bpk=29", FpModelKind::kExact},       // 20 probes
-      {"legacy:bpk=31", FpModelKind::kUpperBound},  // 21 probes: the query's first 20 bits
+      {"legacy:bpk=20,probes=3", FpModelKind::kApproximation},
+      {"legacy:bpk=29", FpModelKind::kApproximation},  // 20 probes
+      {"legacy:bpk=31", FpModelKind::kUpperBound},     // 21 probes: the query's first 20 bits
       {"dynamic_old:bpk=10", FpModelKind::kLowerBound},
       {"dynamic_old:bpk=10,locality=1", FpModelKind::kApproximation},
       {"legacy_block:bpk=5", FpModelKind::kLowerBound},

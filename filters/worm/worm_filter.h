@@ -46,6 +46,12 @@ inline bool TestBit(const uint64_t* words, uint64_t b) { return ((words[b >> 6] 
 // Filters are capped at 2^40 bits (128 GiB) whatever the arithmetic allows.
 inline constexpr uint64_t kMaxFilterBits = uint64_t{1} << 40;
 
+// The kind of a scheme whose model is exact unless it states an error: an
+// approximation where `error` (its ModelMaxRelativeError) is positive.
+inline FpModelKind ApproximationIf(double error) {
+  return error > 0 ? FpModelKind::kApproximation : FpModelKind::kExact;
+}
+
 // The usual answers; a scheme overrides what differs.
 struct SchemeBase {
   static constexpr bool kHash32 = true;
