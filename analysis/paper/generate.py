@@ -17,7 +17,8 @@ import pandas as pd
 from ..load import load
 from .allocation import allocation_table_tex
 from .dynamic import dynamic_keys_table_tex
-from .claims import SIGMA_LIMIT, Claim, claims_frame, measure_all, read_published
+from .claims import Claim, claims_frame, measure_all, read_published
+from .models import MODEL_VALUE_KEYS, model_table, model_table_tex, model_values
 from .figures import FIGURES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,40 +152,6 @@ def open_claims_tex(claims: list[Claim]) -> str:
     items = [rf"\item {tex_escape(why)} Claims: " + "; ".join(tex_escape(c.claim) for c in cs) + "."
              for why, cs in groups.items()]
     return "\\begin{itemize}\n" + "\n".join(items) + "\n\\end{itemize}\n"
-
-
-def model_table(df) -> "pd.DataFrame":
-    """Per variant of the model_accuracy experiment: its model kind (the sim's model_kind),
-    the lowest and highest measured/model ratio over the bits/key measured, the largest
-    deviation in binomial sigma of the measurement (|fp - model| / sqrt(model (1 - model) /
-    queries)), whether every point is within 4 sigma (the model is exact to the sampling
-    error), and whether every point is within the range its kind allows
-    (model_allowed_low..high: filters/fp_tolerance.h, which the tests hold filters to)."""
-    import numpy as np
-    import pandas as pd
-
-    fp = df[(df["command"] == "fp") & (df["model_fp"] > 0)].copy()
-    fp["ratio"] = fp["fp"] / fp["model_fp"]
-    fp["z"] = (fp["fp"] - fp["model_fp"]) / np.sqrt(fp["model_fp"] * (1 - fp["model_fp"]) / fp["queries"])
-    fp["allowed"] = (fp["fp"] >= fp["model_allowed_low"]) & (fp["fp"] <= fp["model_allowed_high"])
-    rows = []
-    for v, g in fp.groupby("base_label", sort=False):
-        zmax = float(g["z"].abs().max())
-        rows.append({"variant": v, "kind": str(g["model_kind"].iloc[0]), "low": float(g["ratio"].min()),
-                     "high": float(g["ratio"].max()), "zmax": zmax, "within": zmax <= SIGMA_LIMIT,
-                     "allowed": bool(g["allowed"].all())})
-    return pd.DataFrame(rows).sort_values(["within", "allowed", "zmax"], ascending=[False, False, True])
-
-
-def model_table_tex(t) -> str:
-    rows = [r"\begin{tabular}{@{}lllrll@{}}", r"\toprule",
-            r"variant & model & measured / model & max $|z|$ & exact & allowed \\", r"\midrule"]
-    for _, r in t.iterrows():
-        rows.append(f"{tex_escape(r['variant'])} & {tex_escape(r['kind'].replace('_', ' '))} & "
-                    f"${r['low']:.3f}$..${r['high']:.3f}$ & ${r['zmax']:.1f}$ & {'yes' if r['within'] else 'no'} & "
-                    f"{'yes' if r['allowed'] else 'no'} \\\\")
-    rows += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(rows) + "\n"
 
 
 def verdict_counts(claims: list[Claim]) -> dict[str, str]:
@@ -775,13 +742,11 @@ def generate(results_root: str | Path, out_dir: str | Path, published: str | Pat
     accuracy = _results(results_root, "model_accuracy")
     if accuracy is not None:
         models = model_table(accuracy)
-        extra["modelsWithin"] = str(int(models["within"].sum()))
-        extra["modelsAllowed"] = str(int(models["allowed"].sum()))
-        extra["modelsOutside"] = ", ".join(tex_escape(v) for v in models.loc[~models["allowed"], "variant"]) or "none"
-        extra["modelsTotal"] = str(len(models))
-        models_text = model_table_tex(models)
+        extra.update(model_values(models, float(accuracy["queries"].max()), float(accuracy["filters"].max()),
+                                  tex_escape))
+        models_text = model_table_tex(models, tex_escape)
     else:
-        extra["modelsWithin"] = extra["modelsTotal"] = extra["modelsAllowed"] = extra["modelsOutside"] = "--"
+        extra.update({k: "--" for k in MODEL_VALUE_KEYS})
         models_text = "\\textit{not measured: no committed results for experiment model\\_accuracy.}\n"
     written = []
     claims_parts = claims_table_tex(claims)
