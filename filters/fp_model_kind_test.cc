@@ -42,15 +42,15 @@ const std::map<std::string, FpModelKind>& ExampleKinds() {
       {"worm:variant=cache_worm64_from32,bpk=10", K::kExact},
       {"worm:variant=cache_worm64_alt,bpk=10", K::kExact},
       {"worm:variant=cache_dbl,bpk=10", K::kExact},
-      {"worm:variant=cache_rocksdb_dynamic,bpk=10", K::kExact},
-      {"worm:variant=cache_rocksdb_full,bpk=10", K::kExact},
+      {"worm:variant=cache_rocksdb_dynamic,bpk=10", K::kApproximation},
+      {"worm:variant=cache_rocksdb_full,bpk=10", K::kApproximation},
       {"worm:variant=cache_mul64_block,bpk=10", K::kExact},
-      {"worm:variant=cache_mul64_block_from32,bpk=10", K::kExact},
+      {"worm:variant=cache_mul64_block_from32,bpk=10", K::kApproximation},
       {"worm:variant=cache_worm64_block,bpk=10", K::kExact},
-      {"worm:variant=cache_worm64_block_from32,bpk=10", K::kExact},
+      {"worm:variant=cache_worm64_block_from32,bpk=10", K::kApproximation},
       {"worm:variant=cache_block64,bpk=10", K::kExact},
-      {"worm:variant=cache_simd_fastrange32,bpk=10", K::kExact},
-      {"worm:variant=cache_simd_k8,bpk=10", K::kExact},
+      {"worm:variant=cache_simd_fastrange32,bpk=10", K::kApproximation},
+      {"worm:variant=cache_simd_k8,bpk=10", K::kApproximation},
   };
   return *kinds;
 }
@@ -78,7 +78,7 @@ TEST(FpModelKind, ParameterDependentKinds) {
       {"cache_dbl:bpk=10,probes=21,hash=32", FpModelKind::kUpperBound},
       {"worm:variant=cache_dbl,bpk=24,probes=11,hash=32", FpModelKind::kLowerBound},
       {"rocksdb_dynamic:bpk=10", FpModelKind::kLowerBound},
-      {"cache_rocksdb_full:bpk=16", FpModelKind::kExact},
+      {"cache_rocksdb_full:bpk=16", FpModelKind::kApproximation},
       {"cache_rocksdb_full:bpk=40,probes=21", FpModelKind::kUpperBound},
       {"legacy:bpk=20,probes=3", FpModelKind::kApproximation},
       {"legacy:bpk=29", FpModelKind::kApproximation},  // 20 probes
