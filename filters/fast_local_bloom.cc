@@ -499,6 +499,13 @@ std::unique_ptr<Filter> NewFastLocalBloomView(Slice data, int num_probes, HashWi
   return std::make_unique<FastLocalBloomFilter>(data, num_probes, width);
 }
 
+// hash=64 (RocksDB's) is exact; hash=32, whose line and probes come from one
+// 32-bit value, is an approximation (fast_local_bloom.h, "FP model").
+constexpr double kHash32ModelError = 0.003;
+FpModelKind FastLocalModelKind(const FilterPolicy& policy) {
+  return policy.hash_width() == HashWidth::k32 ? FpModelKind::kApproximation : FpModelKind::kExact;
+}
+
 FILTERLAB_REGISTER_FILTER(FilterVariant{
     kVariantName,
     "RocksDB format_version=5 Bloom (FastLocalBloom): one 64-byte line per key, probes by multiply, bit-exact",
@@ -510,7 +517,8 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     &OpenNative,
     {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32"},
     FpModelKind::kExact,
-    nullptr,
-    /*has_probes=*/true});
+    &FastLocalModelKind,
+    /*has_probes=*/true,
+    /*fp_model_max_relative_error=*/kHash32ModelError});
 
 }  // namespace filterlab::fastlocal

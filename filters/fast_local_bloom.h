@@ -44,7 +44,12 @@
 // At 10 bits/key, k = 6 and 64-bit hashes the model is 0.9663% (measured
 // 0.9652% over 4*10^7 queries of four 10^6-key filters), against 0.84% for a
 // non-local Bloom filter with the same k: the price of one cache miss per
-// query.
+// query. Kinds (experiment model_accuracy: 400 filters of 10^6 keys, 10^9
+// queries at 6, 10, 16, 24 bits/key): hash=64 exact (measured / model
+// 1.00009, 0.99991, 1.00009, 0.99506, every |z| <= 1.2); hash=32 an
+// approximation, 1.00102 (z +8.0), 1.00081, 0.99736, 0.99752: its ~2^32/L
+// consecutive h1 values of a line are one golden-ratio lattice, so the
+// probes of a line's keys are not independent draws (stated error 0.3%).
 //
 // Sizing (BloomFilterPolicy with optimize_filters_for_memory off):
 // len_bytes = roundup64(ceil(n * millibits_per_key / 8000)), k =

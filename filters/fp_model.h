@@ -36,7 +36,12 @@ double CacheLocalPoissonFpRate(double bits_per_key, int probes, int block_bits);
 // The same layout without that approximation: the exact FP rate for ideal
 // hashing (every probe of every key and query independent and uniform within
 // its block, repeats allowed) with Poisson keys per block. probes <= 64.
-// E.g. 0.96647% at B = 512, b = 10, k = 6 (vs 0.95757% above).
+// E.g. 0.96647% at B = 512, b = 10, k = 6 (vs 0.95757% above). A real
+// filter of D hashes in L lines loads a line Binomial(D, 1/L), not Poisson:
+// replacing e^{-lambda x} by (1 - x/L)^D in the derivation moves the value
+// by -2e-6, -6e-6, -1.4e-5, -2.3e-5 relative at 6, 10, 16, 24 bits/key (k =
+// 4, 6, 9, 12) for 10^6 keys, far below the binomial sigma of 10^9 queries
+// (3e-4 to 4e-3 of the rate), so the Poisson form is kept.
 double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
 // The same value as a sum of positive terms over the Poisson key count and
 // the occupancy of the block (no cancellation, O(k (B/b) B) operations):
@@ -45,6 +50,12 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits);
 // 512-bit line at 21 probes). Throws std::invalid_argument beyond ~2e8
 // operations.
 double CacheLocalIdealOccupancyFpRate(double bits_per_key, int probes, int block_bits);
+
+// The same line load, but each key's (and the query's) probes walk the line
+// without immediate repeats: the first bit uniform, each next one the
+// previous XOR a uniform nonzero value (worm's CACHE_WORM64). Exact for
+// ideal hashing; derivation in fp_model_cache_local.cc. probes: 1..64.
+double CacheLocalWalkFpRate(double bits_per_key, int probes, int block_bits);
 
 // Exact Poisson mixture for the "two probes per 64-bit word" layout
 // (DynamicBloom, worm *_BLOCK variants): each key touches `words_touched`
@@ -67,10 +78,12 @@ double WordBitsPoissonFpRate(double bits_per_key, int words_touched, int group_w
 // Poisson mixture for a 256-bit split block of eight 32-bit lanes (Parquet's
 // and Impala's split-block Bloom filter at probes = 8, worm's cache_simd
 // variants): a key's block holds Poisson(256/b) keys, and a key sets one
-// uniform bit in `probes` of the 8 lanes (all 8 in Parquet's layout):
-//   sum_j Pois(j; 256/b) (1 - (1 - probes/256)^j)^probes.
-// Exact for ideal hashing at probes = 8 (derivation in
-// fp_model_split_block.cc); probes: 1..8.
+// uniform bit in each of `probes` consecutive lanes starting at a uniform
+// lane (all 8 lanes at probes = 8). By inclusion-exclusion over the subsets U
+// of the query's lanes (derivation in fp_model_split_block.cc):
+//   sum_U (-1)^{|U|} exp(256/b (g(U) - 1)),  g(U) = (1/8) sum_r (31/32)^{|U cap W_r|},
+// which at probes = 8 is sum_j Pois(j; 256/b) (1 - (31/32)^j)^8. Exact for
+// ideal hashing; probes: 1..8.
 double SplitBlockPoissonFpRate(double bits_per_key, int probes);
 
 // Probability that a new item's f-bit hash equals one of n stored hashes

@@ -26,6 +26,14 @@
 //     are caught. (Up to 10^7 keys, where these tests run, counting the
 //     colliding keys as extra load, RocksDB's way, moves a 32-bit model by
 //     < 0.6%: well inside the 5%, so the allowance does not depend on it.)
+//   approximation: a model derived for an idealised version of the layout
+//     (independent uniform probes where the code carves them from a few
+//     bits of one hash, say), whose registration states the largest relative
+//     error the experiment model_accuracy measured for it at 6, 10, 16 and 24
+//     bits/key (10^9 queries per point over 1000 filters), rounded up:
+//     accept |p_hat - p_model| <= 4 sigma + that error * p_model + 5%
+//     p_model (the 5% as for exact: one small filter against the average).
+//     The report's model table shows the error beside the kind.
 //   empirical: a fitted estimate, such as RocksDB's EstimatedFpRate for its
 //     legacy full filter, whose penalty term 0.1/(0.75b + 22) for the flawed
 //     probe deltas (RocksDB issues #4120 and #5857) is a fitted average, not a derivation: accept
@@ -36,11 +44,14 @@
 //     probe sequence is known to do worse (double hashing of a 32-bit hash,
 //     h += rotr(h, 17), in the old block-based filter and the old non-local
 //     DynamicBloom: legacy_block, worm rocksdb_dynamic, dynamic_old at
-//     locality=0). No probe sequence beats independent probes, so
-//     accept p_model - 4 sigma <= p_hat <= 2 p_model. The upper cap is a
-//     sanity limit, not a model: the degradation known for these schemes at
-//     10 b/k is 1.1x to 1.7x (RocksDB issues #4120 and #5857; wormhashing), and twice the
-//     ideal would mean a new defect. These variants' owners may replace the
+//     locality=0). No probe sequence beats independent probes, so the bound
+//     promises p_model - 4 sigma <= p_hat, nothing above: how far above is
+//     the flaw's size, which grows with bits/key for these schemes (dynamic_old
+//     at its fixed 6 probes: 1.13x at 6 bits/key, 2.1x at 24; RocksDB issues
+//     #4120 and #5857; wormhashing). The property tests, which run at 10
+//     bits/key, add a sanity cap of 2 p_model there (LowerBoundSanityCap):
+//     the known degradation at 10 b/k is 1.1x to 1.7x, and twice the ideal
+//     would mean a new defect. These variants' owners may replace the
 //     ideal with a model of the flaw; then they move to "exact".
 //     worm cache_dbl at hash=32 is here too: its model is exact from 65536
 //     lines on, and smaller filters get the 64-bit form, which leaves out
@@ -78,12 +89,17 @@ struct FpAllowedRange {
   const char* rule;
 };
 
-inline FpAllowedRange AllowedFpRange(double model, uint64_t queries, FpModelKind kind) {
+inline FpAllowedRange AllowedFpRange(double model, uint64_t queries, FpModelClaim claim) {
   const double sigma = BinomialSigma(model, queries);
-  switch (kind) {
+  switch (claim.kind) {
     case FpModelKind::kExact:
       return {model - 4 * sigma - 0.05 * model, model + 4 * sigma + 0.05 * model,
               "exact model: |diff| <= 4 sigma + 5% of model"};
+    case FpModelKind::kApproximation: {
+      const double error = (claim.max_relative_error + 0.05) * model;
+      return {model - 4 * sigma - error, model + 4 * sigma + error,
+              "approximation: |diff| <= 4 sigma + (its stated largest relative error + 5%) of model"};
+    }
     case FpModelKind::kEmpirical:
       return {model - 4 * sigma - 0.15 * model, model + 4 * sigma + 0.15 * model,
               "empirical model: |diff| <= 4 sigma + 15% of model"};
@@ -91,7 +107,15 @@ inline FpAllowedRange AllowedFpRange(double model, uint64_t queries, FpModelKind
       return {0, model + 4 * sigma, "model is an upper bound: measured <= model + 4 sigma"};
     case FpModelKind::kLowerBound: break;
   }
-  return {model - 4 * sigma, 2 * model, "model is a lower bound: model - 4 sigma <= measured <= 2 model"};
+  return {model - 4 * sigma, 1, "model is a lower bound: measured >= model - 4 sigma"};
+}
+
+// The property tests' sanity cap on a lower-bound variant at 10 bits/key
+// (see "lower bound" above): not part of the bound's promise.
+inline double LowerBoundSanityCap(double model) { return 2 * model; }
+
+inline FpAllowedRange AllowedFpRange(double model, uint64_t queries, FpModelKind kind) {
+  return AllowedFpRange(model, queries, FpModelClaim{kind, 0});
 }
 
 }  // namespace filterlab

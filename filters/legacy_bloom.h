@@ -24,11 +24,14 @@
 // line form: no stored key repeats the query's own pattern more often than
 // that lattice allows (fp_model_pattern_cover.cc). It is evaluated for the D
 // = DistinctHashes(n, 32) distinct hashes and combined with their matches by
-// fpmodel::NarrowHashFpRate: F + (1 - F) * layout, F = D / 2^32. Exact kind
-// up to 20 probes (above, an upper bound: only the query's first 20 bits are
-// asked). Measured / model (4 filters of 10^6 keys, 4*10^7 queries; sim
-// fp): 0.999, 1.010, 1.002, 0.999, 0.993, 0.997 at 6, 8, 10, 12, 16, 24
-// bits/key (RocksDB's estimate, 10^8 queries: 0.958 at 6, 0.890 at 10,
+// fpmodel::NarrowHashFpRate: F + (1 - F) * layout, F = D / 2^32. An
+// approximation up to 20 probes (stated error 0.4%: measured / model
+// 1.00019, 1.00399, 0.99947, 0.99997 at 6, 10, 16, 24 bits/key over 400
+// filters of 10^6 keys, 10^9 queries per point; the lattice's patterns near
+// the query's are taken at the average density), above 20 an upper bound
+// (only the query's first 20 bits are asked). Earlier, 4 filters of 10^6
+// keys, 4*10^7 queries: 0.999, 1.010, 1.002, 0.999, 0.993, 0.997 at 6, 8,
+// 10, 12, 16, 24 bits/key (RocksDB's estimate, 10^8 queries: 0.958 at 6, 0.890 at 10,
 // 0.922 at 16, 0.989 at 24). Measured ~1.17% at 10 bits/key (vs ~0.96% for
 // FastLocalBloom), flooring near 0.2% however many bits are spent: the
 // 1/512 of queries with step 0 probe one bit, and even steps fewer bits.

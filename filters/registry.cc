@@ -107,6 +107,18 @@ FpModelKind FpModelKindOf(const FilterPolicy& policy) {
   return v->fp_model_of != nullptr ? v->fp_model_of(policy) : v->fp_model;
 }
 
+FpModelClaim FpModelClaimOf(const FilterPolicy& policy) {
+  FpModelClaim claim;
+  claim.kind = FpModelKindOf(policy);
+  if (claim.kind != FpModelKind::kApproximation) return claim;
+  const FilterVariant* v = FindFilterVariant(policy.variant());
+  if (v != nullptr) {
+    claim.max_relative_error =
+        v->fp_model_error_of != nullptr ? v->fp_model_error_of(policy) : v->fp_model_max_relative_error;
+  }
+  return claim;
+}
+
 Status ModelFpRateAt(const FilterPolicy& policy, size_t n, double* fp) {
   try {
     *fp = policy.ModelFpRate(n);

@@ -47,6 +47,13 @@ struct FilterVariant {
   // Whether its policies have a probe count (FilterPolicy::num_probes() has
   // a value): true for the Bloom layouts; an XOR or Ribbon filter has none.
   bool has_probes;
+  // Where the kind is FpModelKind::kApproximation: the largest relative
+  // error |measured / model - 1| the variant's model shows (fp_model_kind.h,
+  // FpModelClaim), for every spec unless fp_model_error_of is set.
+  double fp_model_max_relative_error = 0;
+  // For a variant whose approximation error depends on the spec (worm: per
+  // sub-variant): that error for one of its policies. Null otherwise.
+  double (*fp_model_error_of)(const FilterPolicy& policy) = nullptr;
 };
 
 // All registered variants, sorted by name.
@@ -68,6 +75,8 @@ Status NewFilterPolicy(std::string_view spec, std::unique_ptr<FilterPolicy>* out
 // The kind of `policy`'s FP model, from its variant's registration. A policy
 // whose variant is not registered (a test double) counts as exact.
 FpModelKind FpModelKindOf(const FilterPolicy& policy);
+// The kind with, for an approximation, its stated largest relative error.
+FpModelClaim FpModelClaimOf(const FilterPolicy& policy);
 
 // policy.ModelFpRate(n) as a Status. Where a variant's model has no value
 // at n (the fpmodel functions throw std::domain_error or

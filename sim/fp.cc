@@ -43,6 +43,7 @@ uint64_t CountTrue(const bool* results, int n) {
 // One worker's tallies, padded to its own cache lines.
 struct alignas(128) WorkerTally {
   uint64_t positives = 0;
+  long double squares_over_queries = 0;  // sum of x_f^2 / q_f over this worker's filters
   double build_seconds = 0;
   double query_seconds = 0;
   double query_cpu_seconds = 0;
@@ -177,6 +178,23 @@ void MoveToHugePages(std::unique_ptr<Filter>* filter, std::unique_ptr<PageArena>
   *arena = std::move(a);
 }
 
+long double SquareOverQueries(uint64_t x, uint64_t q) {
+  return q == 0 ? 0.0L : static_cast<long double>(x) * static_cast<long double>(x) / static_cast<long double>(q);
+}
+
+// Pearson's dispersion statistic of the per-filter counts x_f of q_f queries
+// (FpResult::dispersion), from running sums: with X = sum x_f, Q = sum q_f
+// and p = X/Q, sum_f (x_f - q_f p)^2 / q_f = sum_f x_f^2 / q_f - X^2 / Q, so
+// no per-filter array is kept (runs may have 10^9 filters). In long double:
+// the difference is ~F p against X p, a few digits of cancellation.
+double Dispersion(long double squares_over_queries, uint64_t positives, uint64_t queries, uint64_t filters) {
+  const long double x = static_cast<long double>(positives), q = static_cast<long double>(queries);
+  const long double p = x / q;
+  if (filters < 2 || !(p > 0 && p < 1)) return -1;
+  const long double chi2 = (squares_over_queries - x * x / q) / (p * (1 - p));
+  return static_cast<double>(std::max(0.0L, chi2) / static_cast<long double>(filters - 1));
+}
+
 bool FilterPerThread(const FpConfig& cfg) {
   return cfg.threads > 1 && cfg.filters >= 4 * static_cast<uint64_t>(cfg.threads);
 }
@@ -255,6 +273,7 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
     result->model_fp = sum / static_cast<double>(cfg.filters);
   }
   std::vector<WorkerTally> tally(std::max(1, cfg.threads));
+  long double squares_over_queries = 0;  // sum over filters of x_f^2 / q_f (Dispersion)
   std::mutex mu;
   Status first_error;
 
@@ -282,7 +301,9 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
       note_filter(f, *filter);
       t0 = Clock::now();
       const double cpu0 = ThreadCpuSeconds();
-      tally[w].positives += run.CountFilter(*filter, f, 1, nullptr);
+      const uint64_t x = run.CountFilter(*filter, f, 1, nullptr);
+      tally[w].positives += x;
+      tally[w].squares_over_queries += SquareOverQueries(x, run.QueriesFor(f));
       tally[w].query_seconds += SecondsSince(t0);
       tally[w].query_cpu_seconds += ThreadCpuSeconds() - cpu0;
     });
@@ -292,6 +313,7 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
       result->build_seconds += t.build_seconds / cfg.threads;
       result->query_seconds += t.query_seconds / cfg.threads;
       result->query_cpu_seconds += t.query_cpu_seconds;
+      squares_over_queries += t.squares_over_queries;
     }
   } else {
     result->schedule = "chunks_over_threads";
@@ -306,7 +328,9 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
       note_filter(f, *filter);
       t0 = Clock::now();
       const double cpu0 = ProcessCpuSeconds();
-      result->positives += run.CountFilter(*filter, f, cfg.threads, &tally);
+      const uint64_t x = run.CountFilter(*filter, f, cfg.threads, &tally);
+      result->positives += x;
+      squares_over_queries += SquareOverQueries(x, run.QueriesFor(f));
       result->query_seconds += SecondsSince(t0);
       result->query_cpu_seconds += ProcessCpuSeconds() - cpu0;
     }
@@ -314,14 +338,16 @@ Status RunFp(const FpConfig& cfg, FpResult* result) {
   if (!first_error.ok())
     return Status::InvalidArgument("--filter " + cfg.filter_spec + ": build failed: " + first_error.message());
 
-  const FpModelKind kind = FpModelKindOf(*policy);
-  const FpAllowedRange allowed = AllowedFpRange(result->model_fp, cfg.queries, kind);
-  result->model_kind = FpModelKindName(kind);
+  const FpModelClaim claim = FpModelClaimOf(*policy);
+  const FpAllowedRange allowed = AllowedFpRange(result->model_fp, cfg.queries, claim);
+  result->model_kind = FpModelKindName(claim.kind);
+  result->model_max_relative_error = claim.max_relative_error;
   result->allowed_low = std::max(0.0, allowed.low);
   result->allowed_high = std::min(1.0, allowed.high);
   result->seconds = SecondsSince(start);
   result->fp = static_cast<double>(result->positives) / static_cast<double>(cfg.queries);
   result->ci = WilsonInterval(result->positives, cfg.queries);
+  result->dispersion = Dispersion(squares_over_queries, result->positives, cfg.queries, cfg.filters);
   result->bits_per_key = 8.0 * static_cast<double>(result->total_bytes) / static_cast<double>(result->total_keys);
   return Status::OK();
 }
@@ -348,8 +374,10 @@ JsonRecord FpRecord(const FpConfig& cfg, const FpResult& r) {
   j["ci_low"] = r.ci.low;
   j["ci_high"] = r.ci.high;
   j["ci_method"] = "wilson95";
+  if (r.dispersion >= 0) j["dispersion"] = r.dispersion;
   j["model_fp"] = r.model_fp;
   j["model_kind"] = r.model_kind;
+  j["model_max_relative_error"] = r.model_max_relative_error;
   j["model_allowed_low"] = r.allowed_low;
   j["model_allowed_high"] = r.allowed_high;
   j["bytes"] = r.bytes;

@@ -60,19 +60,26 @@ struct FpResult {
   uint64_t positives = 0;
   double fp = 0;
   Interval ci{0, 1};
-  double model_fp = 0;           // ModelFpRate(keys), averaged over the filters' key counts
-  std::string model_kind;        // what the model promises (fp_model_kind.h): exact, empirical, ...
-  double allowed_low = 0;        // the range fp_tolerance.h allows a measurement of these queries
-  double allowed_high = 1;       // around model_fp for that kind
-  uint64_t bytes = 0;            // data bytes of the first filter
-  uint64_t total_keys = 0;       // keys over all filters (filters * keys unless vary_ratio > 0)
-  uint64_t total_bytes = 0;      // summed over the filters
-  double bits_per_key = 0;       // 8 * total_bytes / total_keys
-  double build_seconds = 0;      // wall time of hash generation + Build
-  double query_seconds = 0;      // wall time of the query phase
-  double query_cpu_seconds = 0;  // CPU time of the query phase, all threads
-  double seconds = 0;            // wall time of the whole run
-  std::string schedule;          // "filter_per_thread" or "chunks_over_threads"
+  // Pearson's dispersion of the filters' counts, sum_f (x_f - q_f p)^2 /
+  // (q_f p (1 - p)) / (F - 1) with p = fp: ~1 when the filters' rates differ
+  // only by the sampling of queries, larger when the filters' own rates
+  // scatter (one built filter's rate is a draw around the mean the models
+  // give). Negative when there is no value (one filter, or p = 0 or 1).
+  double dispersion = -1;
+  double model_fp = 0;                  // ModelFpRate(keys), averaged over the filters' key counts
+  std::string model_kind;               // what the model promises (fp_model_kind.h): exact, approximation, ...
+  double model_max_relative_error = 0;  // an approximation's stated largest relative error; 0 otherwise
+  double allowed_low = 0;               // the range fp_tolerance.h allows a measurement of these queries
+  double allowed_high = 1;              // around model_fp for that kind
+  uint64_t bytes = 0;                   // data bytes of the first filter
+  uint64_t total_keys = 0;              // keys over all filters (filters * keys unless vary_ratio > 0)
+  uint64_t total_bytes = 0;             // summed over the filters
+  double bits_per_key = 0;              // 8 * total_bytes / total_keys
+  double build_seconds = 0;             // wall time of hash generation + Build
+  double query_seconds = 0;             // wall time of the query phase
+  double query_cpu_seconds = 0;         // CPU time of the query phase, all threads
+  double seconds = 0;                   // wall time of the whole run
+  std::string schedule;                 // "filter_per_thread" or "chunks_over_threads"
 };
 
 // Keys in filter f of the run (config.keys unless vary_ratio > 0).

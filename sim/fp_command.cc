@@ -31,8 +31,14 @@ void DeclareFpFields(FlagSet& flags) {
   flags.Field("ci_low", "number", "95% Wilson interval, low end");
   flags.Field("ci_high", "number", "95% Wilson interval, high end");
   flags.Field("ci_method", "string", "\"wilson95\"");
+  flags.Field("dispersion", "number",
+              "filters >= 2 only: Pearson's chi^2 / (F - 1) of the per-filter counts against fp; ~1 when the "
+              "filters' rates differ only by query sampling, above 1 by the spread of the built filters' own rates");
   flags.Field("model_fp", "number", "the policy's ModelFpRate(keys)");
-  flags.Field("model_kind", "string", "what the model promises: exact | empirical | lower_bound | upper_bound");
+  flags.Field("model_kind", "string",
+              "what the model promises: exact | approximation | empirical | lower_bound | upper_bound");
+  flags.Field("model_max_relative_error", "number",
+              "an approximation's stated largest |measured / model - 1| (its registration); 0 for other kinds");
   flags.Field("model_allowed_low", "number", "lowest fp the model's kind allows at these queries (fp_tolerance.h)");
   flags.Field("model_allowed_high", "number", "highest fp the model's kind allows at these queries");
   flags.Field("bytes", "int", "filter data bytes of one filter");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "filters/filter_test_util.h"
 #include "hashing/remix.h"
 #include "sim/commands.h"
@@ -135,6 +136,46 @@ TEST(Fp, StandardBloomWithinFourSigmaOfTheory) {
     EXPECT_NEAR(r.fp, theory, 4 * sigma) << "probes=" << probes << " m=" << m;
     EXPECT_LE(r.ci.low, r.fp);
     EXPECT_GE(r.ci.high, r.fp);
+  }
+}
+
+// `dispersion` (Pearson's chi^2 / (F - 1) of the per-filter counts) against
+// what it must be. One-bit filters of 50 keys in 500 bits: filter f answers
+// an outside query positive with probability X_f / m, X_f its set bits, so
+// its count is Binomial(q, X_f / m) and the dispersion's expectation is
+//   1 + q Var(X/m) / (p (1 - p)),   p = E[X]/m,
+// with the occupancy moments of Z = m - X (n keys, uniform bits):
+//   E[Z] = m (1-1/m)^n,  E[Z(Z-1)] = m (m-1) (1-2/m)^n.
+// (~19 here, ~3 with the sanitizers' tenth of the queries: the filters' own
+// rates scatter far more than sampling does.)
+// The statistic of F = 300 filters estimates it to ~sqrt(2/F) = 8% relative
+// (the variance of a sample variance), plus the skew of X: allow 35%. XOR
+// filters of 8-bit fingerprints answer every outside query positive with
+// probability exactly 2^-8 whatever their keys, so there the statistic is
+// chi^2_{F-1} / (F - 1): 1 +- 4 sqrt(2/(F-1)). Fixed seed (Config's 42).
+TEST(Fp, DispersionMeasuresTheSpreadOfTheFiltersOwnRates) {
+  {
+    const uint64_t n = 50, filters = 300, q_per_filter = SanitizerScaled(100000);
+    FpResult r;
+    ASSERT_TRUE(RunFp(Config("onebit:bpk=10", n, filters, filters * q_per_filter, 2), &r).ok());
+    const double m = 500, nd = static_cast<double>(n);
+    const double ez = m * std::pow(1 - 1 / m, nd), ezz = m * (m - 1) * std::pow(1 - 2 / m, nd);
+    const double var_x = ezz + ez - ez * ez;  // Var(Z) = Var(X)
+    const double p = 1 - ez / m;
+    const double expected = 1 + static_cast<double>(q_per_filter) * var_x / (m * m) / (p * (1 - p));
+    EXPECT_NEAR(r.dispersion, expected, 0.35 * expected) << "p " << p << " measured fp " << r.fp;
+    EXPECT_GT(expected, 2);
+  }
+  {
+    const uint64_t filters = 300;
+    FpResult r;
+    ASSERT_TRUE(RunFp(Config("xor:fingerprint=8", 2000, filters, filters * SanitizerScaled(20000), 2), &r).ok());
+    EXPECT_NEAR(r.dispersion, 1.0, 4 * std::sqrt(2.0 / (filters - 1)));
+  }
+  {
+    FpResult r;  // one filter: no dispersion
+    ASSERT_TRUE(RunFp(Config("onebit:bpk=10", 50, 1, 1000, 1), &r).ok());
+    EXPECT_LT(r.dispersion, 0);
   }
 }
 

@@ -52,7 +52,10 @@ void DeclareModelFlags(FlagSet& flags, ModelArgs* a) {
   flags.Field("filter", "string", "canonical spec, every parameter resolved");
   flags.Field("filter_arg", "string", "the --filter text the spec came from");
   flags.Field("variant", "string", "variant name");
-  flags.Field("fp_model_kind", "string", "exact | empirical | lower_bound | upper_bound (the registration's)");
+  flags.Field("fp_model_kind", "string",
+              "exact | approximation | empirical | lower_bound | upper_bound (the registration's)");
+  flags.Field("fp_model_max_relative_error", "number",
+              "an approximation's stated largest |measured / model - 1| (the registration's); 0 for other kinds");
   flags.Field("bits_per_key", "number", "requested bits per key");
   flags.Field("probes", "int?", "probes per key; null for a variant without probes (and for range filters)");
   flags.Field("keys", "int", "keys in the filter");
@@ -149,7 +152,9 @@ Status ModelRecord(const ModelPolicy& p, double keys, JsonRecord* out) {
   j["filter"] = policy.spec();
   j["filter_arg"] = p.filter_arg;
   j["variant"] = std::string(policy.variant());
-  j["fp_model_kind"] = FpModelKindName(FpModelKindOf(policy));
+  const FpModelClaim claim = FpModelClaimOf(policy);
+  j["fp_model_kind"] = FpModelKindName(claim.kind);
+  j["fp_model_max_relative_error"] = claim.max_relative_error;
   j["bits_per_key"] = policy.bits_per_key();
   j["probes"] = JsonOrNull(policy.num_probes());
   j["keys"] = static_cast<uint64_t>(keys);

@@ -4,10 +4,11 @@
 //   {"input", "canonical", "variant", "params": {key: value, ...},
 //    "bits_per_key", "hash_bits", "probes" (null for variants without probes),
 //    "keys" (the parameter keys the variant accepts), "fp_model" (what its FP model
-//    promises: exact | empirical | lower_bound | upper_bound), "kind" (point |
-//    range: which interface the variant implements, filters/filter.h or
-//    filters/range/range_filter.h), "key_types" (range filters: uint64 |
-//    bytes | uint64,bytes; null for point filters), "error"}
+//    promises: exact | approximation | empirical | lower_bound | upper_bound),
+//    "fp_model_max_relative_error" (an approximation's stated error, else 0),
+//    "kind" (point | range: which interface the variant implements,
+//    filters/filter.h or filters/range/range_filter.h), "key_types" (range
+//    filters: uint64 | bytes | uint64,bytes; null for point filters), "error"}
 // where variant and params are the spec as written (parsed once, here, by
 // FilterSpec), canonical and the numbers the policy's (null when the spec is
 // invalid) and error the registry's reason (null when valid). This is the
@@ -41,8 +42,10 @@ void PrintCheckSpecUsage(FILE* f) {
                "Validates filter specs with the registry (nothing is built). One line per spec; with\n"
                "--json a JSON object: input, canonical, variant and params (the spec as written),\n"
                "bits_per_key, hash_bits, probes, keys (the parameters the variant accepts),\n"
-               "fp_model (exact, empirical, lower_bound or upper_bound), kind (point or range),\n"
-               "key_types (a range filter's: uint64, bytes or both; null for point filters)\n"
+               "fp_model (exact, approximation, empirical, lower_bound or upper_bound),\n"
+               "fp_model_max_relative_error (an approximation's stated largest error, else 0),\n"
+               "kind (point or range), key_types (a range filter's: uint64, bytes or both;\n"
+               "null for point filters)\n"
                "and error (the registry's reason, null if valid).\n"
                "--examples adds every example spec of every registered point variant,\n"
                "--range-examples every range variant's.\n"
@@ -77,6 +80,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
   const bool range = s.ok() && FindRangeFilterVariant(spec.variant()) != nullptr;
   r["kind"] = range ? "range" : "point";
   r["key_types"] = nullptr;
+  r["fp_model_max_relative_error"] = nullptr;
   std::unique_ptr<FilterPolicy> policy;
   std::unique_ptr<RangeFilterPolicy> range_policy;
   std::vector<std::string> keys;
@@ -88,6 +92,7 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
       const double bpk = range_policy->bits_per_key();
       r["bits_per_key"] = std::isnan(bpk) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(bpk);
       r["fp_model"] = FpModelKindName(RangeFpModelKindOf(*range_policy));
+      r["fp_model_max_relative_error"] = 0.0;  // range models are exact, bounds or empirical
       r["key_types"] = RangeKeyTypesName(range_policy->key_types());
       r["error"] = nullptr;
       error->clear();
@@ -102,7 +107,9 @@ nlohmann::ordered_json SpecRecord(const std::string& input, std::string* error) 
     r["bits_per_key"] = policy->bits_per_key();
     r["hash_bits"] = static_cast<int>(policy->hash_width());
     r["probes"] = JsonOrNull(policy->num_probes());
-    r["fp_model"] = FpModelKindName(FpModelKindOf(*policy));
+    const FpModelClaim claim = FpModelClaimOf(*policy);
+    r["fp_model"] = FpModelKindName(claim.kind);
+    r["fp_model_max_relative_error"] = claim.max_relative_error;
     r["error"] = nullptr;
     error->clear();
   } else {

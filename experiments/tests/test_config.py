@@ -143,10 +143,13 @@ def test_registry_parses_specs_for_the_runner(build):
     assert a["legacy:bpk=10,hash=64"]["params"] == {"bpk": "10", "hash": "64"}
     assert a["bogus"]["variant"] == "bogus" and a["bogus"]["error"].startswith("unknown filter variant 'bogus'")
     # What each variant's FP model promises, from its registration (per spec where the kind depends on
-    # it): legacy's is exact up to 20 probes and an upper bound above; none for a spec the registry refuses.
+    # it): legacy's is an approximation (0.4%) up to 20 probes and an upper bound above; none for a spec
+    # the registry refuses.
     assert (a["fastlocal:bpk=10"]["fp_model"], a["legacy:bpk=10,hash=64"]["fp_model"]) == ("exact", None)
     kinds = check_specs(build, ["legacy:bpk=10", "legacy:bpk=40"])
-    assert (kinds["legacy:bpk=10"]["fp_model"], kinds["legacy:bpk=40"]["fp_model"]) == ("exact", "upper_bound")
+    assert (kinds["legacy:bpk=10"]["fp_model"], kinds["legacy:bpk=40"]["fp_model"]) == ("approximation", "upper_bound")
+    assert (kinds["legacy:bpk=10"]["fp_model_max_relative_error"], a["fastlocal:bpk=10"]["fp_model_max_relative_error"]) \
+        == (0.004, 0)
     worm = a["worm:variant=cache_worm64, bpk = 8"]
     assert (worm["variant"], worm["params"]) == ("worm", {"variant": "cache_worm64", "bpk": "8"})
     assert label(worm) == "cache_worm64:bpk=8" and label(a["fastlocal:bpk=10"]) == "fastlocal:bpk=10"

@@ -13,11 +13,12 @@
 //   static bool Query(const uint64_t* words, const WormShape&, uint64_t hash);
 //   static void Prefetch(const uint64_t* words, const WormShape&, uint64_t hash);
 //   static double Model(const WormShape&, double distinct_hashes);   (layout FP model)
-//   static bool ModelExact(int probes);
 //   static FpModelKind ModelKind(int probes, HashWidth);   (SchemeBase: exact)
+//   static double ModelMaxRelativeError(int probes, HashWidth);  (SchemeBase: 0;
+//       an approximation's measured largest relative error)
 //   static uint64_t MaxBits(HashWidth, int probes);
 // and the constants kHash32, kHash64, kDefaultWidth, kMinProbes, kMaxProbes,
-// kProbesRule, kDefaultProbes, kOddUnits, kApproxBelow, kApproxAbove
+// kProbesRule, kDefaultProbes, kOddUnits
 // (SchemeBase gives the usual ones). Query and Prefetch must read nothing of
 // the shape that UnitBits and InitShape do not derive from width, probes and
 // units: the filter's FilterView rebuilds the shape from those three.
@@ -45,6 +46,12 @@ inline bool TestBit(const uint64_t* words, uint64_t b) { return ((words[b >> 6] 
 // Filters are capped at 2^40 bits (128 GiB) whatever the arithmetic allows.
 inline constexpr uint64_t kMaxFilterBits = uint64_t{1} << 40;
 
+// The kind of a scheme whose model is exact unless it states an error: an
+// approximation where `error` (its ModelMaxRelativeError) is positive.
+inline FpModelKind ApproximationIf(double error) {
+  return error > 0 ? FpModelKind::kApproximation : FpModelKind::kExact;
+}
+
 // The usual answers; a scheme overrides what differs.
 struct SchemeBase {
   static constexpr bool kHash32 = true;
@@ -53,15 +60,12 @@ struct SchemeBase {
   static constexpr int kMinProbes = 1;
   static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kModelOptimal;
   static constexpr bool kOddUnits = false;
-  // Default band for approximate models: the approximations named beside
-  // the schemes move the rate by a few percent at 10 bits/key.
-  static constexpr double kApproxBelow = 0.05;
-  static constexpr double kApproxAbove = 0.20;
   static uint64_t MaxBits(HashWidth, int) { return kMaxFilterBits; }
   static void InitShape(WormShape* s) { s->range = s->units; }
   // The tolerance kind the property tests hold the model to; a scheme whose
   // model is a fitted estimate or a bound says so (fp_tolerance.h).
   static FpModelKind ModelKind(int, HashWidth) { return FpModelKind::kExact; }
+  static double ModelMaxRelativeError(int, HashWidth) { return 0; }
 };
 
 // Hash and prefetch a chunk, then probe it: the misses of a chunk overlap
@@ -247,10 +251,8 @@ WormSubVariant MakeSubVariant(const char* name, const char* summary) {
                         Scheme::kMaxProbes,
                         Scheme::kProbesRule,
                         Scheme::kDefaultProbes,
-                        &Scheme::ModelExact,
-                        Scheme::kApproxBelow,
-                        Scheme::kApproxAbove,
                         &Scheme::ModelKind,
+                        &Scheme::ModelMaxRelativeError,
                         Scheme::kOddUnits,
                         &Scheme::MaxBits,
                         &Scheme::UnitBits,

@@ -65,7 +65,6 @@ struct Worm64Scheme : SchemeBase {
   static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kStandard;
   static constexpr bool kOddUnits = true;
   static uint64_t UnitBits(int) { return 1; }
-  static bool ModelExact(int) { return true; }
 
   static uint64_t Start(const WormShape& s, uint64_t h) { return s.width == HashWidth::k32 ? WidenFrom32(h) : h; }
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
@@ -137,7 +136,6 @@ struct Worm32Scheme : SchemeBase {
   static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kStandard;
   static constexpr bool kOddUnits = true;
   static uint64_t UnitBits(int) { return 1; }
-  static bool ModelExact(int) { return true; }
   static uint64_t MaxBits(HashWidth, int) { return UINT32_MAX; }
 
   static void Add(uint64_t* words, const WormShape& s, uint64_t h) {
@@ -188,9 +186,6 @@ struct RocksDbDynamicScheme : SchemeBase {
   static constexpr const char* kProbesRule = "non-local probes: 1..30";
   static constexpr DefaultProbes kDefaultProbes = DefaultProbes::kStandard;
   static uint64_t UnitBits(int) { return 1; }
-  static bool ModelExact(int) { return false; }
-  static constexpr double kApproxBelow = 0.0;
-  static constexpr double kApproxAbove = 1.0;
   // The ideal for independent probes; the rotate-and-add sequence does worse.
   static FpModelKind ModelKind(int, HashWidth) { return FpModelKind::kLowerBound; }
   static uint64_t MaxBits(HashWidth, int) { return UINT32_MAX; }

@@ -37,6 +37,7 @@ class WormPolicy final : public FilterPolicy {
   double bits_per_key() const override { return static_cast<double>(millibits_per_key_) / 1000.0; }
   std::optional<int> num_probes() const override { return probes_; }
   FpModelKind fp_model_kind() const { return v_->model_kind(probes_, width_); }
+  double fp_model_max_relative_error() const { return v_->model_max_relative_error(probes_, width_); }
 
   // filterlab's own variants: XXH3_64 (libxxhash); hash=32 keeps its low 32 bits.
   uint64_t HashKey(Slice key) const override {
@@ -148,6 +149,9 @@ Status CreateWormPolicy(FilterSpec& spec, const WormSubVariant& v, std::unique_p
 FpModelKind WormFpModelKind(const FilterPolicy& policy) {
   return static_cast<const WormPolicy&>(policy).fp_model_kind();
 }
+double WormFpModelError(const FilterPolicy& policy) {
+  return static_cast<const WormPolicy&>(policy).fp_model_max_relative_error();
+}
 
 Status UnknownSubVariant(const FilterSpec& spec, const std::string& name) {
   return Status::InvalidArgument("filter spec '" + spec.text() + "': unknown worm variant '" + name +
@@ -224,7 +228,8 @@ const bool kRegistered = [] {
   internal::FilterRegistrar worm(FilterVariant{
       "worm", "the wormhashing Bloom family (foo.cc variants, flagged-broken ones repaired); variant= picks one",
       "variant=NAME (required) bpk=0.5..100 probes=per variant hash=32|64 per variant", &CreateWorm, &OpenWormLayout,
-      nullptr, WormExamples(), FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true});
+      nullptr, WormExamples(), FpModelKind::kExact, &WormFpModelKind, /*has_probes=*/true,
+      /*fp_model_max_relative_error=*/0, &WormFpModelError});
   static std::deque<std::string> texts;
   for (const WormSubVariant* v : AllWormSubVariants()) {
     const std::string widths = v->allows_hash32 && v->allows_hash64 ? "32|64 (default 64)"
@@ -246,7 +251,9 @@ const bool kRegistered = [] {
                                                   {},
                                                   FpModelKind::kExact,
                                                   &WormFpModelKind,
-                                                  /*has_probes=*/true});
+                                                  /*has_probes=*/true,
+                                                  /*fp_model_max_relative_error=*/0,
+                                                  &WormFpModelError});
   }
   return true;
 }();

@@ -50,18 +50,12 @@ struct WormSubVariant {
   int max_probes;
   const char* probes_rule;  // why the probe range is what it is (for error messages)
   DefaultProbes default_probes;
-  // True where Model() is exact for this layout and probe count up to
-  // effects far below the tests' 4-sigma bounds; false where it is a stated
-  // approximation.
-  bool (*model_exact)(int probes);
-  // Where the model is approximate: the band, relative to the model, that
-  // the measured rate at 10 bits/key is expected in (model*(1 - below) ..
-  // model*(1 + above)), each value argued beside the scheme.
-  double approx_below;
-  double approx_above;
   // What kind of model `model` is at these parameters (fp_tolerance.h), the
   // worm registration's FpModelKind for a policy of this sub-variant.
   FpModelKind (*model_kind)(int probes, HashWidth width);
+  // Where model_kind says kApproximation: the largest relative error
+  // |measured / model - 1| measured for it (FpModelClaim); 0 otherwise.
+  double (*model_max_relative_error)(int probes, HashWidth width);
   bool odd_units;  // the unit count must be odd (a worm step over the units)
   // Largest bit count the variant's arithmetic can address (e.g. 32-bit
   // fastrange or mod for hash=32), a multiple of the unit.
