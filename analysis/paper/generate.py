@@ -792,10 +792,19 @@ def range_filter_values(results_root: Path) -> dict[str, str]:
     """The range-filter section's comparisons (experiment range_filters): at 16 bits/key, ranges of
     2^10 and correlation 0.8, the best range filter's FP over prefix Bloom's and over bucketing's;
     and the side-by-side run against the papers' code (range_filters_peers/peers.csv, when committed)."""
-    out = {"rangeBestCorr": "--", "rangeBestCorrBucketing": "--",
+    out = {"rangeBestCorr": "--", "rangeBestCorrBucketing": "--", "rangeCorr": "--", "rangeCorrSpanLog": "--",
+           "rangeLemmaEps": "--",
            "rangePeerNote": "Not measured: no committed results for the side-by-side run."}
     df = _results(results_root, "range_filters")
     if df is not None and "range_length" in df:
+        degrees = sorted(df.loc[(df["command"] == "rangefp") & df["sweep"].astype(str).str.startswith("fp_vs_bits"),
+                                "correlation"].dropna().unique())
+        if degrees:
+            out["rangeCorr"] = f"{degrees[0]:g}"
+            out["rangeCorrSpanLog"] = f"{round(30 * (1 - degrees[0]))}"
+        lemma = df.loc[(df["command"] == "rangefp") & (df["sweep"] == "lemma"), "filter"].dropna().unique()
+        if len(lemma) and "eps=" in lemma[0]:
+            out["rangeLemmaEps"] = lemma[0].split("eps=", 1)[1].split(",", 1)[0]
         rows = df[(df["command"] == "rangefp") & (df["sweep"] == "fp_vs_bits_10") & (df["bpk"] == 16)
                   & (df["range_length"] == 1024) & (df["correlation"] == 0.8)]
         if not rows.empty:
