@@ -765,7 +765,7 @@ def range_peer_cells(results_root: Path) -> "pd.DataFrame | None":
         bits=("bits_per_key", "median"), rounds=("round", "nunique")).reset_index()
     ours, paper = (med[med["code"] == c].drop(columns="code").set_index(["variant", "arg", "workload"])
                    for c in ("ours", "paper"))
-    cells = ours.join(paper, lsuffix="_ours", rsuffix="_paper", how="inner").reset_index()
+    cells = ours.merge(paper, left_index=True, right_index=True, suffixes=("_ours", "_paper")).reset_index()
     cells["build_ratio"] = cells["build_ours"] / cells["build_paper"]
     cells["query_ratio"] = cells["query_ours"] / cells["query_paper"]
     cells["rounds"] = cells[["rounds_ours", "rounds_paper"]].min(axis=1)
