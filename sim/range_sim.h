@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "filters/range/range_workload.h"
 #include "common/status.h"
 #include "filters/range/range_filter.h"
+#include "filters/range/range_workload.h"
 
 namespace filterlab::sim {
 

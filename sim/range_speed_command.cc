@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "common/flags.h"
-#include "filters/range/range_workload.h"
 #include "common/stats.h"
 #include "common/timer.h"
+#include "filters/range/range_workload.h"
 #include "filters/registry.h"
 #include "hashing/remix.h"
 #include "sim/commands.h"
