@@ -8,10 +8,10 @@ level saw), with the binomial 2-sigma interval of the measurement as error bars.
 
 from __future__ import annotations
 
-from .style import BPK_LABEL, palette  # first: selects the Agg backend before pyplot loads
+import matplotlib.pyplot as plt
+import pandas as pd
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from .style import BPK_LABEL, palette
 
 READS_LABEL = "data-block reads from false positives per lookup"
 POLICIES = ("uniform", "monkey", "no_last_level", "optimal")

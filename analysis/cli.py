@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt
 
 from . import plots, tables
 from .load import load
+from .paper.claims import ClaimsError
+from .paper.generate import generate
 
 
 def plot_dir(results_dir: str | Path) -> list[Path]:
@@ -57,9 +59,6 @@ def main(argv=None) -> int:
     pp.add_argument("--out", default="paper/generated", help="where the generated files go (default paper/generated)")
     args = p.parse_args(argv)
     if args.command == "paper":
-        from .paper.claims import ClaimsError
-        from .paper.generate import generate
-
         try:
             for path in generate(args.results, args.out):
                 print(path)

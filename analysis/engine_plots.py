@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import warnings
 
-from .style import FP_LABEL, palette  # first: selects the Agg backend before pyplot loads
+import matplotlib.colors
+import matplotlib.patches
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+import seaborn as sns
 
-import matplotlib.colors  # noqa: E402
-import matplotlib.patches  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from . import allocation_plot  # noqa: E402
-from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians,  # noqa: E402
-                          multiget_summary, range_summary, space_summary, toggle_summary)
+from . import allocation_plot
+from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians, multiget_summary,
+                          range_summary, space_summary, toggle_summary)
+from .style import FP_LABEL, palette
 
 OPS_LABEL = "operations per second"
 US_LABEL = "µs per lookup"
@@ -58,7 +57,7 @@ def multiget(df: pd.DataFrame):
             title = f"speedup vs readrandom ({base:.3g} µs/op)" if pd.notna(base) else "speedup (no readrandom)"
         panels.append((title, grid("speedup"), "x"))
         for ax, (title, data, unit) in zip(row, panels):
-            _heatmap(ax, data, unit, lo, hi)
+            heatmap(ax, data, unit, lo, hi)
             ax.set_xlabel("batch size")
             ax.set_ylabel("stride (0 = random keys)")
             ax.set_title(f"{engine}: {title}", fontsize=9)
@@ -66,7 +65,7 @@ def multiget(df: pd.DataFrame):
     return fig
 
 
-def _heatmap(ax, data: pd.DataFrame, unit: str, lo: float, hi: float) -> None:
+def heatmap(ax, data: pd.DataFrame, unit: str, lo: float, hi: float) -> None:
     """µs cells on a shared scale [lo, hi]; speedups (unit "x") on a log scale centred on 1."""
     with warnings.catch_warnings():  # seaborn's own use of a matplotlib API about to be deprecated
         warnings.simplefilter("ignore", PendingDeprecationWarning)

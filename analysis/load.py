@@ -74,3 +74,12 @@ def probe_grid_rows(df: pd.DataFrame) -> pd.DataFrame | None:
     if pr.empty:
         return None
     return pr.drop_duplicates(["variant", "bits_per_key", "seed"])
+
+
+def load_experiment(results_root: str | Path, name: str) -> pd.DataFrame | None:
+    """The results of experiment `name` under results_root (results_root/name/), or None where
+    that experiment has none committed: the report then shows "--" or a "not measured" note."""
+    try:
+        return load(Path(results_root) / name)
+    except FileNotFoundError:
+        return None

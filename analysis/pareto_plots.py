@@ -6,15 +6,14 @@ filter over the working set, one at a time (filled) and pipelined (hollow)."""
 
 from __future__ import annotations
 
-from .style import FP_LABEL  # first: selects the Agg backend before pyplot loads
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import pandas as pd
+
+from .pareto_data import curve_key, pareto_rows
+from .style import FP_LABEL
 from .style import legend as _legend
 from .style import palette as _palette
-
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from .pareto_data import curve_key, pareto_rows  # noqa: E402
 
 
 def pareto(df: pd.DataFrame):

@@ -6,21 +6,19 @@ filter figures (sim workers); engine_plots.py the engine's (lsmbench)."""
 
 from __future__ import annotations
 
-from .style import BPK_LABEL, FP_LABEL, PAGE  # first: selects the Agg backend before pyplot loads
-from .style import linestyle, marker
+import matplotlib.lines
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from . import engine_plots, pareto_plots, range_plots
+from .load import pooled_fp, probe_grid_rows, with_labels
+from .speed_data import MIX_ORDER, panel_title, speed_cells, speed_rows
+from .style import BPK_LABEL, FP_LABEL, PAGE, linestyle, marker
 from .style import legend as _legend
 from .style import palette as _palette
-
-import matplotlib.lines  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from . import engine_plots, pareto_plots, range_plots  # noqa: E402
-from .load import pooled_fp, probe_grid_rows, with_labels  # noqa: E402
-from .speed_data import MIX_ORDER, panel_title, speed_cells, speed_rows  # noqa: E402
 
 
 def _labeled(df):

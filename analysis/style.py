@@ -15,10 +15,14 @@ from __future__ import annotations
 import zlib
 
 import matplotlib
+import matplotlib.colors as mcolors
+import seaborn as sns
 
+# Figures are written to files, never shown: the non-interactive backend for every process
+# that draws them. Every module of the package loads this one through analysis/__init__.py
+# (plots imports it) before any figure is made; selecting the backend after pyplot is
+# imported is fine (matplotlib resolves it at the first figure, and use() switches it).
 matplotlib.use("Agg")
-import matplotlib.colors as mcolors  # noqa: E402
-import seaborn as sns  # noqa: E402
 
 # Column width of a two-column paper is about 3.4 in; figures are drawn at
 # COLUMN or PAGE width and placed at 100%, so 8 pt text stays 8 pt in print.

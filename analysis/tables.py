@@ -12,6 +12,7 @@ from .load import pooled_fp, probe_grid_rows, with_labels
 from .dynamic_data import DYNAMIC_MODES, dynamic_rows
 from .pareto_data import pareto_table
 from .speed_data import MIX_ORDER, SPREAD_FLAG, _truthy, describe, speed_cells
+from .tex import escape
 
 
 def fp_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -205,7 +206,7 @@ def dynamic_table(df: pd.DataFrame) -> pd.DataFrame | None:
     t.columns.name = None
     threads = sorted({int(v) for v in d.loc[d["mode"].str.startswith("parallel"), "threads"]})
     rounds = sorted({int(v) for v in d["rounds"]}) if "rounds" in d else []
-    t.attrs["notes"] = [f"ns per key: wall time / keys, hashing included"
+    t.attrs["notes"] = ["ns per key: wall time / keys, hashing included"
                         + (f"; parallel modes from {', '.join(map(str, threads))} threads" if threads else "")
                         + (f"; {' or '.join(map(str, rounds))} rounds per repeat (their median)" if rounds else "")
                         + "."]
@@ -227,22 +228,13 @@ def to_markdown(t: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-        "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "–": "--", "×": r"$\times$", "−": "-"}
-
-
-def _tex(s) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in str(s))
-
-
 def to_latex(t: pd.DataFrame) -> str:
     cols = list(t.columns)
     lines = [r"\begin{tabular}{" + "l" * len(cols) + "}", r"\toprule",
-             " & ".join(_tex(c) for c in cols) + r" \\", r"\midrule"]
+             " & ".join(escape(c) for c in cols) + r" \\", r"\midrule"]
     for row in t.itertuples(index=False):
-        lines.append(" & ".join("" if pd.isna(v) else _tex(v) for v in row) + r" \\")
+        lines.append(" & ".join("" if pd.isna(v) else escape(v) for v in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     for note in t.attrs.get("notes") or []:
-        lines.append(r"{\footnotesize " + _tex(note) + r"\par}")
+        lines.append(r"{\footnotesize " + escape(note) + r"\par}")
     return "\n".join(lines) + "\n"

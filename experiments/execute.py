@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from .cluster import ClusterTarget
 from .grid import Run
 from .store import RunStore
 from .workers import scratch_root, worker_argv
@@ -157,7 +158,7 @@ class Failure:
 class Executor:
     """Runs a list of runs with progress; stores successes, collects failures."""
 
-    def __init__(self, store: RunStore, build, jobs: int, cores: int, cluster: str | None = None,
+    def __init__(self, store: RunStore, build, jobs: int, cores: int, cluster: ClusterTarget | None = None,
                  console: Console | None = None, timeout: float | None = None):
         self.store, self.build, self.jobs, self.cores = store, build, max(1, jobs), cores
         self.cluster, self.timeout = cluster, timeout
@@ -225,7 +226,7 @@ class Executor:
     def _dask(self, shared, alone, progress, task) -> None:
         from dask.distributed import Client, as_completed as dask_completed
 
-        with Client(self.cluster) as client:
+        with Client(self.cluster.address, security=self.cluster.security()) as client:
             futures = {}
             for r in shared:
                 fut = client.submit(execute_argv, *self.call(r, False), pure=False)

@@ -66,22 +66,28 @@ int Describe() {
 
 }  // namespace
 
+CommandFunction FindCommand(const std::string& name) {
+  for (const auto& c : kCommands) {
+    if (name == c.name) return c.run;
+  }
+  return nullptr;
+}
+
 int SimMain(int argc, char** argv) {
   if (argc < 2) return Usage(stderr);
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") return Usage(stdout);
   if (cmd == "--describe") return Describe();
-  for (const auto& c : kCommands) {
-    if (cmd != c.name) continue;
+  if (CommandFunction run = FindCommand(cmd)) {
     std::string help;
-    Status s = c.run(
+    Status s = run(
         argc - 2, argv + 2, [](const JsonRecord& r) { EmitRecord(r); }, &help);
     if (!help.empty()) {
       std::fputs(help.c_str(), stdout);
       return 0;
     }
     if (!s.ok()) {
-      std::fprintf(stderr, "filterlab-sim %s: %s\n", c.name, s.message().c_str());
+      std::fprintf(stderr, "filterlab-sim %s: %s\n", cmd.c_str(), s.message().c_str());
       return s.IsInvalidArgument() ? 2 : 1;
     }
     return 0;

@@ -25,6 +25,11 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
 Status RangeSpeedCommand(int argc, char** argv, const Emit& emit, std::string* help);
 Status RangeWorkloadCommand(int argc, char** argv, const Emit& emit, std::string* help);
 
+// The command named `name` ("fp", "model", ...), or null: what runs a
+// command for another front end (the Python module's filterlab.sim).
+using CommandFunction = Status (*)(int argc, char** argv, const Emit& emit, std::string* help);
+CommandFunction FindCommand(const std::string& name);
+
 // The whole program: argv[1] is the subcommand. Returns the exit code
 // (0 ok, 1 run failed, 2 usage error).
 int SimMain(int argc, char** argv);

@@ -334,3 +334,39 @@ def test_bad_allocation_lists_get_clear_errors(lsmbench, args, expected):
     assert r.returncode == 2
     for text in expected:
         assert text in r.stderr, (text, r.stderr)
+
+
+@pytest.mark.parametrize("engine", ["filterlab", "rocksdb", "leveldb"])
+def test_range_workloads_return_what_the_key_set_holds(lsmbench, engine):
+    """seekempty's ranges are empty (a seek returning a key fails the run),
+    scanrange's scans find their keys, prefix seeks stay in their prefix; on
+    our engine the range filter and the prefix Bloom skip tables and say so
+    in seek_stats, on RocksDB its prefix Bloom counts its seeks, on LevelDB
+    the bound is applied by lsmbench's iterator."""
+    if engine == "rocksdb" and not has_rocksdb(lsmbench):
+        pytest.skip("lsmbench built without RocksDB (librocksdb-dev not found)")
+    extra = {"filterlab": ["--range_filter=grafite:bpk=16"], "rocksdb": ["--statistics"],
+             "leveldb": ["--filter=legacy_block:bpk=10"]}[engine]
+    r = run(lsmbench, f"--engine={engine}", "--benchmarks=filluniquerandom,flush,seekempty,scanrange",
+            "--key_source=uniform", f"--num={NUM}", "--reads=500", "--range_size=64", "--write_buffer_mb=0.25",
+            *extra, check=False)
+    if engine == "leveldb" and "built without LevelDB" in r.stderr:
+        pytest.skip("lsmbench built without LevelDB")
+    assert r.returncode == 0, r.stderr[-3000:]
+    recs = records(r)
+    assert recs["seekempty"]["found"] == 0 and recs["seekempty"]["ops"] == 500
+    assert recs["scanrange"]["keys_returned"] >= 500  # each range starts at a stored key
+    if engine == "filterlab":
+        total = recs["seekempty"]["seek_stats"]["total"]
+        # Grafite at 16 bits/key: FP bound 64 / 2^14 per table; 10% of the table seeks passing would be far outside it.
+        assert total["filtered"] > 0.9 * (total["filtered"] + total["filter_match"]), total
+        assert recs["seekempty"]["range_filter"].startswith("grafite:")
+    # Prefix seeks: prefix 8 of 16-byte keys, 10 keys a prefix.
+    r = run(lsmbench, f"--engine={engine}", "--benchmarks=fillrandom,flush,seekrandom", f"--num={NUM}", "--reads=500",
+            "--prefix_size=8", "--keys_per_prefix=10", "--prefix_same_as_start", "--seek_nexts=20",
+            *[x for x in extra if not x.startswith("--range_filter")])
+    rec = records(r)["seekrandom"]
+    # A seek reads at most its prefix's 10 keys: the landing key and at most 9 Next() calls.
+    assert rec["nexts_done"] <= 10 * 500, rec["nexts_done"]
+    if engine != "leveldb":
+        assert rec["seek_stats"]["total"]["filter_match"] > 0, rec["seek_stats"]

@@ -18,7 +18,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .generate import PAPER, ROOT, generate
+from .generate import generate
+from .paths import PAPER, ROOT
 
 
 def experiments(manifest: Path = PAPER / "paper.toml") -> list[dict]:

@@ -15,18 +15,26 @@ Verdicts:
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from ..load import pooled_fp, wilson
+from ..dynamic_data import dynamic_ratios, dynamic_rows
+from ..engine_data import benchmark_rows, multiget_summary, range_summary, space_summary, toggle_summary
+from ..load import load_experiment, pooled_fp, wilson
 from ..speed_data import speed_cells
+from .paths import ROOT
 
 SIGMA_LIMIT = 4.0
 UNITS = ("percent", "ratio", "ns", "us", "entries", "share", "bytes", "bits")
+# A verdict as the report's tables and macros print it.
+VERDICT_SHORT = {"reproduced": "reproduced", "diverges, explained": "diverges (explained)",
+                 "diverges, unexplained": "diverges (unexplained)", "not measured": "not measured"}
 
 
 class ClaimsError(Exception):
@@ -239,8 +247,6 @@ def _range_stat(df: pd.DataFrame, ours: dict, published: float, published_querie
     and, where the experiment ran several seeds (skip lists), the spread of the seeds' means,
     which overlapping ranges of one skip list do not average out: it bounds our mean's error
     from below (var / seeds) and stands for the published run's own (one skip list)."""
-    from ..engine_data import benchmark_rows, range_summary
-
     t = range_summary(df)
     if t is None:
         return None
@@ -288,8 +294,6 @@ def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_que
     """The relative change of a benchmark's throughput (or of SST bytes per key, with
     benchmark = "space") when an engine feature is switched on: engine_data's toggle and
     space summaries, medians over the repeats, in the context ours names (e.g. value_size)."""
-    from ..engine_data import space_summary, toggle_summary
-
     toggle, bench = ours["toggle"], ours["benchmark"]
     t = space_summary(df, toggle) if bench == "space" else toggle_summary(df, toggle, [bench])
     if t is None:
@@ -308,8 +312,6 @@ def _toggle_change(df: pd.DataFrame, ours: dict, published: float, published_que
 def _multiget_ratio(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """Batched MultiGet's µs per key over the Get loop's at one batch size and stride
     (engine_data.multiget_summary: medians over the repeats)."""
-    from ..engine_data import multiget_summary
-
     t = multiget_summary(df)
     if t is None:
         return None
@@ -325,8 +327,6 @@ def _multiget_ratio(df: pd.DataFrame, ours: dict, published: float, published_qu
 def _toggle_bytes(df: pd.DataFrame, ours: dict, published: float, published_queries: int | None) -> Measured | None:
     """The SST bytes per key an engine feature adds (on minus off, medians over the repeats;
     engine_data.space_summary), in the context ours names."""
-    from ..engine_data import space_summary
-
     t = space_summary(df, ours["toggle"])
     r = None if t is None else _one_context(t, ours)
     if r is None:
@@ -371,8 +371,6 @@ def _dynamic_ratio(df: pd.DataFrame, ours: dict, published: float, published_que
     of `filter` over that of `over`, in one mode, at the one key count `where` selects (e.g.
     where = { keys = 8388608 }; required when the results hold several); the interval from
     the repeats' extremes."""
-    from ..dynamic_data import dynamic_ratios, dynamic_rows
-
     rows = dynamic_rows(df)
     if rows is None:
         return None
@@ -516,17 +514,16 @@ MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "rang
             "range_fp": _range_fp, "range_bits_over_bound": _range_bits_over_bound, "pending": _pending}
 
 
-def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
-    """Fills each claim's measurement from results_root/<experiment>/, or says why it has none."""
-    from .generate import _results  # here, not at the top: generate imports this module
-
+def measure_all(claims: list[Claim], results_root: str | Path,
+                results: Callable[[str], pd.DataFrame | None] | None = None) -> list[Claim]:
+    """Fills each claim's measurement from results_root/<experiment>/, or says why it has none.
+    results: an experiment's frame by name (default: each loaded once with load_experiment;
+    the report passes the loader its sections share)."""
     results_root = Path(results_root)
-    frames: dict[str, pd.DataFrame | None] = {}
+    results = results or functools.cache(lambda experiment: load_experiment(results_root, experiment))
     for c in claims:
         exp = c.ours.get("experiment")
-        if exp not in frames:
-            frames[exp] = _results(results_root, exp)
-        df = frames[exp]
+        df = results(exp)
         if c.ours["kind"] == "pending":
             c.missing = c.note
             continue
@@ -541,9 +538,8 @@ def measure_all(claims: list[Claim], results_root: str | Path) -> list[Claim]:
 
 def _shown(path: Path) -> str:
     """A results root as a reader of the report should see it: relative to the repository."""
-    root = Path(__file__).resolve().parents[2]
     try:
-        return str(path.resolve().relative_to(root))
+        return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
 

@@ -4,14 +4,18 @@ figure, each taking the tidy results frame and the claims."""
 
 from __future__ import annotations
 
-from ..style import COLUMN, PAGE, color, marker  # first: selects the Agg backend before pyplot loads
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
 
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ..load import pooled_fp  # noqa: E402
+from ..allocation_plot import engine_allocation
+from ..engine_data import filter_summary, multiget_summary, range_summary
+from ..engine_plots import engine_io as draw_engine_io
+from ..engine_plots import heatmap
+from ..load import pooled_fp, probe_grid_rows
+from ..pareto_data import curve_key, pareto_rows
+from ..style import COLUMN, PAGE, color, marker
 
 
 def fp_filter_bench(df: pd.DataFrame, claims) -> plt.Figure | None:
@@ -62,8 +66,6 @@ def range_estimates(df: pd.DataFrame, claims) -> plt.Figure | None:
     +-1 sd bars for our new algorithm and the published one (crosses), offset sideways so
     both show. The old algorithm's mean and sd are tens of times the true count (the claims
     table has them); on this scale they would be vertical lines."""
-    from ..engine_data import range_summary
-
     t = range_summary(df)
     if t is None:
         return None
@@ -220,8 +222,6 @@ def fp_vs_keys(df: pd.DataFrame, claims) -> plt.Figure | None:
 def probe_gain(df: pd.DataFrame) -> pd.DataFrame:
     """Per variant and bits/key of the probes experiment: RocksDB's table count, the simulated
     best, and the verdict of the paired comparison (the probes worker's grid records)."""
-    from ..load import probe_grid_rows
-
     pr = probe_grid_rows(df)
     if pr is None:
         return pd.DataFrame(columns=["variant", "bits_per_key", "table_probes", "best_probes", "verdict"])
@@ -264,8 +264,6 @@ def space_overhead(df: pd.DataFrame, claims) -> plt.Figure | None:
     crosses. Middle: hot single-filter query; right: random filter over the working set, one
     query at a time (filled) and pipelined (hollow, dotted); net ns, medians of the repeats.
     The speed panels stay empty until the speed sweeps have run."""
-    from ..pareto_data import curve_key, pareto_rows
-
     rows = pareto_rows(df)
     if rows is None or rows.empty:
         return None
@@ -316,9 +314,6 @@ def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
     """Our engine's per-key speedup of batched MultiGet over a Get loop on the same keys,
     batch size x stride (0 = independent random keys), medians of the repeats, each cell
     annotated; green faster, red slower."""
-    from ..engine_data import multiget_summary
-    from ..engine_plots import _heatmap
-
     s = multiget_summary(df)
     if s is None:
         return None
@@ -327,7 +322,7 @@ def multiget_speedup(df: pd.DataFrame, claims) -> plt.Figure | None:
         return None
     grid = s.pivot(index="stride", columns="batch_size", values="speedup").sort_index()
     fig, ax = plt.subplots(figsize=(COLUMN, 1.9))
-    _heatmap(ax, grid, "x", 0, 0)
+    heatmap(ax, grid, "x", 0, 0)
     ax.set_xlabel("batch size")
     ax.set_ylabel("stride")
     fig.tight_layout()
@@ -341,8 +336,6 @@ def engine_filters(df: pd.DataFrame, claims) -> plt.Figure | None:
     against the filter bits each stored key costs. One point per filter spec, coloured
     by family; the engine without filters and RocksDB's own runs as reference lines
     (RocksDB's lookups are not on our scale of cost: the line is there to place them)."""
-    from ..engine_data import filter_summary
-
     s = filter_summary(df)
     if s is None:
         return None
@@ -395,9 +388,7 @@ def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
     """Section io: the analysis package's engine_io figure (cached and cold point lookups
     per engine, compression and thread count; data-block reads per lookup; table bytes)
     at page width."""
-    from ..engine_plots import engine_io as draw
-
-    return draw(df, width=PAGE, height=5.6, text=7,
+    return draw_engine_io(df, width=PAGE, height=5.6, text=7,
                 titles=("readrandom: existing keys", "readmissing: missing keys",
                         "data-block reads from storage per lookup", "table bytes after the fill"))
 
@@ -405,8 +396,6 @@ def engine_io(df: pd.DataFrame, claims) -> plt.Figure | None:
 def allocation_cost(df: pd.DataFrame, claims) -> plt.Figure | None:
     """engine_allocation: lookup cost against filter memory, one colour per policy, the
     model's lines and the measured points, a panel per (size ratio, levels), page wide."""
-    from ..allocation_plot import engine_allocation
-
     return engine_allocation(df, ncols=2, width=PAGE)
 
 

@@ -11,7 +11,8 @@ import pytest
 from analysis import tables
 from analysis.dynamic_data import DYNAMIC_MODES
 from analysis.paper.claims import Claim, ClaimsError, measure_all
-from analysis.paper.dynamic import dynamic_keys_table_tex, power_word
+from analysis.paper.section import Inputs
+from analysis.paper.sections.dynamic import dynamic_keys_table_tex, power_word
 
 SMALL, LARGE = 1 << 10, 1 << 23
 NEW, OLD, LOCAL = "dynamic:bpk=10", "dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"
@@ -77,10 +78,10 @@ def test_dynamic_table_has_a_row_per_filter_and_key_count():
 
 
 def test_report_table_and_values_per_key_count(tmp_path):
-    text, vals = dynamic_keys_table_tex(tmp_path)
+    text, vals = dynamic_keys_table_tex(Inputs(tmp_path))
     assert "not measured" in text and vals["dynKeysCounts"] == "--"
     _store(tmp_path)
-    text, vals = dynamic_keys_table_tex(tmp_path)
+    text, vals = dynamic_keys_table_tex(Inputs(tmp_path))
     assert "$2^{10}$" in text and "$2^{23}$" in text
     assert vals["dynKeysCounts"] == "2"
     assert vals["dynHitRatioTen"] == "0.80" and vals["dynHitRatioTwentyThree"] == "0.50"

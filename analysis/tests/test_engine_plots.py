@@ -3,20 +3,19 @@
 annotated values and table cells are the ratios the fixture was built with."""
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 
 import analysis
 from analysis import engine_plots, tables
+from analysis.engine_data import multiget_summary, space_summary
+from experiments.store import tidy
+
+from .conftest import engine_frame, fixture_frame, multiget_collapsed_frame
 
 
 @pytest.fixture(scope="module")
 def df(tmp_path_factory):
-    import pandas as pd
-
-    from experiments.store import tidy
-
-    from .conftest import engine_frame, fixture_frame
-
     path = tmp_path_factory.mktemp("engine") / "results.parquet"
     tidy(pd.concat([fixture_frame(), engine_frame()], ignore_index=True)).to_parquet(path, index=False)
     return analysis.load(path)
@@ -61,13 +60,6 @@ def test_multiget_without_get_loop_compares_with_readrandom(df):
 def test_multiget_from_collapsed_runs_reads_the_records(tmp_path):
     """One run per batch size measuring every (stride, batched) pair (the runner's
     collapsed lists) gives the same summary and heat maps as one run per pair."""
-    import pandas as pd
-
-    from analysis.engine_data import multiget_summary
-    from experiments.store import tidy
-
-    from .conftest import engine_frame, multiget_collapsed_frame
-
     path = tmp_path / "results.parquet"
     tidy(multiget_collapsed_frame()).to_parquet(path, index=False)
     collapsed = analysis.load(path)
@@ -192,9 +184,7 @@ def test_engine_io_panels_from_cold_and_cached_runs(df):
 def test_space_per_stored_entry_not_per_num():
     # fillrandom draws --num keys with repeats: the compacted tables hold fewer entries than
     # --num, and bytes per key must count what they hold (two levels of entries per record).
-    import pandas as pd
 
-    from analysis.engine_data import space_summary
 
     rows = []
     for run, on, sst in (("a", False, 2_000_000), ("b", True, 2_063_000)):

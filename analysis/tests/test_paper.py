@@ -3,16 +3,24 @@ with its figures and no undefined number; the .tex sources type no measured
 number; the claims table covers every published claim; the --run --quick path
 runs a tiny config into a temporary folder and builds from it."""
 
+import math
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from analysis.load import with_labels
 from analysis.paper import build
-from analysis.paper.claims import ClaimsError, measure_all, read_published
-from analysis.paper.generate import PAPER
+from analysis.paper.claims import Claim, ClaimsError, measure_all, read_published
+from analysis.paper.section import Inputs
+from analysis.paper.sections.allocation import allocation_table_tex
+from experiments.workers import build_dir
+
+from .conftest import engine_frame
+from analysis.paper.paths import PAPER
 
 needs_tex = pytest.mark.skipif(not (shutil.which("latexmk") and shutil.which("pdftoppm")),
                                reason="latexmk/pdftoppm not installed (./filterlab installs them as root)")
@@ -106,8 +114,6 @@ def test_malformed_published_file_names_the_claim(tmp_path):
 
 @needs_tex
 def test_run_quick_builds_from_a_tiny_config_in_a_temporary_folder(tmp_path):
-    from experiments.workers import build_dir
-
     if not (build_dir() / "sim" / "filterlab-sim").exists():
         pytest.skip(f"no sim/filterlab-sim in {build_dir()} (./filterlab build)")
     cfg = tmp_path / "fp_published.toml"
@@ -143,11 +149,6 @@ def test_engine_claim_kinds_read_the_fixture(tmp_path):
     """toggle_change and multiget_ratio on the engine fixture, whose ratios are exact:
     memtable filter readmissing +33.3% and fillrandom -1.5%, hash index readrandom +10% and
     space +4.6%, MultiGet batched 2.4 against the Get loop's 3.0 at batch 4, stride 16."""
-    from analysis.load import with_labels
-    from analysis.paper.claims import Claim, measure_all
-
-    from .conftest import engine_frame
-
     df = with_labels(engine_frame())
     for name in ("engine_memtable_filter", "engine_hash_index", "engine_multiget"):
         (tmp_path / name).mkdir()
@@ -181,12 +182,6 @@ def test_allocation_ratio_reads_one_record_per_policy(tmp_path):
     context (one run measured every (budget, policy) pair: record_index tells them apart, and a
     record's per-level rows repeat its fields). Counts 600 and 1200 reads over 300,000 lookups:
     ratio 0.5, ln-interval 1.96 sqrt(1/600 + 1/1200) = 0.098."""
-    import math
-
-    import pandas as pd
-
-    from analysis.paper.claims import Claim, measure_all
-
     rows = []
     for i, (policy, budget, per_op) in enumerate([("uniform", 5.0, 0.004), ("monkey", 5.0, 0.002),
                                                   ("uniform", 8.0, 0.001), ("monkey", 8.0, 0.0004)]):
@@ -217,11 +212,7 @@ def test_allocation_ratio_reads_one_record_per_policy(tmp_path):
 def test_allocation_table_and_values_from_the_results(tmp_path):
     """The section's table and values: per tree at 5 bits/key each policy over uniform, the
     largest memory deviation from the budget, |z| against the model; "--" without results."""
-    import pandas as pd
-
-    from analysis.paper.allocation import allocation_table_tex
-
-    text, vals = allocation_table_tex(tmp_path)
+    text, vals = allocation_table_tex(Inputs(tmp_path))
     assert "not measured" in text and vals["allocMemDevMax"] == "--"
     rows = []
     reads = {"uniform": 0.3, "monkey": 0.12, "no_last_level": 0.4, "optimal": 0.15}
@@ -235,7 +226,7 @@ def test_allocation_table_and_values_from_the_results(tmp_path):
                      "fp_reads_model_sigma_per_op": 0.001, "level_multiplier": 10, "num_levels": 6})
     (tmp_path / "engine_allocation").mkdir()
     pd.DataFrame(rows).to_parquet(tmp_path / "engine_allocation" / "results.parquet")
-    text, vals = allocation_table_tex(tmp_path)
+    text, vals = allocation_table_tex(Inputs(tmp_path))
     assert vals["allocKeys"] == "4~million" and vals["allocDbMiB"] == "110"
     assert vals["allocMemDevMax"] == "1.5" and vals["allocBudgets"] == "2 and 5"
     # no_last_level held half: left out of the memory deviation, counted as short of its budget.

@@ -10,6 +10,9 @@ from analysis import engine_tables
 from analysis.engine_data import block_seek_summary
 from analysis.load import with_labels
 from analysis.paper.claims import Claim, measure_all
+from analysis.paper.section import Inputs
+from analysis.paper.sections.fastlocal import kernel_values
+from analysis.paper.sections.range import block_seek_table_tex, block_seek_values
 from experiments.store import tidy
 
 from .conftest import _speed_row, gbench_frame
@@ -86,20 +89,18 @@ def test_block_seek_summary_and_table():
 
 
 def test_kernel_and_block_seek_values_for_the_text(tmp_path):
-    from analysis.paper.generate import block_seek_table_tex, block_seek_values, kernel_values
-
     # Without results every value is "--" (the text still builds).
-    assert set(kernel_values(tmp_path).values()) == {"--"}
-    assert set(block_seek_values(tmp_path).values()) == {"--"}
+    assert set(kernel_values(Inputs(tmp_path)).values()) == {"--"}
+    assert set(block_seek_values(Inputs(tmp_path)).values()) == {"--"}
     for name, frame in (("speed_scalar", _kernel_frame()), ("engine_block_seek", _gbench_frame())):
         (tmp_path / name).mkdir()
         frame.to_parquet(tmp_path / name / "results.parquet")
-    k = kernel_values(tmp_path)
+    k = kernel_values(Inputs(tmp_path))
     assert (k["kernelScalarSingleInside"], k["kernelScalarSingleOutside"], k["kernelScalarSingleRatio"]) == (
         "20", "30", "1.50")
     assert k["kernelAvxTwoSingleRatio"] == "1.00" and k["kernelDefaultSingleRatio"] == "--"
-    b = block_seek_values(tmp_path)
+    b = block_seek_values(Inputs(tmp_path))
     assert b["blockSeekSmallBinary"] == "100" and b["blockSeekSmallHash"] == "80"
     assert b["blockSeekSmallFallback"] == "10\\%" and b["blockSeekBestChange"] == "-20.0\\%"
     assert b["blockSeekEntries"] == "32"
-    assert "$100$ & $80$ ($-20.0\\%$)" in block_seek_table_tex(tmp_path)
+    assert "$100$ & $80$ ($-20.0\\%$)" in block_seek_table_tex(Inputs(tmp_path))

@@ -9,6 +9,8 @@ import pytest
 import analysis
 from analysis import plots, tables
 from analysis.cli import main, plot_dir
+from analysis.load import wilson
+from analysis.style import color, marker, palette
 
 
 def legend_texts(ax):
@@ -171,8 +173,6 @@ def test_tables_markdown_and_latex(results_dir):
 def test_bytes_vs_fp_keeps_every_variant_in_its_own_colour(results_dir):
     """The quickstart's shape: a few variants swept over bits/key beside many at 10 bits/key
     only. Each keeps its fixed colour and marker; the 32-bit member of a family is darker."""
-    from analysis.style import color
-
     df = analysis.load(results_dir)
     fp = df[df["sweep"] == "fp_vs_bits"]
     singles = pd.concat([fp[(fp["base_filter"] == "fastlocal") & (fp["bpk"] == 10)].assign(
@@ -187,8 +187,6 @@ def test_bytes_vs_fp_keeps_every_variant_in_its_own_colour(results_dir):
 
 
 def test_colours_are_fixed_by_filter_not_by_position():
-    from analysis.style import color, marker, palette
-
     assert palette(["legacy", "fastlocal"])["fastlocal"] == palette(["fastlocal"])["fastlocal"] == color("fastlocal")
     assert color("fastlocal:bpk=10") == color("fastlocal")
     assert color("worm:variant=cache_dbl,bpk=10") == color("cache_dbl")
@@ -211,7 +209,6 @@ def test_floor_table_pivots_measures_and_notes_the_translation(results_dir):
 def test_wilson_interval_holds_the_observed_rate():
     # 0 of 2x10^6 (a quick run's fastlocal at 50 bits/key): the lower bound is 0, not the
     # 2e-22 rounding left, which the FP figure drew as a negative error bar and failed on.
-    from analysis.load import wilson
 
     low, high = wilson([0, 19426, 2_000_000], [2_000_000] * 3)
     assert low[0] == 0 and 0 < high[0] < 2e-6

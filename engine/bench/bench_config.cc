@@ -5,7 +5,9 @@
 #include "common/flags.h"
 #include "common/strings.h"
 #include "engine/bench/benchmarks.h"
+#include "engine/db/db_tickers.h"
 #include "engine/db/options.h"
+#include "engine/util/prefix_extractor.h"
 #include "filters/allocation/level_allocation.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
@@ -20,7 +22,8 @@ const std::vector<std::string>& KnownBenchmarks() {
                                                  "multireadrandom",  "approximatememtablestats",
                                                  "readwhilewriting", "flush",
                                                  "compact",          "waitforcompaction",
-                                                 "rewritefilters",   "stats"};
+                                                 "rewritefilters",   "stats",
+                                                 "seekempty",        "scanrange"};
   return names;
 }
 
@@ -41,8 +44,10 @@ bool Contains(const std::vector<std::string>& v, const std::string& x) {
 // and checks them into a BenchConfig.
 struct RawFlags {
   std::string filter, filter_per_level, filter_policy, filter_budgets, memtable_filter, strides, batched;
+  std::string prefix_extractor, range_filter;
   long long num = 0, reads = 0, key_size = 0, value_size = 0, batch_size = 0, seek_nexts = 0, threads = 0, seed = 0,
-            block_size = 0, cache_mb = 0, num_levels = 0;
+            block_size = 0, cache_mb = 0, num_levels = 0, prefix_size = 0, keys_per_prefix = 0, max_scan_distance = 0,
+            range_size = 0;
 };
 
 void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
@@ -75,6 +80,48 @@ void DeclareFlags(FlagSet* flags, RawFlags* raw, BenchConfig* c) {
                 "order, each with its own line and record. Other benchmarks' records report the first value",
                 &raw->batched);
   flags->Int("seek_nexts", 10, 0, 1000000, "seekrandom: Next() calls after each Seek", &raw->seek_nexts);
+  flags->Int("prefix_size", 0, 0, 1024,
+             "db_bench's: N > 0 sets the prefix extractor fixed:N (--prefix_extractor names others); with "
+             "--keys_per_prefix, keys start with an N-byte prefix",
+             &raw->prefix_size);
+  flags->String("prefix_extractor", "",
+                "fixed:N, capped:N or none (RocksDB's NewFixedPrefixTransform / NewCappedPrefixTransform): table and "
+                "memtable filters also hold key prefixes; empty = fixed:--prefix_size, or none without it",
+                &raw->prefix_extractor);
+  flags->Int("keys_per_prefix", 0, 0, 1000000000,
+             "db_bench's: key number k starts with the prefix k mod (num / keys_per_prefix), --prefix_size bytes, "
+             "so each prefix holds about keys_per_prefix keys; 0 = no prefixes in the keys",
+             &raw->keys_per_prefix);
+  flags->Bool("whole_key_filtering", "table filters hold whole keys (RocksDB's option; false needs a prefix extractor)",
+              &c->whole_key_filtering, true);
+  flags->Bool("memtable_whole_key_filtering",
+              "the memtable filter holds whole keys (RocksDB's option; false needs a prefix extractor)",
+              &c->memtable_whole_key_filtering, true);
+  flags->String("key_source", "db_bench",
+                "key values: db_bench = the key number; or uniform | normal | clustered | sosd:PATH "
+                "(filters/range/range_workload.h: num distinct 64-bit values from --seed, or a SOSD file's), stored "
+                "big-endian, so ranges between keys can be empty",
+                &c->key_source);
+  flags->String("range_filter", "none",
+                "every table's range filter: a registered range spec (grafite:bpk=16, rosetta:bpk=16,range=1024, "
+                "prefix_bloom:prefix=6,bpk=10, bucketing:bpk=16, ...) or none; asked by seeks with an upper bound",
+                &raw->range_filter);
+  flags->Int("max_scan_distance", 0, 0, 1000000000000LL,
+             "seekrandom: D > 0 sets iterate_upper_bound to key min(k + D, num) for a seek to key k (db_bench's)",
+             &raw->max_scan_distance);
+  flags->Bool("prefix_same_as_start", "iterators return only keys with the seek target's prefix (RocksDB's)",
+              &c->prefix_same_as_start);
+  flags->Bool("total_order_seek", "iterators never use prefix filters (RocksDB's)", &c->total_order_seek);
+  flags->Bool("auto_prefix_mode",
+              "iterators use prefix filters only where the result equals a total-order seek's (RocksDB's, without "
+              "its short-key bug)",
+              &c->auto_prefix_mode);
+  flags->Int("range_size", 1024, 1, 1LL << 62,
+             "seekempty and scanrange: key values per range ([lo, lo + range_size - 1])", &raw->range_size);
+  flags->Double("range_correlation", -1, -1, 1,
+                "seekempty: -1 = uncorrelated (uniform left ends); d in [0, 1] = a stored value + "
+                "U[1, 2^round(30 (1 - d))] (Grafite's correlated queries)",
+                &c->range_correlation);
   flags->Int("threads", 1, 1, 1024,
              "benchmark threads, each with its own key stream (db_bench's): read benchmarks run --reads per "
              "thread, fills share --num writes among the threads, readwhilewriting runs this many readers beside "
@@ -210,6 +257,32 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("entries_written", "int", "fill benchmarks: entries written");
   flags->Field("tables_rewritten", "int", "rewritefilters: tables rewritten for the filter allocation");
   flags->Field("seek_nexts", "int", "seekrandom: --seek_nexts");
+  flags->Field("prefix_extractor", "string", "the prefix extractor's canonical spec (fixed:N, capped:N) or none");
+  flags->Field("keys_per_prefix", "int", "--keys_per_prefix (0: keys without prefixes)");
+  flags->Field("whole_key_filtering", "bool", "--whole_key_filtering");
+  flags->Field("memtable_whole_key_filtering", "bool", "--memtable_whole_key_filtering");
+  flags->Field("key_source", "string", "--key_source");
+  flags->Field("range_filter", "string", "the --range_filter policy's canonical spec, or none");
+  flags->Field("range_filter_bits_per_key", "number",
+               "filterlab engine: bits of all tables' range filter blocks / their entries (outside the "
+               "--filter_budget_bpk budget, which spreads the point filters' bits)");
+  flags->Field("max_scan_distance", "int", "--max_scan_distance");
+  flags->Field("prefix_same_as_start", "bool", "--prefix_same_as_start");
+  flags->Field("total_order_seek", "bool", "--total_order_seek");
+  flags->Field("auto_prefix_mode", "bool", "--auto_prefix_mode");
+  flags->Field("range_size", "int", "seekempty and scanrange: --range_size");
+  flags->Field("range_correlation", "number", "seekempty: --range_correlation (-1: uncorrelated)");
+  flags->Field("keys_returned", "int", "scanrange: keys the scans returned (each checked against the key set)");
+  flags->Field("seek_stats", "object",
+               "filterlab engine, and rocksdb with --statistics: RocksDB's seek tickers (PR #11460) since the "
+               "benchmark started, as {total, last_level, non_last_level} objects (filterlab: last = the deepest "
+               "level holding tables; per level in `levels`), each with filtered (table seeks a filter ruled out: "
+               "table skipped), filter_match (a filter passed), data (seeks that read data), data_useful_no_filter "
+               "and data_useful_filter_match (... found a key in the seek's range) and fp_rate ((filter_match - "
+               "data_useful_filter_match) / (filtered + filter_match - data_useful_filter_match), null without such "
+               "seeks; RocksDB 7.8.3 predates the tickers: its total has filtered = BLOOM_FILTER_PREFIX_USEFUL and "
+               "filter_match = CHECKED - USEFUL, the others null); memtable_prefix_bloom {hits, misses} (with a "
+               "memtable filter and a prefix extractor; RocksDB: bloom_memtable_hit_count / miss_count)");
   flags->Field("nexts_done", "int", "seekrandom: Next() calls that found an entry");
   flags->Field("batches", "int", "multireadrandom: batches looked up");
   flags->Field("writes_during", "int", "readwhilewriting: writes done while the reads ran");
@@ -238,18 +311,31 @@ void DeclareRecordFields(FlagSet* flags) {
   flags->Field("rocksdb_options", "string", "rocksdb engine: the options it ran with");
   flags->Field("leveldb_options", "string", "leveldb engine: the options it ran with");
   flags->Field("sst_bytes", "int", "bytes in tables (0 while everything is in memtables)");
+  // The DB's counters are named once, in engine/db/db_tickers.h.
+  std::string level_tickers, db_tickers;
+  for (const engine::TickerInfo& t : engine::kLevelTickerInfo) {
+    level_tickers += std::string(level_tickers.empty() ? "" : ", ") + t.name + " (" + t.help + ")";
+  }
+  for (const engine::TickerInfo& t : engine::kTickerInfo) {
+    db_tickers += std::string(db_tickers.empty() ? "" : ", ") + t.name + " (" + t.help + ")";
+  }
   flags->Field(
       "levels", "array",
-      "filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
-      "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
-      "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
-      "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), filter_positive, "
-      "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
-      "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
-      "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
-      "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
-      "tables a lookup probes, lookups following the stored keys), lookups and found (ints: every table lookup, "
-      "with a filter or without) and wasted_reads (int: lookups - filter_useful - found)");
+      ("filterlab and rocksdb engines: one object per level that has files or whose filter was consulted "
+       "during the benchmark: level (int), files (int), bytes (int), filter (string, filterlab engine: the "
+       "canonical spec the level's tables hold, or none) and, where the engine counts them (filterlab "
+       "always, rocksdb with --statistics and --threads=1), filter_checked, filter_useful (negatives), "
+       "filter_positive, "
+       "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
+       "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
+       "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
+       "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
+       "tables a lookup probes, lookups following the stored keys), wasted_reads (int: lookups - filter_useful - "
+       "found) and every level ticker (ints since the benchmark started): " +
+       level_tickers)
+          .c_str());
+  flags->Field("tickers", "object",
+               ("filterlab engine: every DB-wide ticker since the benchmark started (ints): " + db_tickers).c_str());
   flags->Field("wal_recovery_mode", "string", "filterlab engine: --wal_recovery_mode");
   flags->Field("recovery", "object",
                "filterlab engine: what its Open recovered and dropped: wal_records_replayed, wal_damaged_regions, "
@@ -369,6 +455,20 @@ Status CheckLevelDbLimits(const FlagSet& flags, const BenchConfig& c) {
     return Status::InvalidArgument(where + "--level1_mb is not available (LevelDB's level sizes are fixed)");
   }
   if (c.statistics) return Status::InvalidArgument(where + "--statistics applies to --engine=rocksdb only");
+  // LevelDB has no prefix extractor, prefix filters or iterate_upper_bound:
+  // keys with prefixes, bounds and prefix_same_as_start run there with the
+  // bound and prefix applied by lsmbench's iterator (engine.h
+  // WithEmulatedBounds), and what only filters could change is refused.
+  if (!c.whole_key_filtering) {
+    return Status::InvalidArgument(where +
+                                   "--whole_key_filtering=false is not available (LevelDB's filters hold "
+                                   "whole keys only)");
+  }
+  if (c.auto_prefix_mode || c.total_order_seek) {
+    return Status::InvalidArgument(where +
+                                   "--auto_prefix_mode and --total_order_seek are not available (LevelDB "
+                                   "has no prefix seek; every seek is total-order)");
+  }
   return Status::OK();
 }
 
@@ -456,6 +556,77 @@ void CopyScalars(const RawFlags& raw, BenchConfig* c) {
   c->block_size = raw.block_size;
   c->cache_mb = raw.cache_mb;
   c->num_levels = raw.num_levels;
+  c->prefix_size = raw.prefix_size;
+  c->keys_per_prefix = raw.keys_per_prefix;
+  c->max_scan_distance = raw.max_scan_distance;
+  c->range_size = raw.range_size;
+}
+
+// --prefix_extractor, or fixed:--prefix_size; the key layout's limits.
+Status ParsePrefixFlags(const RawFlags& raw, BenchConfig* c) {
+  std::string spec = raw.prefix_extractor;
+  if (spec.empty()) spec = c->prefix_size > 0 ? "fixed:" + std::to_string(c->prefix_size) : "none";
+  Status s = engine::PrefixExtractorFromSpec(spec, &c->prefix_extractor);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --prefix_extractor: " + s.message());
+  if (c->keys_per_prefix > 0) {
+    if (c->prefix_size == 0) {
+      return Status::InvalidArgument("lsmbench: --keys_per_prefix=" + std::to_string(c->keys_per_prefix) +
+                                     " needs --prefix_size (the prefix bytes keys start with)");
+    }
+    if (c->key_size < c->prefix_size + 8) {
+      return Status::InvalidArgument("lsmbench: --key_size=" + std::to_string(c->key_size) +
+                                     " with --prefix_size=" + std::to_string(c->prefix_size) +
+                                     " leaves less than the 8 bytes of the key value; allowed: key_size >= "
+                                     "prefix_size + 8");
+    }
+    if (c->keys_per_prefix > c->num) {
+      return Status::InvalidArgument("lsmbench: --keys_per_prefix=" + std::to_string(c->keys_per_prefix) +
+                                     " exceeds --num=" + std::to_string(c->num));
+    }
+  }
+  if (!c->whole_key_filtering && c->prefix_extractor == nullptr) {
+    return Status::InvalidArgument(
+        "lsmbench: --whole_key_filtering=false needs a prefix extractor (--prefix_size or --prefix_extractor): "
+        "the filters would hold nothing");
+  }
+  if (!c->memtable_whole_key_filtering && c->prefix_extractor == nullptr) {
+    return Status::InvalidArgument(
+        "lsmbench: --memtable_whole_key_filtering=false needs a prefix extractor (--prefix_size or "
+        "--prefix_extractor): the memtable filter would hold nothing");
+  }
+  const bool ranges = Contains(c->benchmarks, "seekempty") || Contains(c->benchmarks, "scanrange");
+  if (ranges && c->keys_per_prefix > 0) {
+    return Status::InvalidArgument(
+        "lsmbench: seekempty and scanrange take ranges of key values; --keys_per_prefix puts a prefix before the "
+        "value, so a value range is not a key range (allowed: --keys_per_prefix=0)");
+  }
+  if (Contains(c->benchmarks, "seekempty") && c->key_source == "db_bench") {
+    return Status::InvalidArgument(
+        "lsmbench: seekempty needs key values with gaps between them, and db_bench's keys are 0..num-1; allowed: "
+        "--key_source=uniform, normal, clustered or sosd:PATH");
+  }
+  if (c->key_source != "db_bench" && c->key_source != "uniform" && c->key_source != "normal" &&
+      c->key_source != "clustered" && c->key_source.rfind("sosd:", 0) != 0) {
+    return Status::InvalidArgument("lsmbench: --key_source=" + c->key_source +
+                                   " is unknown; allowed: db_bench, uniform, normal, clustered, sosd:PATH (text: "
+                                   "key files hold byte strings, which lsmbench's numbered keys cannot take)");
+  }
+  s = engine::RangeFilterPolicyFromSpec(raw.range_filter, &c->range_filter);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --range_filter=" + raw.range_filter + ": " + s.message());
+  if (c->range_filter != nullptr && c->engine != "filterlab") {
+    return Status::InvalidArgument("lsmbench: --range_filter is not available with --engine=" + c->engine +
+                                   " (it has no range filters); allowed there: none");
+  }
+  if (c->key_source != "db_bench" && c->num > (int64_t{1} << 28)) {
+    return Status::InvalidArgument("lsmbench: --key_source=" + c->key_source +
+                                   " holds every key value in memory (8 "
+                                   "bytes each); --num=" +
+                                   std::to_string(c->num) + " exceeds its limit 2^28");
+  }
+  if (c->range_correlation > 1 || (c->range_correlation < 0 && c->range_correlation != -1)) {
+    return Status::InvalidArgument("lsmbench: --range_correlation must be -1 (uncorrelated) or in [0, 1]");
+  }
+  return Status::OK();
 }
 
 Status ParseMultiReadLists(const RawFlags& raw, BenchConfig* c) {
@@ -691,6 +862,7 @@ Status ParseBenchConfig(int argc, char** argv, BenchConfig* config, std::string*
   CopyScalars(raw, config);
   s = ParseMultiReadLists(raw, config);
   if (s.ok()) s = ParseFilters(raw, config);
+  if (s.ok()) s = ParsePrefixFlags(raw, config);
   if (s.ok()) s = CheckFilterPolicyFlags(flags, *config);
   if (s.ok()) s = CheckAllocationPasses(raw, *config);
   if (s.ok()) s = CheckWorkload(raw, *config);

@@ -20,6 +20,10 @@
 
 namespace filterlab {
 class FilterPolicy;
+class RangeFilterPolicy;
+}  // namespace filterlab
+namespace filterlab::engine {
+class PrefixExtractor;
 }
 
 namespace filterlab::lsmbench {
@@ -44,6 +48,26 @@ struct BenchConfig {
   // false: multireadrandom runs a loop of Get over the same keys (the baseline)
   std::vector<bool> multiread_batched = {true};
   int64_t seek_nexts = 10;
+  // Keys with prefixes (db_bench's --prefix_size and --keys_per_prefix:
+  // bench_keys.h KeyFormat) and where key values come from (--key_source:
+  // db_bench = the key number; else a key set of filters/range/range_workload.h,
+  // uniform | normal | clustered | sosd:PATH: num sorted distinct 64-bit
+  // values, key number k's value the k-th, so empty ranges exist).
+  int64_t prefix_size = 0;
+  int64_t keys_per_prefix = 0;
+  std::string key_source = "db_bench";
+  // Iterators (RocksDB's ReadOptions): --max_scan_distance D > 0 bounds a
+  // seekrandom seek to key k by key min(k + D, num) (db_bench's
+  // iterate_upper_bound); seekempty and scanrange always set a bound.
+  int64_t max_scan_distance = 0;
+  bool prefix_same_as_start = false;
+  bool total_order_seek = false;
+  bool auto_prefix_mode = false;
+  // seekempty / scanrange: ranges of --range_size key values; seekempty's
+  // left ends uniform (range_correlation < 0) or a stored value plus
+  // U[1, 2^round(30 (1 - d))] (Grafite's correlated queries, d in [0, 1]).
+  int64_t range_size = 1024;
+  double range_correlation = -1;
   int64_t threads = 1;
   uint64_t seed = 301;
   bool histogram = false;
@@ -67,6 +91,15 @@ struct BenchConfig {
   double filter_found_share = 0;  // --filter_found_share
   std::shared_ptr<const FilterPolicy> memtable_filter;
   double memtable_bloom_ratio = 0.1;
+  // --prefix_extractor (or fixed:--prefix_size); null = none. Filters then
+  // hold prefixes too; whole_key_filtering / memtable_whole_key_filtering
+  // say whether they keep whole keys (RocksDB's options of those names).
+  std::shared_ptr<const engine::PrefixExtractor> prefix_extractor;
+  bool whole_key_filtering = true;
+  bool memtable_whole_key_filtering = true;
+  // --range_filter: every table's range filter (any registered range
+  // variant); null = none. filterlab engine only.
+  std::shared_ptr<const RangeFilterPolicy> range_filter;
   bool hash_index = false;
   double util_ratio = 0.75;
   std::string approx_algorithm = "new";  // new | old

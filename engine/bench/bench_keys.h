@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/slice.h"
 #include "hashing/fastrange.h"
@@ -25,6 +26,40 @@ inline void FormatKey(uint64_t k, size_t key_size, char* out) {
   for (size_t i = 8; i < key_size; ++i) out[i] = '0';
 }
 
+// How key number k (0..num-1) becomes bytes, db_bench's GenerateKeyFromInt
+// in full: with `prefixes` > 0 (--keys_per_prefix: num / keys_per_prefix
+// prefixes) the key starts with k mod prefixes as min(prefix_size, 8)
+// big-endian bytes, '0'-padded to prefix_size; then the key's 8-byte
+// big-endian value; then '0' up to key_size. The value is k itself, or
+// with a key source values[k] (ascending, so key order is still k's order).
+struct KeyFormat {
+  size_t key_size = 16;
+  size_t prefix_size = 0;
+  uint64_t prefixes = 0;
+  const uint64_t* values = nullptr;
+
+  // The 8-byte big-endian value v where key k's value goes, without a prefix.
+  void FormatValue(uint64_t v, char* out) const { FormatKey(v, key_size, out); }
+  void Format(uint64_t k, char* out) const {
+    const uint64_t v = values != nullptr ? values[k] : k;
+    if (prefixes == 0) {
+      FormatKey(v, key_size, out);
+      return;
+    }
+    const uint64_t p = k % prefixes;
+    const size_t bytes = prefix_size < 8 ? prefix_size : 8;
+    for (size_t i = 0; i < bytes; ++i) out[i] = static_cast<char>(p >> (8 * (bytes - 1 - i)));
+    for (size_t i = bytes; i < prefix_size; ++i) out[i] = '0';
+    FormatKey(v, key_size - prefix_size, out + prefix_size);
+  }
+  // The same format for keys one byte longer (readmissing's absent keys).
+  KeyFormat Longer() const {
+    KeyFormat f = *this;
+    ++f.key_size;
+    return f;
+  }
+};
+
 inline std::string KeyString(uint64_t k, size_t key_size) {
   std::string s(key_size, '\0');
   FormatKey(k, key_size, s.data());
@@ -34,13 +69,20 @@ inline std::string KeyString(uint64_t k, size_t key_size) {
 // One reusable key buffer.
 class KeyBuffer {
  public:
-  explicit KeyBuffer(size_t key_size) : buf_(key_size, '\0') {}
+  explicit KeyBuffer(size_t key_size) : buf_(key_size, '\0') { format_.key_size = key_size; }
+  explicit KeyBuffer(const KeyFormat& format) : format_(format), buf_(format.key_size, '\0') {}
   Slice Make(uint64_t k) {
-    FormatKey(k, buf_.size(), buf_.data());
+    format_.Format(k, buf_.data());
+    return Slice(buf_);
+  }
+  // The key whose value is v (no prefix): the bounds of value ranges.
+  Slice MakeValue(uint64_t v) {
+    format_.FormatValue(v, buf_.data());
     return Slice(buf_);
   }
 
  private:
+  KeyFormat format_;
   std::string buf_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "common/timer.h"
 #include "engine/bench/bench_keys.h"
+#include "filters/range/range_workload.h"
 #include "hashing/remix.h"
 
 namespace filterlab::lsmbench {
@@ -112,6 +114,50 @@ class StartGate {
 
 }  // namespace
 
+BenchRunner::BenchRunner(const BenchConfig& config) : config_(config) {
+  key_format_.key_size = static_cast<size_t>(config.key_size);
+  if (config.keys_per_prefix > 0) {
+    key_format_.prefix_size = static_cast<size_t>(config.prefix_size);
+    key_format_.prefixes = std::max<uint64_t>(1, static_cast<uint64_t>(config.num / config.keys_per_prefix));
+  }
+}
+
+Status BenchRunner::PrepareKeys() {
+  if (config_.key_source == "db_bench" || key_values_) return Status::OK();
+  // The range-filter workloads' key sets (filters/range/range_workload.h),
+  // one implementation for the simulator and lsmbench.
+  std::vector<uint64_t> values;
+  Status s = workload::MakeKeys(config_.key_source, static_cast<uint64_t>(config_.num), config_.seed, &values);
+  if (!s.ok()) return Status::InvalidArgument("lsmbench: --key_source=" + config_.key_source + ": " + s.message());
+  if (values.size() < static_cast<size_t>(config_.num)) {
+    return Status::InvalidArgument("lsmbench: --key_source=" + config_.key_source + " holds " +
+                                   std::to_string(values.size()) +
+                                   " distinct keys, fewer than --num=" + std::to_string(config_.num));
+  }
+  key_values_ = std::make_shared<const std::vector<uint64_t>>(std::move(values));
+  key_format_.values = key_values_->data();
+  return Status::OK();
+}
+
+IteratorOptions BenchRunner::IterOptions(const Slice* bound) const {
+  IteratorOptions o;
+  o.upper_bound = bound;
+  o.prefix_same_as_start = config_.prefix_same_as_start;
+  o.total_order_seek = config_.total_order_seek;
+  o.auto_prefix_mode = config_.auto_prefix_mode;
+  return o;
+}
+
+uint64_t BenchRunner::ValuesUpTo(uint64_t v) const {
+  if (!key_values_) return std::min<uint64_t>(static_cast<uint64_t>(config_.num), v == ~uint64_t{0} ? v : v + 1);
+  return static_cast<uint64_t>(std::upper_bound(key_values_->begin(), key_values_->end(), v) - key_values_->begin());
+}
+
+void BenchRunner::BoundAfterValue(uint64_t v, std::string* out) const {
+  out->assign(key_format_.key_size + 1, '\0');
+  key_format_.FormatValue(v, out->data());
+}
+
 bool IsFill(const std::string& b) {
   return b == "fillseq" || b == "fillrandom" || b == "filluniquerandom" || b == "overwrite";
 }
@@ -126,6 +172,8 @@ uint64_t BenchRunner::StreamSeed(uint64_t purpose) {
 
 Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r) {
   r->name = name;
+  Status keys = PrepareKeys();
+  if (!keys.ok()) return keys;
   if (name == "fillseq") return Fill(engine, Order::kSequential, r);
   if (name == "fillrandom" || name == "overwrite") return Fill(engine, Order::kRandom, r);
   if (name == "filluniquerandom") return Fill(engine, Order::kUniqueRandom, r);
@@ -133,6 +181,8 @@ Status BenchRunner::Run(const std::string& name, Engine* engine, BenchResult* r)
   if (name == "readmissing") return ReadRandom(engine, true, r);
   if (name == "readseq") return ReadSeq(engine, r);
   if (name == "seekrandom") return SeekRandom(engine, r);
+  if (name == "seekempty") return SeekEmpty(engine, r);
+  if (name == "scanrange") return ScanRange(engine, r);
   if (name == "multireadrandom") return RunMultiRead(engine, MultiReadVariants(config_).front(), r);
   if (name == "readwhilewriting") return ReadWhileWriting(engine, r);
   if (name == "approximatememtablestats") return ApproximateMemTableStats(engine, r);
@@ -210,7 +260,7 @@ Status BenchRunner::Fill(Engine* engine, Order order, BenchResult* r) {
                                : order == Order::kRandom   ? rng.Uniform(num)
                                                            : permutation[i];
             char* key = key_storage.data() + j * key_size;
-            FormatKey(k, key_size, key);
+            key_format_.Format(k, key);
             puts[j] = {Slice(key, key_size), values.Next()};
           }
           timer.Begin();
@@ -238,7 +288,7 @@ Status BenchRunner::ReadRandom(Engine* engine, bool missing, BenchResult* r) {
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
         // db_bench's readmissing: one more '0' than stored keys have.
-        KeyBuffer keys(static_cast<size_t>(config_.key_size) + (missing ? 1 : 0));
+        KeyBuffer keys(missing ? key_format_.Longer() : key_format_);
         std::string value;
         uint64_t found = 0;
         CallTimer timer(config_.histogram, &t->latency);
@@ -269,7 +319,7 @@ Status BenchRunner::ReadSeq(Engine* engine, BenchResult* r) {
         uint64_t n = 0, bytes = 0;
         w.ready();
         const LoopTimer loop;
-        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IteratorOptions());
         for (it->SeekToFirst(); n < reads && it->Valid(); it->Next()) {
           bytes += it->key().size() + it->value().size();
           ++n;
@@ -288,20 +338,26 @@ Status BenchRunner::ReadSeq(Engine* engine, BenchResult* r) {
 Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
   const uint64_t num = static_cast<uint64_t>(config_.num);
   const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t distance = static_cast<uint64_t>(config_.max_scan_distance);
   const uint64_t seed = StreamSeed(4);
   Status s = RunThreads(
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
-        KeyBuffer keys(static_cast<size_t>(config_.key_size));
+        KeyBuffer keys(key_format_), bounds(key_format_);
+        // Past every key: the bound of a seek whose k + D runs off the key space.
+        const std::string beyond(key_format_.key_size + 1, '\xff');
+        Slice bound;
         uint64_t found = 0, nexts = 0;
         CallTimer timer(config_.histogram, &t->latency);
-        // One iterator per thread for its whole loop, as db_bench does
-        // without --max_scan_distance.
-        std::unique_ptr<EngineIterator> it = engine->NewIterator();
+        // One iterator per thread for its whole loop, as db_bench does; with
+        // --max_scan_distance each seek moves the bound it reads.
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(distance > 0 ? &bound : nullptr));
         w.ready();
         const LoopTimer loop;
         for (uint64_t i = 0; i < reads; ++i) {
-          const Slice key = keys.Make(rng.Uniform(num));
+          const uint64_t k = rng.Uniform(num);
+          const Slice key = keys.Make(k);
+          if (distance > 0) bound = k + distance < num ? bounds.Make(k + distance) : Slice(beyond);
           timer.Begin();
           it->Seek(key);
           if (it->Valid() && it->key() == key) ++found;
@@ -322,6 +378,113 @@ Status BenchRunner::SeekRandom(Engine* engine, BenchResult* r) {
       r);
   if (!s.ok()) return s;
   r->fields["seek_nexts"] = config_.seek_nexts;
+  return Status::OK();
+}
+
+Status BenchRunner::SeekEmpty(Engine* engine, BenchResult* r) {
+  const std::vector<uint64_t>& values = *key_values_;  // ParseBenchConfig required a key source
+  const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t len = static_cast<uint64_t>(config_.range_size);
+  const uint64_t seed = StreamSeed(8);
+  // Every thread's ranges, drawn and checked empty against the stored values
+  // before the timed loop (filters/range/range_workload.h: lo uniform, or with
+  // --range_correlation d a stored value + U[1, 2^round(30 (1 - d))]).
+  const int threads = static_cast<int>(config_.threads);
+  std::vector<std::vector<workload::RangeQuery>> ranges(static_cast<size_t>(threads));
+  for (int th = 0; th < threads; ++th) {
+    Status qs = workload::EmptyRangeQueries(values, len, config_.range_correlation, reads, ThreadSeed(seed, th),
+                                            &ranges[static_cast<size_t>(th)]);
+    if (!qs.ok()) return Status::InvalidArgument("lsmbench: seekempty: " + qs.message());
+  }
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        const std::vector<workload::RangeQuery>& mine = ranges[static_cast<size_t>(w.index)];
+        KeyBuffer keys(key_format_);
+        std::string bound_bytes;
+        Slice bound;
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(&bound));
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (const workload::RangeQuery& q : mine) {
+          BoundAfterValue(q.hi, &bound_bytes);
+          bound = Slice(bound_bytes);
+          const Slice key = keys.MakeValue(q.lo);
+          timer.Begin();
+          it->Seek(key);
+          const bool valid = it->Valid();
+          timer.End();
+          if (valid) {
+            return Status::Corruption("seekempty: the seek to value " + std::to_string(q.lo) + " bounded at value " +
+                                      std::to_string(q.hi) +
+                                      " returned a key, though no stored key lies in that range");
+          }
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = mine.size();
+        t->reports_found = true;
+        t->found = 0;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
+  r->fields["range_size"] = config_.range_size;
+  r->fields["range_correlation"] = config_.range_correlation;
+  return Status::OK();
+}
+
+Status BenchRunner::ScanRange(Engine* engine, BenchResult* r) {
+  const uint64_t num = static_cast<uint64_t>(config_.num);
+  const uint64_t reads = static_cast<uint64_t>(config_.reads);
+  const uint64_t len = static_cast<uint64_t>(config_.range_size);
+  const uint64_t seed = StreamSeed(9);
+  Status s = RunThreads(
+      [&](const Worker& w, BenchResult* t) -> Status {
+        KeyRandom rng(ThreadSeed(seed, w.index));
+        KeyBuffer keys(key_format_);
+        std::string bound_bytes;
+        Slice bound;
+        std::unique_ptr<EngineIterator> it = engine->NewIterator(IterOptions(&bound));
+        uint64_t returned = 0, bytes = 0;
+        CallTimer timer(config_.histogram, &t->latency);
+        w.ready();
+        const LoopTimer loop;
+        for (uint64_t i = 0; i < reads; ++i) {
+          // [value(k), value(k) + len - 1]: non-empty, it holds key k.
+          const uint64_t k = rng.Uniform(num);
+          const uint64_t lo = ValueOf(k);
+          const uint64_t hi = lo > ~uint64_t{0} - (len - 1) ? ~uint64_t{0} : lo + (len - 1);
+          BoundAfterValue(hi, &bound_bytes);
+          bound = Slice(bound_bytes);
+          const Slice key = keys.MakeValue(lo);
+          uint64_t n = 0;
+          timer.Begin();
+          for (it->Seek(key); it->Valid(); it->Next()) {
+            bytes += it->key().size() + it->value().size();
+            ++n;
+          }
+          timer.End();
+          // The keys of the range: stored values in [lo, hi] (fills may
+          // have left out some key numbers: fillrandom repeats keys).
+          const uint64_t expected = ValuesUpTo(hi) - k;
+          if (n > expected) {
+            return Status::Corruption("scanrange: the scan of values [" + std::to_string(lo) + ", " +
+                                      std::to_string(hi) + "] returned " + std::to_string(n) + " keys, more than the " +
+                                      std::to_string(expected) + " the key set holds");
+          }
+          returned += n;
+        }
+        loop.Stop(t);
+        if (!it->status().ok()) return it->status();
+        t->ops = reads;
+        t->bytes = bytes;
+        t->fields["keys_returned"] = returned;
+        return Status::OK();
+      },
+      r);
+  if (!s.ok()) return s;
+  r->fields["range_size"] = config_.range_size;
   return Status::OK();
 }
 
@@ -354,7 +517,7 @@ Status BenchRunner::RunMultiRead(Engine* engine, const MultiReadVariant& variant
           for (uint64_t j = 0; j < batch; ++j) {
             const uint64_t k = stride > 0 ? first + j * stride : (j == 0 ? first : rng.Uniform(num));
             char* key = key_storage.data() + j * key_size;
-            FormatKey(k, key_size, key);
+            key_format_.Format(k, key);
             keys[j] = Slice(key, key_size);
           }
           uint64_t hits = 0;
@@ -403,7 +566,7 @@ Status BenchRunner::ReadWhileWriting(Engine* engine, BenchResult* r) {
   std::thread writer([&] {
     KeyRandom rng(writer_seed);
     ValueSource values(writer_seed ^ 1, static_cast<size_t>(config_.value_size), config_.compression_ratio);
-    KeyBuffer keys(static_cast<size_t>(config_.key_size));
+    KeyBuffer keys(key_format_);
     while (!stop.load(std::memory_order_relaxed)) {
       Status s = engine->Put(keys.Make(rng.Uniform(static_cast<uint64_t>(config_.num))), values.Next());
       if (!s.ok()) {
@@ -443,8 +606,7 @@ Status BenchRunner::ApproximateMemTableStats(Engine* engine, BenchResult* r) {
   Status s = RunThreads(
       [&](const Worker& w, BenchResult* t) -> Status {
         KeyRandom rng(ThreadSeed(seed, w.index));
-        const size_t key_size = static_cast<size_t>(config_.key_size);
-        KeyBuffer start_key(key_size), limit_key(key_size);
+        KeyBuffer start_key(key_format_), limit_key(key_format_);
         Distribution& counts = thread_counts[static_cast<size_t>(w.index)];
         counts.Reserve(static_cast<size_t>(reads));
         CallTimer timer(config_.histogram, &t->latency);

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "engine/bench/bench_config.h"
+#include "engine/bench/bench_keys.h"
 #include "engine/bench/distribution.h"
 #include "engine/bench/engine.h"
 
@@ -59,12 +60,16 @@ bool IsFill(const std::string& benchmark);
 
 class BenchRunner {
  public:
-  explicit BenchRunner(const BenchConfig& config) : config_(config) {}
+  explicit BenchRunner(const BenchConfig& config);
   // A runner for `config` (an allocation pass's) that goes on from where
   // `before` is: its next benchmark draws the key streams `before`'s next
   // would, so every pass started from one runner reads the same keys.
   BenchRunner(const BenchConfig& config, const BenchRunner& before)
-      : config_(config), streams_used_(before.streams_used_), last_fill_entries_(before.last_fill_entries_) {}
+      : config_(config),
+        streams_used_(before.streams_used_),
+        last_fill_entries_(before.last_fill_entries_),
+        key_values_(before.key_values_),
+        key_format_(before.key_format_) {}
 
   // Runs benchmark `name`; multireadrandom runs its first variant only (the
   // driver calls RunMultiRead once per MultiReadVariants entry instead).
@@ -79,6 +84,16 @@ class BenchRunner {
   Status ReadRandom(Engine* engine, bool missing, BenchResult* r);
   Status ReadSeq(Engine* engine, BenchResult* r);
   Status SeekRandom(Engine* engine, BenchResult* r);
+  Status SeekEmpty(Engine* engine, BenchResult* r);
+  Status ScanRange(Engine* engine, BenchResult* r);
+  // The iterator options of the config (bound: the Slice seeks update, or null).
+  IteratorOptions IterOptions(const Slice* bound) const;
+  // Key value of key number k, and the number of stored values <= v.
+  uint64_t ValueOf(uint64_t k) const { return key_values_ ? (*key_values_)[k] : k; }
+  uint64_t ValuesUpTo(uint64_t v) const;
+  // The exclusive upper bound admitting exactly the keys with value <= v:
+  // the key of v followed by a 0 byte.
+  void BoundAfterValue(uint64_t v, std::string* out) const;
   Status ReadWhileWriting(Engine* engine, BenchResult* r);
   Status ApproximateMemTableStats(Engine* engine, BenchResult* r);
   Status TimeOnce(Engine* engine, const std::string& name, BenchResult* r);
@@ -104,6 +119,11 @@ class BenchRunner {
   // Entries the last fill wrote (approximatememtablestats checks the
   // memtable holds them).
   uint64_t last_fill_entries_ = 0;
+  // Loads the --key_source values on first use (null: the key number is the value).
+  Status PrepareKeys();
+  // --key_source values (null: the key number is the value) and the key layout.
+  std::shared_ptr<const std::vector<uint64_t>> key_values_;
+  KeyFormat key_format_;
 };
 
 }  // namespace filterlab::lsmbench

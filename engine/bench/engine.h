@@ -23,6 +23,7 @@
 #include "engine/db/db_stats.h"
 #include "engine/db/iterator.h"
 #include "engine/db/options.h"
+#include "engine/util/prefix_extractor.h"
 
 namespace filterlab::lsmbench {
 
@@ -31,6 +32,16 @@ namespace filterlab::lsmbench {
 // Iterators of every engine have the DB's iterator interface (forward scan
 // over user keys, newest visible values, deleted keys hidden).
 using EngineIterator = engine::Iterator;
+
+// What an iterator's seeks may assume (RocksDB's ReadOptions of the same
+// names; engine/db/options.h ReadOptions). `upper_bound` points at a Slice
+// the caller may change between seeks (each Seek reads it); null = none.
+struct IteratorOptions {
+  const Slice* upper_bound = nullptr;
+  bool prefix_same_as_start = false;
+  bool total_order_seek = false;
+  bool auto_prefix_mode = false;
+};
 
 class Engine {
  public:
@@ -45,7 +56,7 @@ class Engine {
   // Looks up every key (one batched call where the engine has one); values
   // gets one entry per key (empty when absent); *found counts the hits.
   virtual Status MultiGet(const std::vector<Slice>& keys, std::vector<std::string>* values, uint64_t* found) = 0;
-  virtual std::unique_ptr<EngineIterator> NewIterator() = 0;
+  virtual std::unique_ptr<EngineIterator> NewIterator(const IteratorOptions& options) = 0;
 
   // Writes the memtable to a table and waits for it.
   virtual Status Flush() = 0;
@@ -84,9 +95,31 @@ class Engine {
   // --describe; MakeRecord adds the per-operation figures); null when the
   // engine reads no tables or does not count them.
   virtual JsonRecord IoStats() { return JsonRecord(); }
-  // Zeroes the counters FilterStats and IoStats report (called before each benchmark).
+  // The engine's DB-wide tickers since the last ResetStats (the record's
+  // "tickers" object, names as engine/db/db_tickers.h); null where there are none.
+  virtual JsonRecord Tickers() { return JsonRecord(); }
+  // Seek statistics since the last ResetStats, RocksDB's seek tickers (PR
+  // #11460) in total and for the last and the other levels (the record's
+  // "seek_stats"); null where the engine does not count seeks.
+  virtual JsonRecord SeekStats() { return JsonRecord(); }
+  // Zeroes the counters FilterStats, IoStats and Tickers report (called before each benchmark).
   virtual void ResetStats() = 0;
 };
+
+// `it` with the options' upper bound and prefix_same_as_start applied by
+// the wrapper itself (keys at or past the bound, or with another prefix
+// than the last seek target's under `extractor`, end the iteration): how
+// engines without these options (the memtable engine, LevelDB) run the
+// bounded workloads, with the same results and none of the skipping.
+std::unique_ptr<EngineIterator> WithEmulatedBounds(std::unique_ptr<EngineIterator> it, const IteratorOptions& options,
+                                                   std::shared_ptr<const engine::PrefixExtractor> extractor);
+
+// RocksDB's seek tickers (PR #11460) as record fields: filtered,
+// filter_match, data, data_useful_no_filter, data_useful_filter_match, and
+// fp_rate: of the seeks whose range held nothing in a table (filtered +
+// filter_match - data_useful_filter_match), the share the filter passed
+// (filter_match - data_useful_filter_match); null when there were none.
+JsonRecord SeekStatsRecord(const engine::LevelTickers& t);
 
 // A level's filter counters as record fields: filter_checked, filter_useful
 // (negatives), filter_positive, filter_true_positive and fp_rate (null when

@@ -50,7 +50,14 @@ class FilterlabEngine : public Engine {
     }
     return Status::OK();
   }
-  std::unique_ptr<EngineIterator> NewIterator() override { return db_->NewIterator(read_options_); }
+  std::unique_ptr<EngineIterator> NewIterator(const IteratorOptions& options) override {
+    db::ReadOptions ro = read_options_;
+    ro.iterate_upper_bound = options.upper_bound;
+    ro.prefix_same_as_start = options.prefix_same_as_start;
+    ro.total_order_seek = options.total_order_seek;
+    ro.auto_prefix_mode = options.auto_prefix_mode;
+    return db_->NewIterator(ro);
+  }
 
   Status Flush() override { return db_->Flush(/*wait=*/true); }
   Status CompactAll() override { return db_->CompactRange(nullptr, nullptr); }
@@ -82,20 +89,49 @@ class FilterlabEngine : public Engine {
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
     for (const db::LevelStats& level : db_->GetStats().levels) {
-      if (level.files == 0 && level.filter_counters.lookups == 0) continue;
+      if (level.files == 0 && level.filter_counters().lookups == 0) continue;
       JsonRecord entry = {
           {"level", level.level}, {"files", level.files}, {"bytes", level.bytes}, {"filter", level.filter}};
-      AddFilterCounters(level.filter_counters, &entry);
+      const db::FilterCounters counters = level.filter_counters();
+      AddFilterCounters(counters, &entry);
       entry["entries"] = level.entries;
       entry["filter_bytes"] = level.filter_bytes;
+      entry["range_filter"] = level.range_filter;
+      entry["range_filter_bytes"] = level.range_filter_bytes;
       entry["model_fp"] = level.model_fp;
       entry["reach"] = level.reach;
-      entry["lookups"] = level.filter_counters.lookups;
-      entry["found"] = level.filter_counters.found;
-      entry["wasted_reads"] = level.filter_counters.wasted_reads();
+      for (size_t t = 0; t < db::kNumLevelTickers; ++t) entry[db::kLevelTickerInfo[t].name] = level.tickers.values[t];
+      entry["wasted_reads"] = counters.wasted_reads();
       levels.push_back(std::move(entry));
     }
     return levels;
+  }
+  JsonRecord SeekStats() override {
+    const db::DbStats stats = db_->GetStats();
+    // RocksDB splits its seek tickers into the last level and the others;
+    // ours are per level, summed the same way (last = the deepest level
+    // holding tables).
+    int last = -1;
+    for (const db::LevelStats& l : stats.levels) {
+      if (l.files > 0) last = l.level;
+    }
+    db::LevelTickers total, last_level, other;
+    for (const db::LevelStats& l : stats.levels) {
+      for (size_t t = 0; t < db::kNumLevelTickers; ++t) {
+        total.values[t] += l.tickers.values[t];
+        (l.level == last ? last_level : other).values[t] += l.tickers.values[t];
+      }
+    }
+    JsonRecord out = {{"total", SeekStatsRecord(total)},
+                      {"last_level", SeekStatsRecord(last_level)},
+                      {"non_last_level", SeekStatsRecord(other)}};
+    if (config_.memtable_filter != nullptr && config_.prefix_extractor != nullptr) {
+      // Live memtables only: a flush since the reset takes its counts along.
+      auto since = [](uint64_t now, uint64_t then) { return now >= then ? now - then : 0; };
+      out["memtable_prefix_bloom"] = {{"hits", since(stats.memtable_filter.prefix_hits, at_reset_.prefix_hits)},
+                                      {"misses", since(stats.memtable_filter.prefix_misses, at_reset_.prefix_misses)}};
+    }
+    return out;
   }
   JsonRecord FilterStats() override {
     const db::DbStats stats = db_->GetStats();
@@ -138,9 +174,20 @@ class FilterlabEngine : public Engine {
     io["fp_data_block_fetches"] = since(t.fp_data_block_fetches, b.fp_data_block_fetches);
     return io;
   }
+  JsonRecord Tickers() override {
+    const db::DbTickers now = db_->GetStats().counters;
+    JsonRecord out = JsonRecord::object();
+    for (size_t t = 0; t < db::kNumTickers; ++t) {
+      out[db::kTickerInfo[t].name] = now.values[t] - at_reset_.tickers.values[t];
+    }
+    return out;
+  }
   void ResetStats() override {
     db_->ResetFilterStats();
     const db::DbStats stats = db_->GetStats();
+    at_reset_.tickers = stats.counters;
+    at_reset_.prefix_hits = stats.memtable_filter.prefix_hits;
+    at_reset_.prefix_misses = stats.memtable_filter.prefix_misses;
     at_reset_.reads = stats.table_reads;
     at_reset_.cache_hits = stats.block_cache ? stats.block_cache->hits : 0;
     at_reset_.cache_misses = stats.block_cache ? stats.block_cache->misses : 0;
@@ -154,6 +201,8 @@ class FilterlabEngine : public Engine {
   // The DB's cumulative counters at the last ResetStats.
   struct {
     db::TableReaderStats reads;
+    db::DbTickers tickers;
+    uint64_t prefix_hits = 0, prefix_misses = 0;
     uint64_t cache_hits = 0, cache_misses = 0;
   } at_reset_;
 };
@@ -177,6 +226,10 @@ db::Options FilterlabDbOptions(const BenchConfig& config) {
   options.use_hash_index = config.hash_index;
   options.hash_index_util_ratio = config.util_ratio;
   options.filter_policy = config.filter;
+  options.prefix_extractor = config.prefix_extractor;
+  options.whole_key_filtering = config.whole_key_filtering;
+  options.memtable_whole_key_filtering = config.memtable_whole_key_filtering;
+  options.range_filter_policy = config.range_filter;
   options.per_level_filter_policy = config.filter_per_level;
   options.level_size_multiplier = config.level_multiplier;
   options.num_levels = static_cast<int>(config.num_levels);

@@ -74,7 +74,9 @@ class MemTableEngine : public Engine {
   // With several benchmark threads the writers take turns (the skip list
   // takes one writer at a time, readers need no lock); with one thread the
   // lock is skipped so the single-thread figures measure the memtable alone.
-  MemTableEngine(std::unique_ptr<MemTable> mem, bool lock_writes) : mem_(std::move(mem)), lock_writes_(lock_writes) {}
+  MemTableEngine(std::unique_ptr<MemTable> mem, bool lock_writes,
+                 std::shared_ptr<const engine::PrefixExtractor> prefix_extractor)
+      : mem_(std::move(mem)), lock_writes_(lock_writes), prefix_extractor_(std::move(prefix_extractor)) {}
 
   Status Put(const Slice& key, const Slice& value) override {
     WriterLock l(this);
@@ -111,7 +113,9 @@ class MemTableEngine : public Engine {
     }
     return Status::OK();
   }
-  std::unique_ptr<EngineIterator> NewIterator() override { return std::make_unique<MemTableIterator>(mem_.get()); }
+  std::unique_ptr<EngineIterator> NewIterator(const IteratorOptions& options) override {
+    return WithEmulatedBounds(std::make_unique<MemTableIterator>(mem_.get()), options, prefix_extractor_);
+  }
 
   Status Flush() override { return NotSupported("flush"); }
   Status CompactAll() override { return NotSupported("compact"); }
@@ -172,6 +176,7 @@ class MemTableEngine : public Engine {
 
   std::unique_ptr<MemTable> mem_;
   const bool lock_writes_;
+  const std::shared_ptr<const engine::PrefixExtractor> prefix_extractor_;
   std::mutex write_mu_;
   engine::SequenceNumber last_sequence_ = 0;
   uint64_t negatives_at_reset_ = 0;
@@ -187,12 +192,14 @@ Status OpenMemTableEngine(const BenchConfig& config, std::unique_ptr<Engine>* ou
   if (config.memtable_filter != nullptr) options.bloom_size_ratio = config.memtable_bloom_ratio;
   options.approx_algorithm =
       config.approx_algorithm == "old" ? engine::ApproxAlgorithm::kOld : engine::ApproxAlgorithm::kNew;
+  options.prefix_extractor = config.prefix_extractor;
+  options.whole_key_filtering = config.memtable_whole_key_filtering;
   std::unique_ptr<MemTable> mem;
   Status s = MemTable::Create(options, &mem);
   if (!s.ok()) return Status::InvalidArgument("lsmbench: memtable options: " + s.message());
   // readwhilewriting's writer runs beside readers only, so one writer lock
   // matters for threaded fills alone.
-  *out = std::make_unique<MemTableEngine>(std::move(mem), config.threads > 1);
+  *out = std::make_unique<MemTableEngine>(std::move(mem), config.threads > 1, config.prefix_extractor);
   return Status::OK();
 }
 

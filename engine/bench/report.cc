@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/db/options.h"
+#include "engine/util/prefix_extractor.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -19,7 +20,7 @@ double OpsPerSec(const BenchResult& r) { return r.seconds <= 0 ? 0 : static_cast
 // standard deviation follow.
 void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
   if (!levels.is_array() || levels.empty()) return;
-  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0, tree = 0;
+  double wasted = 0, model = 0, variance = 0, filter_bits = 0, entries = 0, tree = 0, range_bits = 0;
   for (const JsonRecord& l : levels) {
     if (!l.contains("wasted_reads")) return;
     const double missing = l["lookups"].get<double>() - l["found"].get<double>();
@@ -28,10 +29,12 @@ void AddFpReadTotals(const JsonRecord& levels, uint64_t ops, JsonRecord* rec) {
     model += missing * p;
     variance += missing * p * (1 - p);
     filter_bits += 8 * l["filter_bytes"].get<double>();
+    if (l.contains("range_filter_bytes")) range_bits += 8 * l["range_filter_bytes"].get<double>();
     entries += l["entries"].get<double>();
     if (l.contains("reach")) tree += l["reach"].get<double>() * p;
   }
   (*rec)["filter_bits_per_key"] = entries > 0 ? filter_bits / entries : 0.0;
+  (*rec)["range_filter_bits_per_key"] = entries > 0 ? range_bits / entries : 0.0;
   const double n = static_cast<double>(ops);
   (*rec)["fp_reads_per_op"] = ops > 0 ? JsonRecord(wasted / n) : JsonRecord();
   (*rec)["fp_reads_model_per_op"] = ops > 0 ? JsonRecord(model / n) : JsonRecord();
@@ -106,6 +109,16 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
   rec["compression_ratio"] = c.compression_ratio;
   rec["write_buffer_mb"] = c.write_buffer_mb;
   rec["seed"] = c.seed;
+  rec["prefix_extractor"] = engine::PrefixExtractorLabel(c.prefix_extractor.get());
+  rec["keys_per_prefix"] = c.keys_per_prefix;
+  rec["whole_key_filtering"] = c.whole_key_filtering;
+  rec["memtable_whole_key_filtering"] = c.memtable_whole_key_filtering;
+  rec["key_source"] = c.key_source;
+  rec["range_filter"] = engine::RangeFilterLabel(c.range_filter.get());
+  rec["max_scan_distance"] = c.max_scan_distance;
+  rec["prefix_same_as_start"] = c.prefix_same_as_start;
+  rec["total_order_seek"] = c.total_order_seek;
+  rec["auto_prefix_mode"] = c.auto_prefix_mode;
   if (r.latency.count() > 0) {
     rec["latency_unit"] = "micros per call";
     rec["p50_micros"] = r.latency.Percentile(50);
@@ -122,6 +135,10 @@ JsonRecord MakeRecord(const BenchConfig& c, Engine* engine, const BenchResult& r
       AddFpReadTotals(levels, r.ops, &rec);
       rec["levels"] = std::move(levels);
     }
+    JsonRecord seek_stats = engine->SeekStats();
+    if (!seek_stats.is_null()) rec["seek_stats"] = std::move(seek_stats);
+    JsonRecord tickers = engine->Tickers();
+    if (!tickers.is_null()) rec["tickers"] = std::move(tickers);
     JsonRecord filter_stats = engine->FilterStats();
     if (!filter_stats.is_null()) rec["filter_stats"] = std::move(filter_stats);
     JsonRecord io = engine->IoStats();

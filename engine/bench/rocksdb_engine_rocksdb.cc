@@ -31,6 +31,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/version.h>
@@ -71,9 +72,18 @@ std::string RocksDbVersion() {
 
 class RocksDbIterator : public EngineIterator {
  public:
-  explicit RocksDbIterator(rocksdb::Iterator* it) : it_(it) {}
-  void SeekToFirst() override { it_->SeekToFirst(); }
-  void Seek(const Slice& target) override { it_->Seek(ToRocks(target)); }
+  // `bound` is what the iterator's ReadOptions::iterate_upper_bound points
+  // at (null: none); each seek copies the caller's `source` bound into it.
+  RocksDbIterator(rocksdb::Iterator* it, std::unique_ptr<rocksdb::Slice> bound, const Slice* source)
+      : it_(it), bound_(std::move(bound)), source_(source) {}
+  void SeekToFirst() override {
+    if (bound_) *bound_ = ToRocks(*source_);
+    it_->SeekToFirst();
+  }
+  void Seek(const Slice& target) override {
+    if (bound_) *bound_ = ToRocks(*source_);
+    it_->Seek(ToRocks(target));
+  }
   void Next() override { it_->Next(); }
   bool Valid() const override { return it_->Valid(); }
   Slice key() const override { return FromRocks(it_->key()); }
@@ -82,6 +92,8 @@ class RocksDbIterator : public EngineIterator {
 
  private:
   std::unique_ptr<rocksdb::Iterator> it_;
+  std::unique_ptr<rocksdb::Slice> bound_;
+  const Slice* source_;
 };
 
 class RocksDbEngine : public Engine {
@@ -155,8 +167,18 @@ class RocksDbEngine : public Engine {
     }
     return result;
   }
-  std::unique_ptr<EngineIterator> NewIterator() override {
-    return std::make_unique<RocksDbIterator>(db_->NewIterator(read_options_));
+  std::unique_ptr<EngineIterator> NewIterator(const IteratorOptions& options) override {
+    rocksdb::ReadOptions ro = read_options_;
+    ro.prefix_same_as_start = options.prefix_same_as_start;
+    ro.total_order_seek = options.total_order_seek;
+    ro.auto_prefix_mode = options.auto_prefix_mode;
+    std::unique_ptr<rocksdb::Slice> bound;
+    if (options.upper_bound != nullptr) {
+      bound = std::make_unique<rocksdb::Slice>(ToRocks(*options.upper_bound));
+      ro.iterate_upper_bound = bound.get();
+    }
+    rocksdb::Iterator* it = db_->NewIterator(ro);
+    return std::make_unique<RocksDbIterator>(it, std::move(bound), options.upper_bound);
   }
 
   Status Flush() override {
@@ -266,6 +288,28 @@ class RocksDbEngine : public Engine {
     io["fp_data_block_fetches"] = JsonRecord();
     return io;
   }
+  // RocksDB 7.8.3 predates the seek tickers of PR #11460 (8.3): its prefix
+  // filter's seek counts are BLOOM_FILTER_PREFIX_CHECKED and _USEFUL, which
+  // give the total's filtered and filter_match; the rest is null.
+  JsonRecord SeekStats() override {
+    if (!config_.statistics) return JsonRecord();
+    const uint64_t checked = statistics_->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
+    const uint64_t useful = statistics_->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+    JsonRecord total = {{"filtered", useful},
+                        {"filter_match", checked - useful},
+                        {"data", JsonRecord()},
+                        {"data_useful_no_filter", JsonRecord()},
+                        {"data_useful_filter_match", JsonRecord()},
+                        {"fp_rate", JsonRecord()}};
+    JsonRecord out = {{"total", std::move(total)}, {"last_level", JsonRecord()}, {"non_last_level", JsonRecord()}};
+    if (PerfContextCounts() && config_.memtable_filter != nullptr && config_.prefix_extractor != nullptr) {
+      // Its memtable Bloom counters count Get probes and seeks' prefix probes alike.
+      const rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+      out["memtable_prefix_bloom"] = {{"hits", perf->bloom_memtable_hit_count},
+                                      {"misses", perf->bloom_memtable_miss_count}};
+    }
+    return out;
+  }
   JsonRecord FilterStats() override {
     if (!config_.statistics) return JsonRecord();
     JsonRecord out;
@@ -322,7 +366,7 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
     table.filter_policy.reset(rocksdb::NewRibbonFilterPolicy(choice.bits_per_key, /*bloom_before_level=*/-1));
     filter_text = "NewRibbonFilterPolicy(" + FormatNumber(choice.bits_per_key) + ") Standard128Ribbon";
   }
-  if (choice.kind != RocksDbTableFilter::kNone) table.whole_key_filtering = true;
+  if (choice.kind != RocksDbTableFilter::kNone) table.whole_key_filtering = config.whole_key_filtering;
   table.data_block_index_type = config.hash_index ? rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash
                                                   : rocksdb::BlockBasedTableOptions::kDataBlockBinarySearch;
   table.data_block_hash_table_util_ratio = config.util_ratio;
@@ -357,7 +401,14 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
   options.use_direct_reads = config.use_direct_reads;
   if (config.memtable_filter != nullptr) {
     options.memtable_prefix_bloom_size_ratio = config.memtable_bloom_ratio;
-    options.memtable_whole_key_filtering = true;
+    options.memtable_whole_key_filtering = config.memtable_whole_key_filtering;
+  }
+  std::string prefix_text = "none";
+  if (const engine::PrefixExtractor* p = config.prefix_extractor.get()) {
+    options.prefix_extractor.reset(p->kind() == engine::PrefixExtractor::Kind::kFixed
+                                       ? rocksdb::NewFixedPrefixTransform(p->length())
+                                       : rocksdb::NewCappedPrefixTransform(p->length()));
+    prefix_text = options.prefix_extractor->Name();
   }
   std::shared_ptr<rocksdb::Statistics> statistics;
   if (config.statistics) {
@@ -383,7 +434,11 @@ Status OpenRocksDbEngine(const BenchConfig& config, const std::string& path, std
       " (index and filter blocks cached, pinned); compression=" + config.compression +
       "; write_buffer_size=" + FormatNumber(config.write_buffer_mb) + " MiB; memtable_prefix_bloom_size_ratio=" +
       (config.memtable_filter == nullptr ? "0" : std::to_string(config.memtable_bloom_ratio)) +
-      " whole_key_filtering=" + (config.memtable_filter == nullptr ? "false" : "true") +
+      " memtable_whole_key_filtering=" +
+      (config.memtable_filter == nullptr     ? "false"
+       : config.memtable_whole_key_filtering ? "true"
+                                             : "false") +
+      "; prefix_extractor=" + prefix_text + "; whole_key_filtering=" + (config.whole_key_filtering ? "true" : "false") +
       "; use_direct_reads=" + (config.use_direct_reads ? "true" : "false") +
       "; approximate memtable stats: old algorithm (7.8.3 predates PR #13047)";
   *out = std::make_unique<RocksDbEngine>(config, std::move(db), std::move(statistics), table.block_cache,

@@ -116,7 +116,8 @@ class DB {
   //   filterlab.hash-index-stats        data-block hash lookups / collision fallbacks
   //   filterlab.total-sst-bytes         bytes of all live tables
   //   filterlab.recovery-stats          what Open's recovery replayed and dropped (DbStats::recovery)
-  //   filterlab.stats                   all of the above plus write/flush/compaction counters
+  //   filterlab.tickers                 every DB-wide ticker (db_tickers.h) as name=value
+  //   filterlab.stats                   all of the above
   virtual bool GetProperty(const std::string& name, std::string* value) = 0;
   // Zeroes the per-level filter statistics (e.g. between benchmark phases).
   virtual void ResetFilterStats() = 0;

@@ -297,8 +297,8 @@ Status DBImpl::FlushOldestImm() {
     pending_outputs_.erase(number);
   }
   if (s.ok()) {
-    counters_.flushes.fetch_add(1, std::memory_order_relaxed);
-    counters_.flush_bytes.fetch_add(meta->file_size, std::memory_order_relaxed);
+    RecordTick(Ticker::kFlushes);
+    RecordTick(Ticker::kFlushBytes, meta->file_size);
     Log("flushed memtable of " + std::to_string(mem->num_entries()) + " entries to table " + std::to_string(number) +
             " (" + std::to_string(meta->file_size) + " bytes)",
         false);
@@ -355,7 +355,9 @@ void DBImpl::SetupOtherInputs(Compaction* c) {
       options_.filter_allocation && options_.filter_allocation->policy != allocation::AllocationPolicy::kUniform;
   c->trivial_move =
       c->inputs[0].size() == 1 && c->inputs[1].empty() && !allocated &&
-      SameFilter(options_.FilterPolicyForLevel(c->level).get(), options_.FilterPolicyForLevel(c->level + 1).get());
+      SameFilter(options_.FilterPolicyForLevel(c->level).get(), options_.FilterPolicyForLevel(c->level + 1).get()) &&
+      RangeFilterLabel(options_.RangeFilterPolicyForLevel(c->level).get()) ==
+          RangeFilterLabel(options_.RangeFilterPolicyForLevel(c->level + 1).get());
   compact_pointer_[c->level] = hi;
 }
 
@@ -482,7 +484,7 @@ Status DBImpl::RunCompaction(std::unique_ptr<Compaction> owned) {
 Status DBImpl::RunTrivialMove(const Compaction& c) {
   std::lock_guard<std::mutex> m(manifest_mu_);
   Status s = InstallVersion({&c.inputs[0]}, c.level + 1, c.inputs[0], false);
-  if (s.ok()) counters_.trivial_moves.fetch_add(1, std::memory_order_relaxed);
+  if (s.ok()) RecordTick(Ticker::kTrivialMoves);
   return s;
 }
 
@@ -584,10 +586,10 @@ Status DBImpl::InstallCompaction(const Compaction& c, const CompactionOutput& ou
 void DBImpl::RecordCompaction(const Compaction& c, uint64_t bytes_read, const CompactionOutput& out) {
   uint64_t bytes_written = 0;
   for (const auto& f : out.files) bytes_written += f->file_size;
-  counters_.compactions.fetch_add(1, std::memory_order_relaxed);
-  counters_.compaction_bytes_read.fetch_add(bytes_read, std::memory_order_relaxed);
-  counters_.compaction_bytes_written.fetch_add(bytes_written, std::memory_order_relaxed);
-  counters_.entries_dropped.fetch_add(out.dropped, std::memory_order_relaxed);
+  RecordTick(Ticker::kCompactions);
+  RecordTick(Ticker::kCompactionBytesRead, bytes_read);
+  RecordTick(Ticker::kCompactionBytesWritten, bytes_written);
+  RecordTick(Ticker::kEntriesDropped, out.dropped);
   Log("compacted " + std::to_string(c.inputs[0].size()) + "+" + std::to_string(c.inputs[1].size()) + " files of L" +
           std::to_string(c.level) + "+L" + std::to_string(c.level + 1) + (c.in_place ? " (a rewrite in place)" : "") +
           " into " + std::to_string(out.files.size()) + " (" + std::to_string(bytes_read) + " -> " +

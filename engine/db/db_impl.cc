@@ -74,7 +74,8 @@ DBImpl::DBImpl(const Options& options, const std::string& path)
   if (options_.block_cache_bytes > 0) block_cache_ = std::make_unique<BlockCache>(options_.block_cache_bytes);
   table_cache_ = std::make_unique<TableCache>(dir_, block_cache_.get(), static_cast<size_t>(options_.max_open_files),
                                               options_.use_direct_reads, &read_gate_);
-  for (int l = 0; l < options_.num_levels; ++l) filter_stats_.push_back(std::make_unique<LevelFilterStats>());
+  table_cache_->set_prefix_extractor(options_.prefix_extractor);
+  for (int l = 0; l < options_.num_levels; ++l) level_tickers_.push_back(std::make_unique<LevelTickerCounters>());
   compact_pointer_.resize(options_.num_levels);
 }
 
@@ -537,7 +538,7 @@ Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
       log_dir_synced_ = s.ok();
     }
     if (s.ok()) s = log_->Sync();
-    counters_.wal_syncs.fetch_add(1, std::memory_order_relaxed);
+    RecordTick(Ticker::kWalSyncs);
   }
   if (!s.ok()) {
     if (s.IsNotSupported()) return s;
@@ -559,10 +560,10 @@ Status DBImpl::WriteGroup(Writer* leader, Writer** last_writer) {
     }
   }
   last_sequence_.store(next - 1, std::memory_order_release);
-  counters_.writes.fetch_add(writes, std::memory_order_relaxed);
-  counters_.write_batches.fetch_add(batches, std::memory_order_relaxed);
-  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
-  counters_.write_groups.fetch_add(1, std::memory_order_relaxed);
+  RecordTick(Ticker::kWrites, writes);
+  RecordTick(Ticker::kWriteBatches, batches);
+  RecordTick(Ticker::kBytesWritten, bytes);
+  RecordTick(Ticker::kWriteGroups);
   return Status::OK();
 }
 
@@ -579,7 +580,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
       // Give compaction a millisecond rather than stall later for seconds.
       l.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      counters_.slowdowns.fetch_add(1, std::memory_order_relaxed);
+      RecordTick(Ticker::kSlowdowns);
       l.lock();
       allow_delay = false;
       continue;
@@ -589,12 +590,12 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l, bool force) {
     const bool imm_full = static_cast<int>(imm_.size()) >= options_.max_write_buffer_number - 1;
     if (imm_full || l0_files() >= options_.level0_stop_writes_trigger) {
       const auto start = std::chrono::steady_clock::now();
-      counters_.stalls.fetch_add(1, std::memory_order_relaxed);
+      RecordTick(Ticker::kStalls);
       cv_.wait(l);
-      counters_.stall_micros.fetch_add(
+      RecordTick(
+          Ticker::kStallMicros,
           static_cast<uint64_t>(
-              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count()),
-          std::memory_order_relaxed);
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count()));
       continue;
     }
     // Switch to a new memtable and WAL.
@@ -659,16 +660,15 @@ void DBImpl::InstallSuperVersion() {
 }
 
 void DBImpl::CountFilter(int level, const LookupResult& result) {
-  LevelFilterStats& st = *filter_stats_[level];
-  st.Add(kLookups);
-  if (result.found) st.Add(kFound);
+  RecordLevelTick(level, LevelTicker::kLookups);
+  if (result.found) RecordLevelTick(level, LevelTicker::kFound);
   if (result.filter == LookupResult::Filter::kNotChecked) return;
-  st.Add(kChecked);
+  RecordLevelTick(level, LevelTicker::kFilterChecked);
   if (result.filter == LookupResult::Filter::kNegative) {
-    st.Add(kNegative);
+    RecordLevelTick(level, LevelTicker::kFilterUseful);
   } else {
-    st.Add(kPositive);
-    if (result.found) st.Add(kTruePositive);
+    RecordLevelTick(level, LevelTicker::kFilterPositive);
+    if (result.found) RecordLevelTick(level, LevelTicker::kFilterTruePositive);
   }
 }
 
@@ -676,7 +676,7 @@ Status DBImpl::LookupInTable(int level, const FileMetaData& file, const Slice& i
   const TableReader* table = nullptr;
   Status s = table_cache_->GetInGuard(file.number, file.file_size, &table);
   if (!s.ok()) return s;
-  read_counters_.Add(kTableLookups);
+  RecordTick(Ticker::kTableLookups);
   table->Get(internal_key, result);
   CountFilter(level, *result);
   return result->status;
@@ -717,7 +717,7 @@ bool MemTableGet(const MemTable& mem, const LookupKey& key, std::string* value, 
 
 Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (value == nullptr) return Status::InvalidArgument("Get: value is null");
-  read_counters_.Add(kGets);
+  RecordTick(Ticker::kGets);
   Status s;
   {
     ReadGate::Guard guard(&read_gate_);
@@ -803,8 +803,8 @@ void DBImpl::MultiGet(const ReadOptions& options, const std::vector<Slice>& keys
     statuses->clear();
     return;
   }
-  read_counters_.Add(kMultiGets);
-  read_counters_.Add(kMultiGetKeys, n);
+  RecordTick(Ticker::kMultiGets);
+  RecordTick(Ticker::kMultiGetKeys, n);
   {
     ReadGate::Guard guard(&read_gate_);
     MultiGetInGuard(CurrentSuperVersion(), ReadSequence(options), keys, values, statuses);
@@ -933,7 +933,7 @@ void DBImpl::MultiGetGroup(int level, const FileMetaData& file, MultiGetBatch* b
   for (size_t j : batch->group) batch->targets.push_back(batch->lkeys[j].internal_key());
   // TableReader::MultiGet resets each result; resize keeps the strings' capacity.
   if (batch->results.size() < batch->group.size()) batch->results.resize(batch->group.size());
-  read_counters_.Add(kTableLookups, batch->group.size());
+  RecordTick(Ticker::kTableLookups, batch->group.size());
   table->MultiGet(batch->targets.data(), batch->targets.size(), batch->results.data());
   for (size_t g = 0; g < batch->group.size(); ++g) {
     const size_t j = batch->group[g];
@@ -956,18 +956,37 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     std::shared_ptr<const TableReader> table;
     Status s = table_cache_->Get(f->number, f->file_size, &table);
     if (s.ok()) {
-      children.push_back(NewTableIterator(std::move(table)));
+      children.push_back(NewTableIterator(std::move(table), 0, &seek_recorder_));
     } else {
       // An iterator that reports the error: a level iterator over this one file.
-      children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}));
+      children.push_back(NewLevelIterator(table_cache_.get(), FileList{f}, 0, &seek_recorder_));
     }
   }
   for (int level = 1; level < v.version->num_levels(); ++level) {
     if (!v.version->files(level).empty()) {
-      children.push_back(NewLevelIterator(table_cache_.get(), v.version->files(level)));
+      children.push_back(NewLevelIterator(table_cache_.get(), v.version->files(level), level, &seek_recorder_));
     }
   }
-  return NewDBIterator(NewMergingIterator(std::move(children)), v.sequence, v.version);
+  return NewDBIterator(NewMergingIterator(std::move(children)), v.sequence, v.version, options,
+                       options_.prefix_extractor);
+}
+
+void DBImpl::LevelSeekRecorder::RecordTableSeek(int level, const TableReader::SeekFilterAnswer& answer, bool useful) {
+  using Filter = LookupResult::Filter;
+  if (answer.range == Filter::kNegative) db_->RecordLevelTick(level, LevelTicker::kSeekRangeFiltered);
+  if (answer.range == Filter::kPositive) db_->RecordLevelTick(level, LevelTicker::kSeekRangeFilterMatch);
+  const Filter filter = answer.combined();
+  if (filter == Filter::kNegative) {
+    db_->RecordLevelTick(level, LevelTicker::kSeekFiltered);
+    return;
+  }
+  const bool matched = filter == Filter::kPositive;
+  if (matched) db_->RecordLevelTick(level, LevelTicker::kSeekFilterMatch);
+  db_->RecordLevelTick(level, LevelTicker::kSeekData);
+  if (useful) {
+    db_->RecordLevelTick(level,
+                         matched ? LevelTicker::kSeekDataUsefulFilterMatch : LevelTicker::kSeekDataUsefulNoFilter);
+  }
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
@@ -1004,14 +1023,13 @@ void DBImpl::GetApproximateMemTableStats(const Slice& start, const Slice& limit,
 
 namespace {
 
-uint64_t Load(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
-
-// The filters a level's tables hold (see LevelStats::filter); `fallback`
-// when the level has no tables.
-std::string LevelFilterLabel(const FileList& files, const std::string& fallback) {
+// The filters a level's tables hold (LevelStats::filter, range_filter): the
+// distinct specs in `spec` of its tables; `fallback` when it has none.
+std::string LevelFilterLabel(const FileList& files, std::string FileMetaData::*spec_field,
+                             const std::string& fallback) {
   std::vector<const std::string*> specs;
   for (const auto& f : files) {
-    const std::string& spec = f->filter_spec;
+    const std::string& spec = (*f).*spec_field;
     bool seen = false;
     for (const std::string* s : specs) seen = seen || *s == spec;
     if (!seen) specs.push_back(&spec);
@@ -1034,17 +1052,15 @@ DbStats DBImpl::GetStats() {
     level.level = l;
     level.files = version.files(l).size();
     level.bytes = version.LevelBytes(l);
-    level.filter = LevelFilterLabel(version.files(l), FilterLabel(options_.FilterPolicyForLevel(l).get()));
-    const LevelFilterStats& f = *filter_stats_[l];
-    level.filter_counters.checked = f.Sum(kChecked);
-    level.filter_counters.useful = f.Sum(kNegative);
-    level.filter_counters.positive = f.Sum(kPositive);
-    level.filter_counters.true_positive = f.Sum(kTruePositive);
-    level.filter_counters.lookups = f.Sum(kLookups);
-    level.filter_counters.found = f.Sum(kFound);
+    level.filter = LevelFilterLabel(version.files(l), &FileMetaData::filter_spec,
+                                    FilterLabel(options_.FilterPolicyForLevel(l).get()));
+    for (size_t t = 0; t < kNumLevelTickers; ++t) level.tickers.values[t] = level_tickers_[l]->Sum(t);
     const LevelFilterSummary summary = SummarizeLevelFilters(l, version.files(l));
     level.entries = summary.entries;
     level.filter_bytes = summary.filter_bytes;
+    level.range_filter_bytes = summary.range_filter_bytes;
+    level.range_filter = LevelFilterLabel(version.files(l), &FileMetaData::range_filter_spec,
+                                          RangeFilterLabel(options_.RangeFilterPolicyForLevel(l).get()));
     level.model_fp = summary.model_fp;
     level.reach = reach[l];
     stats.total_sst_bytes += level.bytes;
@@ -1052,9 +1068,13 @@ DbStats DBImpl::GetStats() {
   }
   stats.memtable_filter.negatives = v.mem->bloom_negatives();
   stats.memtable_filter.positives = v.mem->bloom_positives();
+  stats.memtable_filter.prefix_hits = v.mem->prefix_hits();
+  stats.memtable_filter.prefix_misses = v.mem->prefix_misses();
   for (const auto& imm : v.imm) {
     stats.memtable_filter.negatives += imm->bloom_negatives();
     stats.memtable_filter.positives += imm->bloom_positives();
+    stats.memtable_filter.prefix_hits += imm->prefix_hits();
+    stats.memtable_filter.prefix_misses += imm->prefix_misses();
   }
   if (block_cache_) {
     stats.block_cache =
@@ -1068,33 +1088,13 @@ DbStats DBImpl::GetStats() {
   });
   stats.table_reads = table_cache_->TotalStats();
   stats.direct_read_fallbacks = table_cache_->buffered_fallbacks();
-  const Counters& c = counters_;
-  DbCounters& out = stats.counters;
-  out.writes = Load(c.writes);
-  out.write_batches = Load(c.write_batches);
-  out.bytes_written = Load(c.bytes_written);
-  out.wal_syncs = Load(c.wal_syncs);
-  out.write_groups = Load(c.write_groups);
-  out.stalls = Load(c.stalls);
-  out.stall_micros = Load(c.stall_micros);
-  out.slowdowns = Load(c.slowdowns);
-  out.flushes = Load(c.flushes);
-  out.flush_bytes = Load(c.flush_bytes);
-  out.compactions = Load(c.compactions);
-  out.trivial_moves = Load(c.trivial_moves);
-  out.compaction_bytes_read = Load(c.compaction_bytes_read);
-  out.compaction_bytes_written = Load(c.compaction_bytes_written);
-  out.entries_dropped = Load(c.entries_dropped);
-  out.gets = read_counters_.Sum(kGets);
-  out.multigets = read_counters_.Sum(kMultiGets);
-  out.multiget_keys = read_counters_.Sum(kMultiGetKeys);
-  out.table_lookups = read_counters_.Sum(kTableLookups);
+  for (size_t t = 0; t < kNumTickers; ++t) stats.counters.values[t] = tickers_.Sum(t);
   stats.recovery = recovery_;
   return stats;
 }
 
 void DBImpl::ResetFilterStats() {
-  for (auto& st : filter_stats_) st->Reset();
+  for (auto& st : level_tickers_) st->Reset();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -129,26 +129,22 @@ class DBImpl final : public DB {
     std::vector<std::shared_ptr<const MemTable>> imm;  // newest first
     std::shared_ptr<const Version> version;
   };
-  // Per level, bumped by every table lookup (with a filter or without):
-  // lookups, found; and by lookups in tables with a filter: checked,
-  // negative, positive, true_positive. Per thread slot (thread_slot.h).
-  enum LevelFilterCounter : size_t {
-    kChecked,
-    kNegative,
-    kPositive,
-    kTruePositive,
-    kLookups,
-    kFound,
-    kNumLevelCounters
-  };
-  using LevelFilterStats = StripedCounters<kNumLevelCounters>;
-  enum ReadCounter : size_t { kGets, kMultiGets, kMultiGetKeys, kTableLookups, kNumReadCounters };
-  struct Counters {
-    std::atomic<uint64_t> writes{0}, write_batches{0}, bytes_written{0}, wal_syncs{0}, write_groups{0};
-    std::atomic<uint64_t> stalls{0}, stall_micros{0}, slowdowns{0};
-    std::atomic<uint64_t> flushes{0}, flush_bytes{0};
-    std::atomic<uint64_t> compactions{0}, trivial_moves{0}, compaction_bytes_read{0}, compaction_bytes_written{0};
-    std::atomic<uint64_t> entries_dropped{0};
+  // The tickers of db_tickers.h, per thread slot (thread_slot.h): DB-wide,
+  // and one set per level.
+  using TickerCounters = StripedCounters<kNumTickers>;
+  using LevelTickerCounters = StripedCounters<kNumLevelTickers>;
+  void RecordTick(Ticker t, uint64_t n = 1) { tickers_.Add(static_cast<size_t>(t), n); }
+  void RecordLevelTick(int level, LevelTicker t, uint64_t n = 1) {
+    level_tickers_[static_cast<size_t>(level)]->Add(static_cast<size_t>(t), n);
+  }
+  // Counts iterators' per-table seeks in the level tickers (internal_iterator.h).
+  class LevelSeekRecorder final : public SeekRecorder {
+   public:
+    explicit LevelSeekRecorder(DBImpl* db) : db_(db) {}
+    void RecordTableSeek(int level, const TableReader::SeekFilterAnswer& answer, bool useful) override;
+
+   private:
+    DBImpl* const db_;
   };
 
   void Log(const std::string& message, bool warning);
@@ -300,9 +296,9 @@ class DBImpl final : public DB {
   std::thread flush_thread_;
   std::thread compaction_thread_;
 
-  std::vector<std::unique_ptr<LevelFilterStats>> filter_stats_;
-  Counters counters_;
-  StripedCounters<kNumReadCounters> read_counters_;
+  std::vector<std::unique_ptr<LevelTickerCounters>> level_tickers_;  // one per level
+  TickerCounters tickers_;
+  LevelSeekRecorder seek_recorder_{this};
   RecoveryStats recovery_;  // written by Open only
 };
 

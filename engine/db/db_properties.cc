@@ -35,8 +35,15 @@ std::string LevelSummary(const DbStats& stats) {
   return "files[" + files + "] bytes[" + bytes + "]";
 }
 
+// "L<n>: <every level ticker>=v ... fp_rate=r wasted_reads=w model_fp=m filter_bytes=b filter=SPEC"
 std::string FilterLine(const LevelStats& l) {
-  const FilterCounters& c = l.filter_counters;
+  const FilterCounters c = l.filter_counters();
+  std::string line = "L";  // appended piece by piece: GCC 12 warns (-Wrestrict) on "L" + to_string(...)
+  line += std::to_string(l.level);
+  line += ':';
+  for (size_t t = 0; t < kNumLevelTickers; ++t) {
+    line += std::string(" ") + kLevelTickerInfo[t].name + "=" + Num(l.tickers.values[t]);
+  }
   char fp[64];
   const std::optional<double> rate = c.FpRate();
   if (rate) {
@@ -44,16 +51,8 @@ std::string FilterLine(const LevelStats& l) {
   } else {
     std::snprintf(fp, sizeof(fp), "n/a");
   }
-  std::string line = "L";
-  line += std::to_string(l.level);
-  line += ": checked=" + Num(c.checked);
-  line += " useful=" + Num(c.useful);
-  line += " positive=" + Num(c.positive);
-  line += " true_positive=" + Num(c.true_positive);
   line += " fp_rate=";
   line += fp;
-  line += " lookups=" + Num(c.lookups);
-  line += " found=" + Num(c.found);
   line += " wasted_reads=" + Num(c.wasted_reads());
   std::snprintf(fp, sizeof(fp), "%.6g", l.model_fp);
   line += " model_fp=";
@@ -71,7 +70,8 @@ std::string FilterLines(const DbStats& stats) {
 
 std::string MemTableFilterText(const DbStats& stats) {
   return "negatives=" + Num(stats.memtable_filter.negatives) + " positives=" + Num(stats.memtable_filter.positives) +
-         " (live memtables only)";
+         " prefix_hits=" + Num(stats.memtable_filter.prefix_hits) +
+         " prefix_misses=" + Num(stats.memtable_filter.prefix_misses) + " (live memtables only)";
 }
 
 std::string BlockCacheText(const DbStats& stats) {
@@ -85,17 +85,14 @@ std::string HashIndexText(const DbStats& stats) {
          " (tables currently open)";
 }
 
-std::string CountersText(const DbStats& stats) {
-  const DbCounters& c = stats.counters;
-  return "writes=" + Num(c.writes) + " batches=" + Num(c.write_batches) + " bytes=" + Num(c.bytes_written) +
-         " wal_syncs=" + Num(c.wal_syncs) + " stalls=" + Num(c.stalls) + " stall_micros=" + Num(c.stall_micros) +
-         " slowdowns=" + Num(c.slowdowns) + "\nflushes=" + Num(c.flushes) + " flush_bytes=" + Num(c.flush_bytes) +
-         " compactions=" + Num(c.compactions) + " trivial_moves=" + Num(c.trivial_moves) +
-         " compaction_bytes_read=" + Num(c.compaction_bytes_read) +
-         " compaction_bytes_written=" + Num(c.compaction_bytes_written) + " entries_dropped=" + Num(c.entries_dropped) +
-         "\ngets=" + Num(c.gets) + " multigets=" + Num(c.multigets) + " multiget_keys=" + Num(c.multiget_keys) +
-         " table_lookups=" + Num(c.table_lookups) + " data_block_reads(open tables)=" + Num(stats.data_block_reads) +
-         "\n";
+// Every DB-wide ticker as "name=value", space-separated (db_tickers.h's order).
+std::string TickersText(const DbStats& stats) {
+  std::string text;
+  for (size_t t = 0; t < kNumTickers; ++t) {
+    if (!text.empty()) text += ' ';
+    text += std::string(kTickerInfo[t].name) + "=" + Num(stats.counters.values[t]);
+  }
+  return text;
 }
 
 std::string RecoveryText(const DbStats& stats) {
@@ -110,8 +107,8 @@ std::string RecoveryText(const DbStats& stats) {
 std::string AllStatsText(const DbStats& stats) {
   return "levels: " + LevelSummary(stats) + "\n" + FilterLines(stats) +
          "memtable filter: " + MemTableFilterText(stats) + "\nblock cache: " + BlockCacheText(stats) +
-         "\nhash index: " + HashIndexText(stats) + "\n" + CountersText(stats) +
-         "write_groups=" + Num(stats.counters.write_groups) + "\nrecovery: " + RecoveryText(stats) + "\n";
+         "\nhash index: " + HashIndexText(stats) + "\ntickers: " + TickersText(stats) +
+         " data_block_reads(open tables)=" + Num(stats.data_block_reads) + "\nrecovery: " + RecoveryText(stats) + "\n";
 }
 
 }  // namespace
@@ -127,7 +124,7 @@ bool DBImpl::GetProperty(const std::string& name, std::string* value) {
   } else if (ParseLevelSuffix(what, "bytes-at-level", stats.levels.size(), &level)) {
     *value = Num(stats.levels[level].bytes);
   } else if (ParseLevelSuffix(what, "filter-stats-level", stats.levels.size(), &level)) {
-    const FilterCounters& c = stats.levels[level].filter_counters;
+    const FilterCounters c = stats.levels[level].filter_counters();
     *value = Num(c.checked) + " " + Num(c.useful) + " " + Num(c.positive) + " " + Num(c.true_positive);
   } else if (what == "level-summary") {
     *value = LevelSummary(stats);
@@ -141,6 +138,8 @@ bool DBImpl::GetProperty(const std::string& name, std::string* value) {
     *value = HashIndexText(stats);
   } else if (what == "total-sst-bytes") {
     *value = Num(stats.total_sst_bytes);
+  } else if (what == "tickers") {
+    *value = TickersText(stats);
   } else if (what == "recovery-stats") {
     *value = RecoveryText(stats);
   } else if (what == "stats") {

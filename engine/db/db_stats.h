@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/db/db_tickers.h"
 #include "engine/table/table_reader.h"
 
 namespace filterlab::engine {
@@ -21,7 +22,11 @@ namespace filterlab::engine {
 // positives whose key the table held. `lookups` and `found` count every
 // table lookup, with a filter or without, so a level without filters still
 // shows its traffic.
+// Derived from a level's tickers (db_tickers.h) by FromLevel; lsmbench's
+// RocksDB engine fills one from RocksDB's per-level perf context.
 struct FilterCounters {
+  static FilterCounters FromLevel(const LevelTickers& t);
+
   uint64_t checked = 0;
   uint64_t useful = 0;
   uint64_t positive = 0;
@@ -54,9 +59,14 @@ struct LevelStats {
   // under different options share the level). A level without tables shows
   // the filter new tables there would get.
   std::string filter;
-  FilterCounters filter_counters;  // since the last ResetFilterStats
-  uint64_t entries = 0;            // internal keys in the level's tables
-  uint64_t filter_bytes = 0;       // bytes of their filter blocks
+  LevelTickers tickers;  // since the last ResetFilterStats
+  FilterCounters filter_counters() const { return FilterCounters::FromLevel(tickers); }
+  uint64_t entries = 0;       // internal keys in the level's tables
+  uint64_t filter_bytes = 0;  // bytes of their filter blocks
+  // Their range filters: the spec(s) as `filter` names the point filters'
+  // (a level without tables shows what new tables would get) and the bytes.
+  std::string range_filter;
+  uint64_t range_filter_bytes = 0;
   // The model FP rate a lookup of an absent key expects at one table of the
   // level (level_filters.h SummarizeLevelFilters; 1 for tables without a
   // filter): the expected value of wasted_reads() / missing_lookups().
@@ -71,6 +81,9 @@ struct LevelStats {
 struct MemTableFilterStats {
   uint64_t negatives = 0;  // Get calls a memtable filter answered (skip list skipped)
   uint64_t positives = 0;  // ... passed on to the skip list
+  // Seeks that probed a memtable's prefix Bloom: it said maybe (hits) / absent (misses: memtable skipped).
+  uint64_t prefix_hits = 0;
+  uint64_t prefix_misses = 0;
 };
 
 struct BlockCacheStats {
@@ -83,17 +96,6 @@ struct BlockCacheStats {
 struct HashIndexStats {
   uint64_t lookups = 0;     // data-block hash index lookups
   uint64_t collisions = 0;  // ... that fell back to binary search
-};
-
-// Cumulative since Open.
-struct DbCounters {
-  uint64_t writes = 0, write_batches = 0, bytes_written = 0, wal_syncs = 0;
-  uint64_t write_groups = 0;  // leader rounds of group commit (one WAL append run, at most one sync)
-  uint64_t stalls = 0, stall_micros = 0, slowdowns = 0;
-  uint64_t flushes = 0, flush_bytes = 0;
-  uint64_t compactions = 0, trivial_moves = 0, compaction_bytes_read = 0, compaction_bytes_written = 0;
-  uint64_t entries_dropped = 0;
-  uint64_t gets = 0, multigets = 0, multiget_keys = 0, table_lookups = 0;
 };
 
 // What Open's recovery dropped, all zero after a clean recovery. A log or
@@ -127,7 +129,7 @@ struct DbStats {
   // Tables opened for buffered reads although Options::use_direct_reads was
   // set (the filesystem refused O_DIRECT).
   uint64_t direct_read_fallbacks = 0;
-  DbCounters counters;
+  DbTickers counters;      // every DB-wide ticker since Open (db_tickers.h)
   RecoveryStats recovery;  // of the Open that made this DB object
 };
 

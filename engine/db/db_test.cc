@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 
 #include "engine/db/db_test_util.h"
 #include "filters/registry.h"
@@ -276,6 +278,35 @@ void RunModelTest(const Options& base, uint32_t seed, int rounds, int ops_per_ro
   for (const auto& [k, v] : model) ASSERT_EQ(GetOrStatus(db.get(), k), v);
 }
 
+// Every ticker has one distinct name, and the text properties show every
+// one of them with the value GetStats returns.
+TEST(DB, TickersAreNamedOnceAndShownByTheProperties) {
+  std::set<std::string> names;
+  for (const TickerInfo& t : kTickerInfo) EXPECT_TRUE(names.insert(t.name).second) << t.name;
+  for (const TickerInfo& t : kLevelTickerInfo) EXPECT_TRUE(names.insert(t.name).second) << t.name;
+  EXPECT_EQ(names.size(), kNumTickers + kNumLevelTickers);
+  test::ScratchDir dir;
+  std::unique_ptr<DB> db;
+  ASSERT_TRUE(DB::Open(test::SmallOptions(), dir.db(), &db).ok());
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(db->Put(WriteOptions(), test::Key(i), test::Value(i, 1)).ok());
+  ASSERT_TRUE(db->Flush(true).ok());
+  std::string v;
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(db->Get(ReadOptions(), test::Key(i), &v).ok());
+  const DbStats stats = db->GetStats();
+  EXPECT_EQ(stats.counters[Ticker::kWrites], 300u);
+  EXPECT_EQ(stats.counters[Ticker::kGets], 50u);
+  std::string text, levels;
+  ASSERT_TRUE(db->GetProperty("filterlab.tickers", &text));
+  ASSERT_TRUE(db->GetProperty("filterlab.filter-stats", &levels));
+  for (size_t t = 0; t < kNumTickers; ++t) {
+    const std::string item = std::string(kTickerInfo[t].name) + "=" + std::to_string(stats.counters.values[t]);
+    EXPECT_NE((" " + text + " ").find(" " + item + " "), std::string::npos) << item << " in " << text;
+  }
+  for (size_t t = 0; t < kNumLevelTickers; ++t) {
+    EXPECT_NE(levels.find(std::string(" ") + kLevelTickerInfo[t].name + "="), std::string::npos) << levels;
+  }
+}
+
 TEST(DB, RandomOperationsMatchModel) {
   Options o = SmallOptions();
   RunModelTest(o, 1, 8, 1500 / test::kScale);
@@ -464,7 +495,7 @@ TEST(DB, CompactionsDeleteTheirInputTablesAtOnce) {
   for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(rng() % (4 * n)), Value(i, 0)).ok());
   ASSERT_TRUE(db->Flush(true).ok());
   ASSERT_TRUE(db->WaitForCompaction().ok());
-  ASSERT_GT(db->GetStats().counters.compactions, 0u);
+  ASSERT_GT(db->GetStats().counters[Ticker::kCompactions], 0u);
   EXPECT_EQ(TableFilesOnDisk(dir.db()), LiveTables(db.get())) << "after background compactions";
   uint64_t rewritten = 0;
   ASSERT_TRUE(db->RewriteFilters(&rewritten).ok());
@@ -543,17 +574,17 @@ TEST(DB, FilterStatisticsPerLevelAndProperties) {
   const DbStats stats = db->GetStats();
   ASSERT_EQ(stats.levels.size(), 7u);
   const LevelStats& l1 = stats.levels[1];
-  const uint64_t c = l1.filter_counters.checked, u = l1.filter_counters.useful, p = l1.filter_counters.positive,
-                 t = l1.filter_counters.true_positive;
+  const uint64_t c = l1.filter_counters().checked, u = l1.filter_counters().useful, p = l1.filter_counters().positive,
+                 t = l1.filter_counters().true_positive;
   EXPECT_EQ(l1.files, std::stoul(l1files));
-  EXPECT_EQ(stats.levels[0].filter_counters.checked, 0u);  // L0 has no filter and no files
+  EXPECT_EQ(stats.levels[0].filter_counters().checked, 0u);  // L0 has no filter and no files
   EXPECT_EQ(stats.levels[0].filter, "none");
   EXPECT_EQ(l1.filter.rfind("fastlocal:bpk=20", 0), 0u) << l1.filter;
   std::string line;
   ASSERT_TRUE(db->GetProperty("filterlab.filter-stats-level1", &line));
   EXPECT_EQ(line, std::to_string(c) + " " + std::to_string(u) + " " + std::to_string(p) + " " + std::to_string(t));
-  ASSERT_TRUE(l1.filter_counters.FpRate().has_value());
-  EXPECT_DOUBLE_EQ(*l1.filter_counters.FpRate(), static_cast<double>(p - t) / static_cast<double>(c - t));
+  ASSERT_TRUE(l1.filter_counters().FpRate().has_value());
+  EXPECT_DOUBLE_EQ(*l1.filter_counters().FpRate(), static_cast<double>(p - t) / static_cast<double>(c - t));
   // Every present key, and every absent one inside a file's range: all but
   // the one just after each file's largest key.
   EXPECT_EQ(c, static_cast<uint64_t>(2 * n - std::stoi(l1files)));
@@ -563,7 +594,7 @@ TEST(DB, FilterStatisticsPerLevelAndProperties) {
   EXPECT_LE(p - t, static_cast<uint64_t>(0.001 * n + 4 * std::sqrt(0.001 * n) + 1));
   std::string text;
   ASSERT_TRUE(db->GetProperty("filterlab.filter-stats", &text));
-  EXPECT_NE(text.find("L1: checked=" + std::to_string(c)), std::string::npos) << text;
+  EXPECT_NE(text.find("L1: filter_checked=" + std::to_string(c)), std::string::npos) << text;
   EXPECT_NE(text.find("filter=fastlocal:bpk=20"), std::string::npos) << text;
   EXPECT_FALSE(db->GetProperty("filterlab.num-files-at-level99", &text));
   EXPECT_FALSE(db->GetProperty("rocksdb.stats", &text));
@@ -622,7 +653,7 @@ TEST(DB, TablesKeepTheirFilterAcrossOptionChanges) {
   EXPECT_EQ(stats.levels[0].filter.rfind("legacy:bpk=10", 0), 0u) << stats.levels[0].filter;
   EXPECT_EQ(stats.levels[1].filter.rfind("fastlocal:bpk=12", 0), 0u) << stats.levels[1].filter;  // no tables yet
   for (int i = 0; i < n; ++i) EXPECT_EQ(GetOrStatus(db.get(), Key(i)), Value(i, 0));
-  EXPECT_GT(db->GetStats().levels[0].filter_counters.checked, 0u);
+  EXPECT_GT(db->GetStats().levels[0].filter_counters().checked, 0u);
   for (int i = n; i < 2 * n; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i, 0)).ok());
   ASSERT_TRUE(db->Flush(true).ok());
   stats = db->GetStats();

@@ -13,6 +13,8 @@ void NoteTableFilter(const TableProperties& props, FileMetaData* meta) {
   meta->filter_spec = props.filter_spec;
   meta->num_entries = props.num_entries;
   meta->filter_bytes = props.filter_size;
+  meta->range_filter_bytes = props.range_filter_size;
+  meta->range_filter_spec = props.range_filter_spec;
   meta->filter_model_fp = 1;
   if (props.filter_spec.empty()) return;
   std::unique_ptr<FilterPolicy> policy;
@@ -266,6 +268,7 @@ LevelFilterSummary SummarizeLevelFilters(int level, const FileList& files) {
   for (const auto& f : files) {
     out.entries += f->num_entries;
     out.filter_bytes += f->filter_bytes;
+    out.range_filter_bytes += f->range_filter_bytes;
   }
   if (files.empty()) return out;
   // Level 0: a lookup probes every table (each covers about the whole key

@@ -123,7 +123,8 @@ std::vector<double> LookupReach(const Version& before, const OutputJob& job);
 struct LevelFilterSummary {
   uint64_t entries = 0;
   uint64_t filter_bytes = 0;
-  double model_fp = 1;  // 1 without tables or filters
+  uint64_t range_filter_bytes = 0;  // beside the point filters, outside any allocation budget
+  double model_fp = 1;              // 1 without tables or filters
 };
 LevelFilterSummary SummarizeLevelFilters(int level, const FileList& files);
 

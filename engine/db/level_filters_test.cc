@@ -103,15 +103,15 @@ TEST(LevelFilters, LevelsWithoutFiltersCountTheirLookups) {
   const LevelStats& l1 = stats.levels[1];
   ASSERT_GT(l1.files, 0u);
   EXPECT_EQ(l1.filter, "none");
-  EXPECT_EQ(l1.filter_counters.checked, 0u);
+  EXPECT_EQ(l1.filter_counters().checked, 0u);
   // L1 covers part of the key space (its files move down one at a time): some lookups reach it.
-  EXPECT_GT(l1.filter_counters.lookups, static_cast<uint64_t>(n / 10));
-  EXPECT_EQ(l1.filter_counters.wasted_reads(), l1.filter_counters.lookups);
+  EXPECT_GT(l1.filter_counters().lookups, static_cast<uint64_t>(n / 10));
+  EXPECT_EQ(l1.filter_counters().wasted_reads(), l1.filter_counters().lookups);
   EXPECT_EQ(l1.filter_bytes, 0u);
   EXPECT_EQ(l1.model_fp, 1.0);
   for (const LevelStats& l : stats.levels) {
     if (l.level < 2 || l.files == 0) continue;
-    const FilterCounters& c = l.filter_counters;
+    const FilterCounters& c = l.filter_counters();
     EXPECT_EQ(c.checked, c.lookups) << l.level;
     EXPECT_EQ(c.wasted_reads(), c.positive - c.true_positive) << l.level;
     EXPECT_GT(l.filter_bytes, 0u);

@@ -4,6 +4,7 @@
 
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/range/range_filter.h"
 
 namespace filterlab::engine {
 namespace {
@@ -30,6 +31,23 @@ Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const Filte
   *out = std::move(policy);
   return Status::OK();
 }
+
+Status RangeFilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const RangeFilterPolicy>* out) {
+  out->reset();
+  if (spec == "none") return Status::OK();
+  if (spec.empty()) {
+    return Status::InvalidArgument(
+        "the range filter spec is empty; give a registry range spec such as grafite:bpk=16, or none for no "
+        "range filter");
+  }
+  std::unique_ptr<RangeFilterPolicy> policy;
+  Status s = NewRangeFilterPolicy(spec, &policy);
+  if (!s.ok()) return Status::InvalidArgument(s.message());
+  *out = std::move(policy);
+  return Status::OK();
+}
+
+std::string RangeFilterLabel(const RangeFilterPolicy* policy) { return policy == nullptr ? "none" : policy->spec(); }
 
 const char* WalRecoveryModeName(WalRecoveryMode mode) {
   switch (mode) {
@@ -70,6 +88,13 @@ const std::shared_ptr<const FilterPolicy>& Options::FilterPolicyForLevel(int lev
   return filter_policy;
 }
 
+const std::shared_ptr<const RangeFilterPolicy>& Options::RangeFilterPolicyForLevel(int level) const {
+  if (level >= 0 && static_cast<size_t>(level) < per_level_range_filter_policy.size()) {
+    return per_level_range_filter_policy[level];
+  }
+  return range_filter_policy;
+}
+
 uint64_t Options::MaxBytesForLevel(int level) const {
   double bytes = static_cast<double>(max_bytes_for_level_base);
   for (int l = 1; l < level; ++l) bytes *= level_size_multiplier;
@@ -83,6 +108,9 @@ TableOptions Options::TableOptionsForLevel(int level) const {
   t.use_hash_index = use_hash_index;
   t.hash_util_ratio = hash_index_util_ratio;
   t.filter_policy = FilterPolicyForLevel(level);
+  t.whole_key_filtering = whole_key_filtering;
+  t.prefix_extractor = prefix_extractor;
+  t.range_filter_policy = RangeFilterPolicyForLevel(level);
   t.checksum_type = checksum_type;
   t.compression = compression;
   return t;
@@ -126,6 +154,8 @@ MemTableOptions Options::MemTableOptionsForDb() const {
   mo.bloom_policy = memtable_filter_policy;
   mo.bloom_size_ratio = memtable_filter_policy != nullptr ? memtable_filter_bits_ratio : 0.0;
   mo.approx_algorithm = approx_algorithm;
+  mo.prefix_extractor = prefix_extractor;
+  mo.whole_key_filtering = memtable_whole_key_filtering;
   return mo;
 }
 
@@ -177,6 +207,14 @@ Status Options::Validate() const {
   if (static_cast<int>(per_level_filter_policy.size()) > num_levels) {
     return Bad("per_level_filter_policy", std::to_string(per_level_filter_policy.size()) + " entries",
                "give at most num_levels (" + std::to_string(num_levels) + ") entries");
+  }
+  if (!whole_key_filtering && prefix_extractor == nullptr) {
+    return Bad("whole_key_filtering", "false",
+               "keep it true, or set a prefix_extractor (the filters would hold nothing)");
+  }
+  if (!memtable_whole_key_filtering && prefix_extractor == nullptr && memtable_filter_policy != nullptr) {
+    return Bad("memtable_whole_key_filtering", "false",
+               "keep it true, or set a prefix_extractor (the memtable filter would hold nothing)");
   }
   Status s = TableOptionsForLevel(0).Validate();
   if (!s.ok()) return s;

@@ -32,11 +32,13 @@
 
 namespace filterlab {
 class FilterPolicy;
-}
+class RangeFilterPolicy;
+}  // namespace filterlab
 
 namespace filterlab::engine {
 
 class Env;
+class PrefixExtractor;
 class Snapshot;
 
 // What Open does with a damaged write-ahead log (names and meaning follow
@@ -70,6 +72,11 @@ Status ParseWalRecoveryMode(const std::string& text, WalRecoveryMode* mode);
 Status FilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const FilterPolicy>* out);
 // The canonical spec of `policy`, or "none" for nullptr.
 std::string FilterLabel(const FilterPolicy* policy);
+// The same for range filters (filters/range/range_filter.h): "none" gives
+// nullptr, anything else the registry's range policy; InvalidArgument with
+// the registry's complaint otherwise.
+Status RangeFilterPolicyFromSpec(const std::string& spec, std::shared_ptr<const RangeFilterPolicy>* out);
+std::string RangeFilterLabel(const RangeFilterPolicy* policy);
 // Same filter: both none, or both with the same canonical spec.
 bool SameFilter(const FilterPolicy* a, const FilterPolicy* b);
 
@@ -110,6 +117,11 @@ struct Options {
   // memtable_prefix_bloom_size_ratio).
   std::shared_ptr<const FilterPolicy> memtable_filter_policy;
   double memtable_filter_bits_ratio = 0.1;
+  // What the memtable filter holds (RocksDB's memtable_whole_key_filtering):
+  // whole user keys when true, and with a prefix_extractor also the prefixes
+  // (a prefix Bloom: seeks skip a memtable without the seek's prefix). Off
+  // without an extractor leaves the filter nothing to hold (refused).
+  bool memtable_whole_key_filtering = true;
   // Range estimate used by GetApproximateMemTableStats (RocksDB PR #13047).
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
 
@@ -139,6 +151,27 @@ struct Options {
   // filter_policy (nullptr = no filter).
   std::shared_ptr<const FilterPolicy> filter_policy;
   std::vector<std::shared_ptr<const FilterPolicy>> per_level_filter_policy;
+  // Prefixes (RocksDB's Options::prefix_extractor and BlockBasedTableOptions::
+  // whole_key_filtering; engine/util/prefix_extractor.h). With an extractor
+  // every table filter also holds the prefixes of its keys in the
+  // extractor's domain, and records the extractor; iterators (ReadOptions
+  // below) skip tables whose filter lacks the seek's prefix, and Gets probe
+  // the prefix where a filter holds no whole keys. A table written under
+  // another extractor does not use its prefix entries. whole_key_filtering
+  // false (prefixes only) needs an extractor.
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  bool whole_key_filtering = true;
+  // Range filter of the tables written to each level, like the point
+  // filters: per_level_range_filter_policy[L] where the vector reaches, else
+  // range_filter_policy (nullptr = none); any registered range variant
+  // (filters/range/range_filter.h), built from each table's user keys by
+  // flushes and compactions and stored as its own block (engine/table/
+  // range_filter_block.h). A seek with an upper bound asks it about
+  // [target, bound) and skips a table it rules out. Its memory is its own
+  // spec's bits per key at every level: filter_allocation's budget spreads
+  // the point filters' bits only, whatever the range filters take.
+  std::shared_ptr<const RangeFilterPolicy> range_filter_policy;
+  std::vector<std::shared_ptr<const RangeFilterPolicy>> per_level_range_filter_policy;
   // Filter memory across the levels under one budget (level_filters.h,
   // filters/allocation/level_allocation.h). Unset: each level's filter is
   // FilterPolicyForLevel as given. Set: FilterPolicyForLevel(L) names only
@@ -171,6 +204,8 @@ struct Options {
   Status Validate() const;
   // The filter tables written to `level` are built with (nullptr = none).
   const std::shared_ptr<const FilterPolicy>& FilterPolicyForLevel(int level) const;
+  // The range filter tables written to `level` are built with (nullptr = none).
+  const std::shared_ptr<const RangeFilterPolicy>& RangeFilterPolicyForLevel(int level) const;
   // With filter_allocation: level L's filter family (nullptr = no filter there).
   Status FilterFamilyForLevel(int level, std::shared_ptr<const allocation::FamilyCurve>* out) const;
   // Target bytes of level >= 1: max_bytes_for_level_base x level_size_multiplier^(level-1).
@@ -189,6 +224,27 @@ struct ReadOptions {
   // Every table block read is checksum-verified and goes through the block
   // cache regardless of options.
   const Snapshot* snapshot = nullptr;
+
+  // Iterators (RocksDB's ReadOptions of the same names; what each seek may
+  // skip is decided in db_iter.cc, SeekQueryFor):
+  // Exclusive upper bound of the keys an iterator returns (null: none); it
+  // must outlive the iterator. A seek probes the tables' filters for the
+  // range [target, bound) where one can answer, and skips a table whose
+  // filter says the range is empty.
+  const Slice* iterate_upper_bound = nullptr;
+  // With Options::prefix_extractor: after Seek(target), return only keys
+  // with target's prefix (none for a target outside the extractor's
+  // domain: the iterator is then not bounded by prefix), and skip the
+  // memtables and tables whose filter lacks that prefix.
+  bool prefix_same_as_start = false;
+  // Never use prefix filters (range filters still answer bounded seeks).
+  bool total_order_seek = false;
+  // Use prefix filters only where the result equals a total-order seek's:
+  // when every key in [target, iterate_upper_bound) has target's prefix.
+  // Unlike RocksDB's (its DBTest2::AutoPrefixMode1, "BUG"), keys shorter
+  // than the prefix length are never skipped: the rule is this range test,
+  // not a same-length-successor shortcut.
+  bool auto_prefix_mode = false;
 };
 
 struct WriteOptions {

@@ -92,6 +92,7 @@ Status TableCache::Get(uint64_t number, uint64_t file_size, std::shared_ptr<cons
   }
   TableReaderOptions topt;
   topt.block_cache = block_cache_;
+  topt.prefix_extractor = prefix_extractor_;
   std::unique_ptr<TableReader> reader;
   s = TableReader::Open(topt, std::move(file), &reader);
   if (!s.ok()) return s;

@@ -44,6 +44,11 @@ class TableCache {
   TableCache(std::string dir, BlockCache* block_cache, size_t capacity, bool use_direct_reads = false,
              ReadGate* gate = nullptr);
   ~TableCache();
+  // The prefix extractor the readers it opens are told reads use
+  // (TableReaderOptions::prefix_extractor); set before the first Get.
+  void set_prefix_extractor(std::shared_ptr<const PrefixExtractor> extractor) {
+    prefix_extractor_ = std::move(extractor);
+  }
 
   // The reader of table `number`; opening it checks that the file has
   // `file_size` bytes (Corruption otherwise) and reads its meta blocks.
@@ -83,6 +88,7 @@ class TableCache {
   void ReclaimParked();
   const std::string dir_;
   BlockCache* const block_cache_;
+  std::shared_ptr<const PrefixExtractor> prefix_extractor_;
   const size_t capacity_;
   const bool use_direct_reads_;
   ReadGate* const gate_;

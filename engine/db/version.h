@@ -37,6 +37,8 @@ struct FileMetaData {
   // model FP rate at the keys it holds (1 without a filter).
   uint64_t num_entries = 0;
   uint64_t filter_bytes = 0;
+  uint64_t range_filter_bytes = 0;  // the range filter block's bytes (0: none)
+  std::string range_filter_spec;    // "" = none
   double filter_model_fp = 1;
 
   Slice smallest_user_key() const { return ExtractUserKey(smallest); }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/util/coding.h"
+#include "engine/util/prefix_extractor.h"
 
 namespace filterlab::engine {
 namespace {
@@ -95,14 +96,40 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& user_key, co
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   list_.Insert(buf);
-  if (bloom_) bloom_->AddConcurrently(options_.bloom_policy->HashKey(user_key));
+  if (bloom_) {
+    if (options_.whole_key_filtering) bloom_->AddConcurrently(options_.bloom_policy->HashKey(user_key));
+    const PrefixExtractor* prefix = options_.prefix_extractor.get();
+    if (prefix != nullptr && prefix->InDomain(user_key)) {
+      bloom_->AddConcurrently(options_.bloom_policy->HashKey(prefix->Transform(user_key)));
+    }
+  }
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   data_size_.fetch_add(encoded_len, std::memory_order_relaxed);
 }
 
+bool MemTable::PointProbe(const Slice& user_key, Slice* probe) const {
+  if (!bloom_) return false;
+  if (options_.whole_key_filtering) {
+    *probe = user_key;
+    return true;
+  }
+  const PrefixExtractor* prefix = options_.prefix_extractor.get();
+  if (prefix == nullptr || !prefix->InDomain(user_key)) return false;
+  *probe = prefix->Transform(user_key);
+  return true;
+}
+
+bool MemTable::PrefixMayMatch(const Slice& prefix) const {
+  if (!bloom_ || options_.prefix_extractor == nullptr) return true;
+  const bool may = bloom_->MayContain(options_.bloom_policy->HashKey(prefix));
+  bloom_counters_.Add(may ? 2 : 3);
+  return may;
+}
+
 MemTable::GetResult MemTable::Get(const LookupKey& key, std::string* value) const {
-  if (bloom_) {
-    if (!bloom_->MayContain(options_.bloom_policy->HashKey(key.user_key()))) {
+  Slice probe;
+  if (PointProbe(key.user_key(), &probe)) {
+    if (!bloom_->MayContain(options_.bloom_policy->HashKey(probe))) {
       bloom_counters_.Add(0);
       return GetResult::kNotFound;
     }
@@ -141,11 +168,21 @@ void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* con
   uint8_t searched[kChunk];  // chunk positions of the keys the filter passed
   for (size_t base = 0; base < n; base += kChunk) {
     const size_t m = std::min(kChunk, n - base);
-    if (bloom_) {
+    size_t probed = m;
+    if (bloom_ && options_.whole_key_filtering) {
       for (size_t i = 0; i < m; ++i) hashes[i] = options_.bloom_policy->HashKey(keys[base + i]->user_key());
       bloom_->MayContainBatch(hashes, m, may);
     } else {
-      std::fill(may, may + m, true);
+      // Prefixes only: keys outside the extractor's domain pass unprobed.
+      probed = 0;
+      for (size_t i = 0; i < m; ++i) {
+        Slice probe;
+        may[i] = true;
+        if (PointProbe(keys[base + i]->user_key(), &probe)) {
+          may[i] = bloom_->MayContain(options_.bloom_policy->HashKey(probe));
+          ++probed;
+        }
+      }
     }
     size_t passed = 0;
     for (size_t i = 0; i < m; ++i) {
@@ -156,9 +193,9 @@ void MemTable::MultiGet(const LookupKey* const* keys, size_t n, std::string* con
         results[base + i] = GetResult::kNotFound;
       }
     }
-    if (bloom_) {
+    if (probed > 0) {
       bloom_counters_.Add(0, m - passed);
-      bloom_counters_.Add(1, passed);
+      bloom_counters_.Add(1, passed - (m - probed));
     }
     if (passed == 0) continue;
     list_.SeekBatch(targets, passed, entries);

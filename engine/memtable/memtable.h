@@ -42,6 +42,8 @@ namespace filterlab::engine {
 
 enum class ApproxAlgorithm { kNew, kOld };
 
+class PrefixExtractor;
+
 // The internal key an encoded entry starts with. Entries were written by
 // Add, so the varint is well formed; an internal key under 128 bytes (user
 // keys under 120) has a one-byte length, decoded without a call.
@@ -107,6 +109,14 @@ struct MemTableOptions {
   // disables the memtable Bloom. The default is RocksDB's DynamicBloom.
   std::shared_ptr<const FilterPolicy> bloom_policy = DefaultMemTableBloomPolicy();
   ApproxAlgorithm approx_algorithm = ApproxAlgorithm::kNew;
+  // What the Bloom holds (RocksDB's memtable_whole_key_filtering and its
+  // prefix extractor): whole user keys when whole_key_filtering, and the
+  // prefixes of the keys in prefix_extractor's domain (null: none). Get
+  // probes the whole key, or without whole keys the key's prefix (a key
+  // outside the domain passes unprobed); seeks probe the prefix
+  // (PrefixMayMatch).
+  bool whole_key_filtering = true;
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
   // Back the arena with 2 MiB transparent-huge-page chunks (Arena) when
   // write_buffer_size is at least kHugePageArenaMinBuffer: a lookup in a big,
   // full memtable then takes far fewer TLB misses. Smaller memtables use
@@ -168,6 +178,13 @@ class MemTable {
   // Get calls answered by a Bloom negative / passed on to the skip list.
   uint64_t bloom_negatives() const { return bloom_counters_.Sum(0); }
   uint64_t bloom_positives() const { return bloom_counters_.Sum(1); }
+  // Whether keys with prefix `prefix` (of options.prefix_extractor) may be
+  // here: true without a Bloom or an extractor. Counted: prefix_hits (the
+  // Bloom said maybe) and prefix_misses (it said absent: a seek skips this
+  // memtable), RocksDB's bloom_memtable_hit_count / miss_count.
+  bool PrefixMayMatch(const Slice& prefix) const;
+  uint64_t prefix_hits() const { return bloom_counters_.Sum(2); }
+  uint64_t prefix_misses() const { return bloom_counters_.Sum(3); }
 
   // Ordered iteration over entries (internal keys and values).
   class Iterator {
@@ -192,6 +209,10 @@ class MemTable {
   // The answer for `key` given its skip-list search's result (the first
   // entry >= the lookup key, or null).
   static GetResult Resolve(const char* entry, const LookupKey& key, std::string* value);
+  // What a point lookup of `user_key` probes the Bloom with (*probe); false
+  // when it probes nothing (no Bloom, or a prefix Bloom and a key outside
+  // the domain).
+  bool PointProbe(const Slice& user_key, Slice* probe) const;
 
   const MemTableOptions options_;
   Arena arena_;
@@ -199,9 +220,9 @@ class MemTable {
   std::unique_ptr<Filter> bloom_;  // with options_.bloom_policy, which hashes its keys
   std::atomic<uint64_t> num_entries_{0};
   std::atomic<uint64_t> data_size_{0};
-  // [0] negatives, [1] positives; per thread slot, so concurrent readers
+  // [0] negatives, [1] positives, [2] prefix hits, [3] prefix misses; per thread slot, so concurrent readers
   // (and the writer's num_entries_ and data_size_) share no line.
-  mutable StripedCounters<2> bloom_counters_;
+  mutable StripedCounters<4> bloom_counters_;
 };
 
 // Filter bits for a write buffer and ratio as RocksDB's MemTable sizes its DynamicBloom (ratio clamped to

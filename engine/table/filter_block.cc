@@ -1,13 +1,39 @@
 #include "engine/table/filter_block.h"
 
+#include <algorithm>
+
+#include "engine/util/prefix_extractor.h"
+
 namespace filterlab::engine {
 
 void FilterBlockBuilder::AddKey(const Slice& user_key) {
-  const uint64_t h = policy_->HashKey(user_key);
-  if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
+  if (prefix_ == nullptr) {
+    const uint64_t h = policy_->HashKey(user_key);
+    if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
+    return;
+  }
+  if (whole_key_) {
+    const uint64_t h = policy_->HashKey(user_key);
+    if (!have_whole_ || h != last_whole_) hashes_.push_back(h);
+    last_whole_ = h;
+    have_whole_ = true;
+  }
+  if (prefix_->InDomain(user_key)) {
+    const uint64_t h = policy_->HashKey(prefix_->Transform(user_key));
+    if (!have_prefix_ || h != last_prefix_) hashes_.push_back(h);
+    last_prefix_ = h;
+    have_prefix_ = true;
+  }
 }
 
 Status FilterBlockBuilder::Finish(std::string* contents) {
+  if (prefix_ != nullptr) {
+    // Whole keys and prefixes interleave: a prefix equal to a key (capped
+    // extractors, short keys) or to an earlier key's would repeat a hash,
+    // which filters built by peeling (XOR, binary fuse) cannot take.
+    std::sort(hashes_.begin(), hashes_.end());
+    hashes_.erase(std::unique(hashes_.begin(), hashes_.end()), hashes_.end());
+  }
   std::unique_ptr<Filter> filter;
   Status s = policy_->Build(hashes_.data(), hashes_.size(), &filter);
   if (!s.ok()) return s;

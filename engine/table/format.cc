@@ -54,6 +54,7 @@ const char* BlockKindName(BlockKind kind) {
     case BlockKind::kIndex: return "index";
     case BlockKind::kProperties: return "properties";
     case BlockKind::kMetaindex: return "metaindex";
+    case BlockKind::kRangeFilter: return "range filter";
   }
   return "unknown";
 }

@@ -55,6 +55,7 @@ inline constexpr uint64_t kTableMagicNumber = 0x3154535342414c46ull;
 // Names in the metaindex block (name → handle of that meta block).
 inline constexpr char kFilterBlockName[] = "filterlab.filter";
 inline constexpr char kPropertiesBlockName[] = "filterlab.properties";
+inline constexpr char kRangeFilterBlockName[] = "filterlab.range_filter";
 
 struct BlockHandle {
   static constexpr size_t kMaxEncodedLength = 20;  // two varint64s
@@ -67,7 +68,7 @@ struct BlockHandle {
 };
 
 // What a block is, for error messages and statistics.
-enum class BlockKind { kData, kFilter, kIndex, kProperties, kMetaindex };
+enum class BlockKind { kData, kFilter, kIndex, kProperties, kMetaindex, kRangeFilter };
 const char* BlockKindName(BlockKind kind);
 // "data block at offset 4096 (size 4021) of table FILE" — the prefix of every
 // error about that block.

@@ -5,6 +5,8 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/filter_block.h"
 #include "engine/table/index_key.h"
+#include "engine/table/range_filter_block.h"
+#include "engine/util/prefix_extractor.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 
@@ -44,6 +46,10 @@ Status TableOptions::Validate() const {
     return Status::InvalidArgument("table option hash_util_ratio=" + FormatNumber(hash_util_ratio) +
                                    " is out of range (allowed: finite, > 0 and <= 100)");
   }
+  if (!whole_key_filtering && prefix_extractor == nullptr) {
+    return Status::InvalidArgument(
+        "table option whole_key_filtering=false needs a prefix_extractor (the filter would hold nothing)");
+  }
   if (checksum_type != ChecksumType::kCRC32C && checksum_type != ChecksumType::kXXH3) {
     return Status::InvalidArgument("table option checksum_type=" + std::to_string(static_cast<int>(checksum_type)) +
                                    " is unknown (allowed: crc32c, xxh3)");
@@ -66,7 +72,13 @@ Status TableBuilder::Open(const TableOptions& options, WritableFile* file, std::
   if (!s.ok()) return s;
   std::unique_ptr<TableBuilder> builder(new TableBuilder(options, file));
   if (options.filter_policy != nullptr) {
-    builder->filter_builder_ = std::make_unique<FilterBlockBuilder>(options.filter_policy);
+    builder->filter_builder_ = options.prefix_extractor == nullptr
+                                   ? std::make_unique<FilterBlockBuilder>(options.filter_policy)
+                                   : std::make_unique<FilterBlockBuilder>(
+                                         options.filter_policy, options.prefix_extractor, options.whole_key_filtering);
+  }
+  if (options.range_filter_policy != nullptr) {
+    builder->range_filter_builder_ = std::make_unique<RangeFilterBlockBuilder>(options.range_filter_policy);
   }
   *out = std::move(builder);
   return Status::OK();
@@ -103,6 +115,7 @@ Status TableBuilder::Add(const Slice& internal_key, const Slice& value) {
     pending_index_entry_ = false;
   }
   if (filter_builder_) filter_builder_->AddKey(parsed.user_key);
+  if (range_filter_builder_) range_filter_builder_->AddKey(parsed.user_key);
   data_block_.Add(internal_key, value);
   last_key_.assign(internal_key.data(), internal_key.size());
   ++props_.num_entries;
@@ -167,6 +180,21 @@ Status TableBuilder::Finish() {
     props_.filter_size = filter.size();
     props_.num_filter_keys = filter_builder_->num_hashes();
     props_.filter_spec = options_.filter_policy->spec();
+    props_.whole_key_filtering = options_.whole_key_filtering;
+    props_.prefix_extractor = options_.prefix_extractor ? options_.prefix_extractor->Name() : "";
+  }
+
+  // Named after the properties: the metaindex keeps its names in order.
+  BlockHandle range_handle;
+  if (range_filter_builder_ && props_.num_entries > 0) {
+    std::string range_filter;
+    s = range_filter_builder_->Finish(&range_filter);
+    if (!s.ok()) return status_ = Status::InvalidArgument("building the table's range filter: " + s.message());
+    s = WriteBlock(range_filter, &range_handle);
+    if (!s.ok()) return status_ = s;
+    props_.range_filter_spec = options_.range_filter_policy->spec();
+    props_.range_filter_size = range_filter.size();
+    props_.num_range_filter_keys = range_filter_builder_->num_keys();
   }
 
   Footer footer;
@@ -182,6 +210,11 @@ Status TableBuilder::Finish() {
   handle_bytes.clear();
   props_handle.EncodeTo(&handle_bytes);
   metaindex.Add(kPropertiesBlockName, handle_bytes);
+  if (!props_.range_filter_spec.empty()) {
+    handle_bytes.clear();
+    range_handle.EncodeTo(&handle_bytes);
+    metaindex.Add(kRangeFilterBlockName, handle_bytes);
+  }
 
   s = WriteBlock(metaindex.Finish(), &footer.metaindex_handle);
   if (!s.ok()) return status_ = s;

@@ -22,11 +22,14 @@
 
 namespace filterlab {
 class FilterPolicy;
-}
+class RangeFilterPolicy;
+}  // namespace filterlab
 
 namespace filterlab::engine {
 
 class FilterBlockBuilder;
+class PrefixExtractor;
+class RangeFilterBlockBuilder;
 
 struct TableOptions {
   // Target size of a data block's contents; blocks are cut at about this size.
@@ -39,6 +42,14 @@ struct TableOptions {
   // Policy of the full filter (e.g. of "fastlocal:bpk=10"); nullptr = no filter.
   // The table stores its canonical spec and the filter's bytes.
   std::shared_ptr<const FilterPolicy> filter_policy;
+  // What the filter holds (filter_block.h): whole user keys, and the
+  // prefixes of `prefix_extractor` (null: none); the table records both.
+  // Without an extractor the filter must hold whole keys.
+  bool whole_key_filtering = true;
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+  // The range filter over the table's user keys (range_filter_block.h);
+  // nullptr = none. Stored as its own block; the table records its spec.
+  std::shared_ptr<const RangeFilterPolicy> range_filter_policy;
   ChecksumType checksum_type = ChecksumType::kCRC32C;
   // Compression of data blocks (compression.h; a block that would not
   // shrink by 1/8 is stored raw).
@@ -76,6 +87,7 @@ class TableBuilder {
   WritableFile* const file_;
   std::string compressed_;  // scratch of WriteBlock
   std::unique_ptr<FilterBlockBuilder> filter_builder_;
+  std::unique_ptr<RangeFilterBlockBuilder> range_filter_builder_;
   BlockBuilder data_block_;
   BlockBuilder index_block_;
   TableProperties props_;

@@ -15,7 +15,13 @@
 //   4  a stored compressed block: the next byte is its compression type, the
 //      rest its bytes, through UncompressBlock (Corruption or the announced
 //      size, no crash; this reaches the decompressors without a checksum in
-//      the way).
+//      the way);
+//   5  raw range-filter bytes through OpenRangeFilter, then range queries.
+// Round trips with flag bit 7 also build a range filter (the next byte picks
+// a registered range variant's example spec) and check that no seek range
+// holding a stored key is ruled out by it (TableReader::SeekMayMatch); tables
+// of mode 1 are asked seek queries too, so range-filter blocks of damaged
+// tables are opened and queried.
 // Built only with clang (-DFILTERLAB_FUZZ=ON, see ./filterlab fuzz); seeds
 // come from table_fuzz_seeds_main.cc.
 #include <algorithm>
@@ -35,6 +41,8 @@
 #include "engine/table/table_reader.h"
 #include "engine/util/file.h"
 #include "filters/filter.h"
+#include "filters/range/range_filter.h"
+#include "filters/registry.h"
 
 namespace filterlab::engine {
 namespace {
@@ -79,6 +87,28 @@ void Exercise(const TableReader& table, const std::vector<std::string>& probes) 
   auto it = table.NewIterator();
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
   }
+  // Seek queries between consecutive probes (the range filter, the prefix entries).
+  for (size_t i = 0; i + 1 < probes.size(); ++i) {
+    const Slice lo(probes[i]), hi(probes[i + 1]);
+    SeekQuery q;
+    q.lo = lo;
+    q.hi = &hi;
+    table.SeekMayMatch(q);
+  }
+}
+
+// Every registered range variant's first example spec, as policies.
+const std::vector<std::shared_ptr<const RangeFilterPolicy>>& RangePolicies() {
+  static const std::vector<std::shared_ptr<const RangeFilterPolicy>> policies = [] {
+    std::vector<std::shared_ptr<const RangeFilterPolicy>> out;
+    for (const RangeFilterVariant* v : RegisteredRangeFilterVariants()) {
+      std::unique_ptr<RangeFilterPolicy> p;
+      if (v->examples.empty() || !NewRangeFilterPolicy(v->examples.front(), &p).ok()) std::abort();
+      out.push_back(std::move(p));
+    }
+    return out;
+  }();
+  return policies;
 }
 
 void RoundTrip(ByteReader& in) {
@@ -104,6 +134,11 @@ void RoundTrip(ByteReader& in) {
   o.compression = compression == 1   ? CompressionType::kLZ4
                   : compression == 2 ? CompressionType::kZSTD
                                      : CompressionType::kNone;
+  // Bit 7: a range filter, the next byte picking the variant.
+  if (flags & 128) {
+    const auto& policies = RangePolicies();
+    if (!policies.empty()) o.range_filter_policy = policies[in.Byte() % policies.size()];
+  }
 
   // Entries: length-prefixed user keys and values; each key gets one or two
   // versions (a newer deletion or value on top).
@@ -179,6 +214,27 @@ void RoundTrip(ByteReader& in) {
     }
   }
   if (!it->status().ok() || n != entries.size()) Crash("iterator end", it->status().ToString());
+
+  // No seek range holding a stored key may be ruled out: [k, k] (the end
+  // k ‖ 0x00) for every key, and [a, b) from each key to a later one.
+  std::vector<std::string> keys;
+  for (const auto& [k, is_deleted] : all) keys.push_back(k);
+  for (size_t a = 0; a < keys.size(); ++a) {
+    const std::string end = keys[a] + std::string(1, '\0');
+    const Slice hi(end);
+    SeekQuery q;
+    q.lo = keys[a];
+    q.hi = &hi;
+    if (table->SeekMayMatch(q).combined() == LookupResult::Filter::kNegative) Crash("range filter lost a key", keys[a]);
+    const size_t b = a + 1 + (a * 7) % 5;
+    if (b < keys.size()) {
+      const Slice wide(keys[b]);
+      q.hi = &wide;
+      if (table->SeekMayMatch(q).combined() == LookupResult::Filter::kNegative) {
+        Crash("range filter lost a range", keys[a] + ".." + keys[b]);
+      }
+    }
+  }
 }
 
 void RawTable(ByteReader& in, size_t size) {
@@ -190,6 +246,20 @@ void RawTable(ByteReader& in, size_t size) {
   std::unique_ptr<TableReader> table;
   if (TableReader::Open(TableReaderOptions(), NewStringFile(bytes, "fuzz.sst"), &table).ok()) {
     Exercise(*table, probes);
+  }
+}
+
+void RawRangeFilter(ByteReader& in, size_t size) {
+  const std::string bytes = in.Bytes(size);
+  std::unique_ptr<RangeFilter> filter;
+  if (!OpenRangeFilter(Slice(bytes), &filter).ok() || filter == nullptr) return;
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 16; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t lo = x >> (i % 64), hi = lo + (x & 0xffff);
+    if (hi >= lo) filter->MayContainRange(lo, hi);
+    const std::string a = EncodeBigEndian64(lo), b = EncodeBigEndian64(hi >= lo ? hi : lo);
+    filter->MayContainBytesRange(a, b);
   }
 }
 
@@ -247,12 +317,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace filterlab::engine;
   if (size == 0) return 0;
   ByteReader in(data + 1, size - 1);
-  switch (data[0] % 4) {
+  // Six modes (mode 4 was unreachable while this took the byte modulo 4).
+  switch (data[0] % 6) {
     case 0: RoundTrip(in); break;
     case 1: RawTable(in, size - 1); break;
     case 2: RawBlock(in, size - 1); break;
     case 3: RawFilter(in, size - 1); break;
     case 4: RawCompressedBlock(in); break;
+    case 5: RawRangeFilter(in, size - 1); break;
   }
   return 0;
 }

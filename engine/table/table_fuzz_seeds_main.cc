@@ -17,6 +17,7 @@
 #include "engine/table/table_builder.h"
 #include "engine/util/file.h"
 #include "filters/filter.h"
+#include "filters/range/range_filter.h"
 
 namespace filterlab::engine {
 namespace {
@@ -40,8 +41,17 @@ std::string UserKey(int i) {
 }
 
 std::string Table(int n, bool hash_index, const char* filter, ChecksumType checksum,
-                  CompressionType compression = CompressionType::kNone) {
+                  CompressionType compression = CompressionType::kNone, const char* range_filter = "") {
   TableOptions o;
+  if (*range_filter != '\0') {
+    std::unique_ptr<RangeFilterPolicy> policy;
+    if (!NewRangeFilterPolicy(range_filter, &policy).ok()) {
+      fprintf(stderr, "table-fuzz-seeds: range filter %s failed\n", range_filter);
+      ++failures;
+      return {};
+    }
+    o.range_filter_policy = std::move(policy);
+  }
   o.compression = compression;
   o.block_size = 256;
   o.restart_interval = 4;
@@ -102,13 +112,30 @@ std::string SerializedFilter(const char* spec) {
   return filter->Serialize();
 }
 
+std::string SerializedRangeFilter(const char* spec) {
+  std::unique_ptr<RangeFilterPolicy> policy;
+  std::unique_ptr<RangeFilter> filter;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 50; ++i) keys.push_back(UserKey(i));
+  std::vector<Slice> slices(keys.begin(), keys.end());
+  Status s = NewRangeFilterPolicy(spec, &policy);
+  if (s.ok()) s = policy->BuildBytes(slices.data(), slices.size(), &filter);
+  if (!s.ok()) {
+    fprintf(stderr, "table-fuzz-seeds: range filter %s failed: %s\n", spec, s.ToString().c_str());
+    ++failures;
+    return {};
+  }
+  return filter->Serialize();
+}
+
 // A round-trip payload in table_fuzz.cc's layout: flags, block-size byte,
 // restart byte, then (key length, key, value length, value, delete byte)*.
-std::string RoundTripPayload(uint8_t flags, int n) {
+std::string RoundTripPayload(uint8_t flags, int n, uint8_t range_variant = 0) {
   std::string p;
   p.push_back(static_cast<char>(flags));
   p.push_back(2);
   p.push_back(3);
+  if (flags & 128) p.push_back(static_cast<char>(range_variant));
   for (int i = 0; i < n; ++i) {
     const std::string k = UserKey(i * 7), v = "val" + std::to_string(i);
     p.push_back(static_cast<char>(k.size()));
@@ -133,7 +160,18 @@ int main(int argc, char** argv) {
   for (uint8_t flags : {0, 1, 5, 6, 19, 31, 32 + 5, 64 + 19}) {
     Write(dir, "roundtrip-" + std::to_string(flags), 0, RoundTripPayload(flags, 30));
   }
+  for (uint8_t variant = 0; variant < 4; ++variant) {
+    Write(dir, "roundtrip-range-" + std::to_string(variant), 0, RoundTripPayload(128 + 5, 30, variant));
+  }
   Write(dir, "table-plain", 1, Table(40, false, "", ChecksumType::kCRC32C));
+  Write(dir, "table-grafite", 1,
+        Table(60, false, "fastlocal:bpk=10", ChecksumType::kCRC32C, CompressionType::kNone, "grafite:bpk=16"));
+  Write(dir, "table-prefix-bloom", 1,
+        Table(60, true, "", ChecksumType::kXXH3, CompressionType::kNone, "prefix_bloom:prefix=6,bpk=10"));
+  for (const char* spec :
+       {"grafite:bpk=16", "bucketing:bpk=16", "rosetta:bpk=16,range=64", "prefix_bloom:prefix=6,bpk=10"}) {
+    Write(dir, std::string("range-filter-") + spec, 5, SerializedRangeFilter(spec));
+  }
   Write(dir, "table-hash-fastlocal", 1, Table(60, true, "fastlocal:bpk=10", ChecksumType::kCRC32C));
   Write(dir, "table-xxh3-legacy", 1, Table(30, false, "legacy:bpk=10", ChecksumType::kXXH3));
   Write(dir, "table-lz4", 1, Table(80, true, "fastlocal:bpk=10", ChecksumType::kCRC32C, CompressionType::kLZ4));

@@ -33,6 +33,12 @@ constexpr U64Property kU64Properties[] = {
 constexpr const char* kFilterSpec = "filterlab.filter.spec";
 constexpr const char* kHashIndex = "filterlab.hash.index";
 constexpr const char* kHashUtil = "filterlab.hash.util";
+// Optional (absent in tables of older builds).
+constexpr const char* kWholeKey = "filterlab.filter.whole.key";
+constexpr const char* kPrefixExtractor = "filterlab.filter.prefix";
+constexpr const char* kRangeFilterSpec = "filterlab.range.filter.spec";
+constexpr const char* kRangeFilterSize = "filterlab.range.filter.size";
+constexpr const char* kRangeFilterKeys = "filterlab.range.filter.keys";
 
 }  // namespace
 
@@ -42,6 +48,13 @@ std::string TableProperties::Encode() const {
   props[kFilterSpec] = filter_spec;
   props[kHashIndex].assign(1, hash_index ? '1' : '0');
   PutFixed64(&props[kHashUtil], std::bit_cast<uint64_t>(hash_util_ratio));
+  props[kWholeKey].assign(1, whole_key_filtering ? '1' : '0');
+  props[kPrefixExtractor] = prefix_extractor;
+  if (!range_filter_spec.empty()) {
+    props[kRangeFilterSpec] = range_filter_spec;
+    PutVarint64(&props[kRangeFilterSize], range_filter_size);
+    PutVarint64(&props[kRangeFilterKeys], num_range_filter_keys);
+  }
   BlockBuilderOptions options;
   options.restart_interval = 1;
   BlockBuilder builder(options);
@@ -78,6 +91,36 @@ Status TableProperties::Decode(const Block& block) {
   if (util->second.size() != 8) return bad(kHashUtil, "is not 8 bytes");
   hash_util_ratio = std::bit_cast<double>(DecodeFixed64(util->second.data()));
   props.erase(util);
+  whole_key_filtering = true;
+  auto whole = props.find(kWholeKey);
+  if (whole != props.end()) {
+    if (whole->second != "0" && whole->second != "1") return bad(kWholeKey, "is not 0 or 1");
+    whole_key_filtering = whole->second == "1";
+    props.erase(whole);
+  }
+  prefix_extractor.clear();
+  auto prefix = props.find(kPrefixExtractor);
+  if (prefix != props.end()) {
+    prefix_extractor = prefix->second;
+    props.erase(prefix);
+  }
+  range_filter_spec.clear();
+  range_filter_size = 0;
+  num_range_filter_keys = 0;
+  auto range = props.find(kRangeFilterSpec);
+  if (range != props.end()) {
+    range_filter_spec = range->second;
+    props.erase(range);
+    if (range_filter_spec.empty()) return bad(kRangeFilterSpec, "is empty");
+    for (const auto& [name, field] :
+         {std::pair{kRangeFilterSize, &range_filter_size}, std::pair{kRangeFilterKeys, &num_range_filter_keys}}) {
+      auto found = props.find(name);
+      if (found == props.end()) return bad(name, "is missing beside " + std::string(kRangeFilterSpec));
+      Slice in(found->second);
+      if (!GetVarint64(&in, field) || !in.empty()) return bad(name, "is not a single varint64");
+      props.erase(found);
+    }
+  }
   if (!props.empty()) return bad(props.begin()->first, "is unknown to format version 1");
   return Status::OK();
 }
@@ -100,6 +143,11 @@ std::string TableProperties::ToString() const {
   line("filter bytes", std::to_string(filter_size));
   line("filter keys", std::to_string(num_filter_keys));
   line("filter spec", filter_spec.empty() ? "(none)" : filter_spec);
+  line("filter holds whole keys", whole_key_filtering ? "yes" : "no");
+  line("filter prefix extractor", prefix_extractor.empty() ? "(none)" : prefix_extractor);
+  line("range filter spec", range_filter_spec.empty() ? "(none)" : range_filter_spec);
+  line("range filter bytes", std::to_string(range_filter_size));
+  line("range filter keys", std::to_string(num_range_filter_keys));
   line("block size option", std::to_string(block_size));
   line("restart interval", std::to_string(restart_interval));
   line("hash index", hash_index ? "on" : "off");

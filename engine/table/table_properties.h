@@ -1,7 +1,9 @@
 // TableProperties: what a table says about itself, stored in its properties
 // block as name → value entries (a bytewise-ordered block, restart interval
 // 1): counters as varint64, the util ratio as its IEEE-754 bits (fixed64, so
-// it round-trips exactly), the filter spec as text. The reader needs
+// it round-trips exactly), the filter spec and prefix extractor as text.
+// The properties a format-1 table of an older build lacks (whole-key
+// filtering, prefix extractor) read as their defaults. The reader needs
 // filter_spec (to rebuild the filter's key hash); the rest is for the tools
 // and for checking the footer and metaindex against each other.
 #pragma once
@@ -30,6 +32,17 @@ struct TableProperties {
   bool hash_index = false;
   double hash_util_ratio = 0;
   std::string filter_spec;  // canonical spec; empty = no filter
+  // What the filter holds (RocksDB's whole_key_filtering and the table's
+  // prefix extractor, include/rocksdb/table.h): whole user keys, and the
+  // prefixes of the keys in the extractor's domain (prefix_extractor.h);
+  // "" = no prefixes. Tables written before these existed hold whole keys.
+  bool whole_key_filtering = true;
+  std::string prefix_extractor;
+  // The range filter (range_filter_block.h): canonical spec ("" = none), its
+  // block's bytes and the distinct keys it holds. Optional like the two above.
+  std::string range_filter_spec;
+  uint64_t range_filter_size = 0;
+  uint64_t num_range_filter_keys = 0;
 
   // The properties block's contents.
   std::string Encode() const;

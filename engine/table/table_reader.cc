@@ -7,6 +7,8 @@
 #include "engine/memtable/internal_key.h"
 #include "engine/table/block_cache.h"
 #include "engine/table/filter_block.h"
+#include "engine/table/range_filter_block.h"
+#include "engine/util/prefix_extractor.h"
 #include "engine/util/thread_slot.h"
 #include "filters/filter.h"
 
@@ -40,6 +42,7 @@ TableReader::~TableReader() {
   if (options_.block_cache != nullptr) {
     if (index_block_) options_.block_cache->Erase({file_id_, footer_.index_handle.offset});
     if (filter_) options_.block_cache->Erase({file_id_, filter_handle_.offset});
+    if (range_filter_) options_.block_cache->Erase({file_id_, range_filter_handle_.offset});
   }
 }
 
@@ -112,12 +115,12 @@ Status TableReader::ReadMeta() {
   Status s = ReadFooter();
   if (!s.ok()) return s;
   BlockHandle props_handle;
-  bool have_filter = false;
-  s = ReadMetaindex(&props_handle, &have_filter);
+  bool have_filter = false, have_range_filter = false;
+  s = ReadMetaindex(&props_handle, &have_filter, &have_range_filter);
   if (!s.ok()) return s;
-  s = ReadProperties(props_handle, have_filter);
+  s = ReadProperties(props_handle, have_filter, have_range_filter);
   if (!s.ok()) return s;
-  return ReadIndexAndFilter(have_filter);
+  return ReadIndexAndFilter(have_filter, have_range_filter);
 }
 
 Status TableReader::ReadFooter() {
@@ -139,7 +142,7 @@ Status TableReader::ReadFooter() {
 }
 
 // The metaindex names the properties block (always) and the filter block (when there is a filter).
-Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) {
+Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter, bool* have_range_filter) {
   std::shared_ptr<const Block> metaindex;
   Status s = ReadAndOpenBlock(BlockKind::kMetaindex, footer_.metaindex_handle, &metaindex);
   if (!s.ok()) return s;
@@ -158,9 +161,12 @@ Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) 
     } else if (it.key() == Slice(kFilterBlockName)) {
       filter_handle_ = h;
       *have_filter = true;
+    } else if (it.key() == Slice(kRangeFilterBlockName)) {
+      range_filter_handle_ = h;
+      *have_range_filter = true;
     } else {
-      return Status::Corruption(metaindex->name() + ": unknown meta block '" + it.key().ToString() +
-                                "' (allowed: " + kFilterBlockName + ", " + kPropertiesBlockName + ")");
+      return Status::Corruption(metaindex->name() + ": unknown meta block '" + it.key().ToString() + "' (allowed: " +
+                                kFilterBlockName + ", " + kPropertiesBlockName + ", " + kRangeFilterBlockName + ")");
     }
   }
   if (!it.status().ok()) return it.status();
@@ -171,7 +177,7 @@ Status TableReader::ReadMetaindex(BlockHandle* props_handle, bool* have_filter) 
 // Decodes the properties, checks them against the footer and metaindex, and
 // makes the filter policy from the spec the table was written with (the key
 // hash its filter was built over).
-Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_filter) {
+Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_filter, bool have_range_filter) {
   std::shared_ptr<const Block> props_block;
   Status s = ReadAndOpenBlock(BlockKind::kProperties, props_handle, &props_block);
   if (!s.ok()) return s;
@@ -183,11 +189,31 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
                               " differs from the footer's index handle size " +
                               std::to_string(footer_.index_handle.size));
   }
+  if (have_range_filter != !props_.range_filter_spec.empty()) {
+    return Status::Corruption(props_name + ": range filter spec '" + props_.range_filter_spec + "' but the metaindex " +
+                              (have_range_filter ? "names" : "does not name") + " a range filter block");
+  }
+  if (have_range_filter && props_.range_filter_size != range_filter_handle_.size) {
+    return Status::Corruption(props_name + ": range filter size " + std::to_string(props_.range_filter_size) +
+                              " differs from the range filter block handle's size " +
+                              std::to_string(range_filter_handle_.size));
+  }
   if (have_filter != !props_.filter_spec.empty()) {
     return Status::Corruption(props_name + ": filter spec '" + props_.filter_spec + "' but the metaindex " +
                               (have_filter ? "names" : "does not name") + " a filter block");
   }
   if (!have_filter) return Status::OK();
+  if (!props_.prefix_extractor.empty()) {
+    std::shared_ptr<const PrefixExtractor> extractor;
+    s = PrefixExtractorFromSpec(props_.prefix_extractor, &extractor);
+    if (!s.ok() || extractor == nullptr || extractor->Name() != props_.prefix_extractor) {
+      return Status::Corruption(props_name + ": filter prefix extractor '" + props_.prefix_extractor +
+                                "' is not a canonical fixed:N or capped:N");
+    }
+    table_prefix_ = std::move(extractor);
+  } else if (!props_.whole_key_filtering) {
+    return Status::Corruption(props_name + ": the filter holds neither whole keys nor prefixes");
+  }
   if (props_.filter_size != filter_handle_.size) {
     return Status::Corruption(props_name + ": filter size " + std::to_string(props_.filter_size) +
                               " differs from the filter block handle's size " + std::to_string(filter_handle_.size));
@@ -202,13 +228,18 @@ Status TableReader::ReadProperties(const BlockHandle& props_handle, bool have_fi
 }
 
 // Reads (and so verifies) the index and filter now; keeps them, or hands them to the cache.
-Status TableReader::ReadIndexAndFilter(bool have_filter) {
+Status TableReader::ReadIndexAndFilter(bool have_filter, bool have_range_filter) {
   std::shared_ptr<const Block> index;
   Status s = ReadAndOpenBlock(BlockKind::kIndex, footer_.index_handle, &index);
   if (!s.ok()) return s;
   std::shared_ptr<const FilterBlockReader> filter;
   if (have_filter) {
     s = ReadFilterBlock(&filter);
+    if (!s.ok()) return s;
+  }
+  std::shared_ptr<const RangeFilterBlockReader> range_filter;
+  if (have_range_filter) {
+    s = ReadRangeFilterBlock(&range_filter);
     if (!s.ok()) return s;
   }
   // Pinned: lookups use them without a cache lookup (no shard lock, no
@@ -220,10 +251,62 @@ Status TableReader::ReadIndexAndFilter(bool have_filter) {
                                  /*pinned=*/true);
     if (filter)
       options_.block_cache->Insert({file_id_, filter_handle_.offset}, filter, filter->size(), /*pinned=*/true);
+    if (range_filter) {
+      options_.block_cache->Insert({file_id_, range_filter_handle_.offset}, range_filter, range_filter->size(),
+                                   /*pinned=*/true);
+    }
   }
   index_block_ = std::move(index);
   filter_ = std::move(filter);
+  range_filter_ = std::move(range_filter);
+  ChooseFilterUse();
   return Status::OK();
+}
+
+void TableReader::ChooseFilterUse() {
+  if (!filter_) return;
+  const bool same_extractor = table_prefix_ != nullptr && options_.prefix_extractor != nullptr &&
+                              options_.prefix_extractor->Name() == table_prefix_->Name();
+  if (same_extractor) prefix_filter_ = table_prefix_;
+  if (props_.whole_key_filtering) {
+    point_filter_ = filter_.get();
+  } else if (same_extractor) {
+    // RocksDB's FullFilterKeyMayMatch without whole keys: a Get probes the key's prefix.
+    point_filter_ = filter_.get();
+    point_prefix_ = table_prefix_.get();
+  }
+}
+
+bool TableReader::PointFilterMayMatch(const Slice& user_key, bool* checked) const {
+  if (point_prefix_ == nullptr) {
+    *checked = true;
+    return point_filter_->KeyMayMatch(user_key);
+  }
+  *checked = point_prefix_->InDomain(user_key);
+  return !*checked || point_filter_->KeyMayMatch(point_prefix_->Transform(user_key));
+}
+
+TableReader::SeekFilterAnswer TableReader::SeekMayMatch(const SeekQuery& query) const {
+  SeekFilterAnswer answer;
+  if (prefix_filter_ != nullptr && query.prefix_extractor != nullptr &&
+      query.prefix_extractor->Name() == prefix_filter_->Name()) {
+    answer.prefix =
+        filter_->KeyMayMatch(query.prefix) ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+    if (answer.prefix == LookupResult::Filter::kNegative) return answer;
+  }
+  // The range filter answers inclusive ranges [lo, hi], a seek's end is
+  // exclusive: an end E = X ‖ 0x00 admits exactly the keys <= X (X ‖ 0x00 is
+  // X's immediate successor), so [lo, X] is asked; any other E is asked as
+  // [lo, E], a superset of the seek's keys, so never a false negative.
+  if (range_filter_ != nullptr && query.hi != nullptr && query.hi->compare(query.lo) > 0) {
+    Slice hi = *query.hi;
+    if (hi.size() > 0 && hi[hi.size() - 1] == '\0') hi = Slice(hi.data(), hi.size() - 1);
+    if (hi.compare(query.lo) >= 0) {
+      answer.range = range_filter_->RangeMayMatch(query.lo, hi) ? LookupResult::Filter::kPositive
+                                                                : LookupResult::Filter::kNegative;
+    }
+  }
+  return answer;
 }
 
 Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const {
@@ -235,6 +318,21 @@ Status TableReader::ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* ou
   std::unique_ptr<FilterBlockReader> f;
   s = FilterBlockReader::Open(std::move(contents), filter_policy_,
                               DescribeBlock(BlockKind::kFilter, filter_handle_, file_->name()), &f);
+  if (!s.ok()) return s;
+  *out = std::move(f);
+  return Status::OK();
+}
+
+Status TableReader::ReadRangeFilterBlock(std::shared_ptr<const RangeFilterBlockReader>* out) const {
+  std::string contents;
+  Status s =
+      ReadBlock(*file_, footer_.checksum_type, blocks_end_, BlockKind::kRangeFilter, range_filter_handle_, &contents);
+  if (!s.ok()) return s;
+  counters_->Add(kFilterReads);
+  counters_->Add(kFilterBytesRead, range_filter_handle_.size + kBlockTrailerSize);
+  std::unique_ptr<RangeFilterBlockReader> f;
+  s = RangeFilterBlockReader::Open(std::move(contents),
+                                   DescribeBlock(BlockKind::kRangeFilter, range_filter_handle_, file_->name()), &f);
   if (!s.ok()) return s;
   *out = std::move(f);
   return Status::OK();
@@ -325,10 +423,11 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
     return result->status = Status::InvalidArgument("Get target of " + std::to_string(target.size()) +
                                                     " bytes is not an internal key (at least 8 bytes)");
   }
-  const FilterBlockReader* filter = filter_.get();
-  if (filter) {
-    counters_->Add(kFilterChecks);
-    if (!filter->KeyMayMatch(ExtractUserKey(target))) {
+  bool filter_checked = false;
+  if (point_filter_ != nullptr) {
+    const bool may = PointFilterMayMatch(ExtractUserKey(target), &filter_checked);
+    if (filter_checked) counters_->Add(kFilterChecks);
+    if (!may) {
       counters_->Add(kFilterNegatives);
       result->filter = LookupResult::Filter::kNegative;
       return result->status;
@@ -341,7 +440,7 @@ Status TableReader::Get(const Slice& target, LookupResult* result) const {
   if (!s.ok()) {
     result->Reset();
     result->status = s;
-  } else if (filter) {
+  } else if (filter_checked) {
     result->filter = LookupResult::Filter::kPositive;
     CountFalsePositive(*result, fetches, file_reads);
   }
@@ -354,17 +453,16 @@ void TableReader::CountFalsePositive(const LookupResult& result, uint64_t fetche
   counters_->Add(kFpDataBlockReads, file_reads);
 }
 
-namespace {
-
 // TableReader::MultiGet's per-batch arrays: one set per thread, reused
-// across calls, so a batch allocates nothing once they have grown.
-struct MultiGetScratch {
-  std::vector<size_t> pending;
+// across calls, so a batch allocates nothing once they have grown. Arrays
+// indexed by j run over the sorted pending keys.
+struct TableReader::MultiGetScratch {
+  std::vector<size_t> pending;  // indexes i of the targets still to look up
   std::vector<Slice> user_keys;
   std::unique_ptr<bool[]> may;  // the filter's answers (vector<bool> has no data())
   size_t may_capacity = 0;
   std::vector<Slice> seek_targets;
-  std::vector<uint32_t> restarts;
+  std::vector<uint32_t> restarts;  // each key's index restart point (FindRestarts)
   std::vector<std::shared_ptr<const Block>> blocks;
   std::vector<uint64_t> offsets;
   std::vector<uint8_t> block_read;  // 1: this key's fetch read the block from the file
@@ -374,15 +472,31 @@ struct MultiGetScratch {
   std::vector<std::shared_ptr<const void>> cached;
 };
 
-}  // namespace
+// kNoBlock: step 3 reports the index's status, the key's absence or the handle's error.
+constexpr uint64_t kNoBlock = ~uint64_t{0};
 
 void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results) const {
   thread_local MultiGetScratch scratch;
-  auto& pending = scratch.pending;
-  auto& user_keys = scratch.user_keys;
-  auto& may = scratch.may;
-  auto& may_capacity = scratch.may_capacity;
-  pending.clear();
+  MultiGetCheckTargets(targets, n, results, &scratch);
+  if (point_filter_ != nullptr) MultiGetFilter(targets, results, &scratch);
+  if (scratch.pending.empty()) return;
+  // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
+  std::stable_sort(scratch.pending.begin(), scratch.pending.end(),
+                   [&](size_t a, size_t b) { return CompareInternalKeys(targets[a], targets[b]) < 0; });
+  BlockIter index_iter(index_block_.get());
+  if (!MultiGetSearchIndex(targets, &index_iter, &scratch)) {
+    for (size_t i : scratch.pending) results[i].status = index_iter.status();
+    return;
+  }
+  MultiGetFetchBlocks(targets, &index_iter, &scratch);
+  MultiGetLookups(targets, &index_iter, results, &scratch);
+}
+
+// Resets every result; targets too short to be internal keys get their
+// error, the others become scratch->pending.
+void TableReader::MultiGetCheckTargets(const Slice* targets, size_t n, LookupResult* results,
+                                       MultiGetScratch* scratch) const {
+  scratch->pending.clear();
   for (size_t i = 0; i < n; ++i) {
     results[i].Reset();
     if (targets[i].size() < kInternalKeyTrailerBytes) {
@@ -390,18 +504,25 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
           Status::InvalidArgument("MultiGet target " + std::to_string(i) + " of " + std::to_string(targets[i].size()) +
                                   " bytes is not an internal key (at least 8 bytes)");
     } else {
-      pending.push_back(i);
+      scratch->pending.push_back(i);
     }
   }
-  const FilterBlockReader* filter = filter_.get();
-  if (filter && !pending.empty()) {
-    user_keys.resize(pending.size());
-    for (size_t j = 0; j < pending.size(); ++j) user_keys[j] = ExtractUserKey(targets[pending[j]]);
-    if (may_capacity < pending.size()) {
-      may_capacity = pending.size();
-      may.reset(new bool[may_capacity]);
-    }
-    filter->KeysMayMatch(user_keys.data(), user_keys.size(), may.get());
+}
+
+// The filter probes every pending key at once (hash all, then the filter's
+// prefetching batch query); the keys it rules out leave `pending`.
+void TableReader::MultiGetFilter(const Slice* targets, LookupResult* results, MultiGetScratch* scratch) const {
+  std::vector<size_t>& pending = scratch->pending;
+  if (pending.empty()) return;
+  scratch->user_keys.resize(pending.size());
+  for (size_t j = 0; j < pending.size(); ++j) scratch->user_keys[j] = ExtractUserKey(targets[pending[j]]);
+  if (scratch->may_capacity < pending.size()) {
+    scratch->may_capacity = pending.size();
+    scratch->may.reset(new bool[scratch->may_capacity]);
+  }
+  bool* may = scratch->may.get();
+  if (point_prefix_ == nullptr) {
+    point_filter_->KeysMayMatch(scratch->user_keys.data(), pending.size(), may);
     counters_->Add(kFilterChecks, pending.size());
     size_t kept = 0;
     for (size_t j = 0; j < pending.size(); ++j) {
@@ -410,94 +531,109 @@ void TableReader::MultiGet(const Slice* targets, size_t n, LookupResult* results
     }
     counters_->Add(kFilterNegatives, pending.size() - kept);
     pending.resize(kept);
-  }
-  if (pending.empty()) return;
-  // Sorted keys visit the blocks in order, so keys sharing a block are adjacent.
-  std::stable_sort(pending.begin(), pending.end(),
-                   [&](size_t a, size_t b) { return CompareInternalKeys(targets[a], targets[b]) < 0; });
-  const size_t m = pending.size();
-  // 1. The index: every key's binary search at once (FindRestarts overlaps
-  // their cache misses).
-  auto& seek_targets = scratch.seek_targets;
-  auto& restarts = scratch.restarts;
-  seek_targets.resize(m);
-  restarts.resize(m);
-  for (size_t j = 0; j < m; ++j) seek_targets[j] = targets[pending[j]];
-  BlockIter index_iter(index_block_.get());
-  if (!index_iter.FindRestarts(seek_targets.data(), m, restarts.data())) {
-    for (size_t i : pending) results[i].status = index_iter.status();
     return;
   }
-  // 2. Each key's first data block, all fetched (and their first lines
-  // prefetched) before any is searched; keys in one block share its fetch.
-  // First every key's block handle, then the distinct blocks' cache lookups
-  // as one BlockCache::LookupBatch (their slot and reference-count misses
-  // overlap), then the blocks the cache lacked, read from the file.
-  auto& blocks = scratch.blocks;
-  auto& offsets = scratch.offsets;
-  auto& block_read = scratch.block_read;
-  auto& handles = scratch.handles;
-  auto& owners = scratch.owners;
-  auto& cache_keys = scratch.cache_keys;
-  auto& cached = scratch.cached;
-  blocks.resize(m);
-  offsets.resize(m);
-  handles.resize(m);
-  block_read.assign(m, 0);
-  owners.clear();
-  cache_keys.clear();
-  // kNoBlock: step 3 reports the index's status, the key's absence or the handle's error.
-  constexpr uint64_t kNoBlock = ~uint64_t{0};
+  // A filter of prefixes answers the keys in its extractor's domain; the
+  // others pass unchecked.
+  size_t checked = 0;
+  for (size_t j = 0; j < pending.size(); ++j) {
+    may[j] = true;
+    if (point_prefix_->InDomain(scratch->user_keys[j])) {
+      may[j] = point_filter_->KeyMayMatch(point_prefix_->Transform(scratch->user_keys[j]));
+      results[pending[j]].filter = may[j] ? LookupResult::Filter::kPositive : LookupResult::Filter::kNegative;
+      ++checked;
+    }
+  }
+  counters_->Add(kFilterChecks, checked);
+  size_t kept = 0;
+  for (size_t j = 0; j < pending.size(); ++j) {
+    if (may[j]) pending[kept++] = pending[j];
+  }
+  counters_->Add(kFilterNegatives, pending.size() - kept);
+  pending.resize(kept);
+}
+
+// 1. The index: every pending key's binary search at once (FindRestarts
+// overlaps their cache misses). False: the index block is damaged
+// (index->status() says how).
+bool TableReader::MultiGetSearchIndex(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const {
+  const size_t m = scratch->pending.size();
+  scratch->seek_targets.resize(m);
+  scratch->restarts.resize(m);
+  for (size_t j = 0; j < m; ++j) scratch->seek_targets[j] = targets[scratch->pending[j]];
+  return index->FindRestarts(scratch->seek_targets.data(), m, scratch->restarts.data());
+}
+
+// 2. Each key's first data block, all fetched (and their first lines
+// prefetched) before any is searched; keys in one block share its fetch.
+// First every key's block handle, then the distinct blocks' cache lookups
+// as one BlockCache::LookupBatch (their slot and reference-count misses
+// overlap), then the blocks the cache lacked, read from the file.
+void TableReader::MultiGetFetchBlocks(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const {
+  const size_t m = scratch->pending.size();
+  MultiGetScratch& s = *scratch;
+  s.blocks.resize(m);
+  s.offsets.resize(m);
+  s.handles.resize(m);
+  s.block_read.assign(m, 0);
+  s.owners.clear();
+  s.cache_keys.clear();
   for (size_t j = 0; j < m; ++j) {
-    blocks[j].reset();
-    offsets[j] = kNoBlock;
-    index_iter.SeekFromRestart(restarts[j], targets[pending[j]]);
-    if (!index_iter.Valid() || !DecodeIndexValue(index_iter, &handles[j]).ok()) continue;
-    offsets[j] = handles[j].offset;
-    if (j > 0 && offsets[j - 1] == offsets[j]) continue;  // shares key j-1's block
-    owners.push_back(j);
-    cache_keys.push_back({file_id_, offsets[j]});
+    s.blocks[j].reset();
+    s.offsets[j] = kNoBlock;
+    index->SeekFromRestart(s.restarts[j], targets[s.pending[j]]);
+    if (!index->Valid() || !DecodeIndexValue(*index, &s.handles[j]).ok()) continue;
+    s.offsets[j] = s.handles[j].offset;
+    if (j > 0 && s.offsets[j - 1] == s.offsets[j]) continue;  // shares key j-1's block
+    s.owners.push_back(j);
+    s.cache_keys.push_back({file_id_, s.offsets[j]});
   }
   BlockCache* const cache = options_.block_cache;
   if (cache != nullptr) {
-    cached.resize(cache_keys.size());
-    cache->LookupBatch(cache_keys.data(), cache_keys.size(), cached.data());
+    s.cached.resize(s.cache_keys.size());
+    cache->LookupBatch(s.cache_keys.data(), s.cache_keys.size(), s.cached.data());
   }
-  for (size_t o = 0; o < owners.size(); ++o) {
-    const size_t j = owners[o];
+  for (size_t o = 0; o < s.owners.size(); ++o) {
+    const size_t j = s.owners[o];
     counters_->Add(kDataBlockFetches);
-    if (cache != nullptr && cached[o]) {
-      blocks[j] = std::static_pointer_cast<const Block>(std::move(cached[o]));
+    if (cache != nullptr && s.cached[o]) {
+      s.blocks[j] = std::static_pointer_cast<const Block>(std::move(s.cached[o]));
     } else {
-      if (!ReadDataBlock(handles[j], &blocks[j]).ok()) {
-        blocks[j].reset();  // step 3 fetches it again and reports the error
+      if (!ReadDataBlock(s.handles[j], &s.blocks[j]).ok()) {
+        s.blocks[j].reset();  // step 3 fetches it again and reports the error
         continue;
       }
-      block_read[j] = 1;
+      s.block_read[j] = 1;
     }
-    blocks[j]->Prefetch();
+    s.blocks[j]->Prefetch();
   }
   // Keys sharing an owner's block take their reference to it.
   for (size_t j = 1; j < m; ++j) {
-    if (!blocks[j] && offsets[j] != kNoBlock && offsets[j] == offsets[j - 1]) blocks[j] = blocks[j - 1];
+    if (!s.blocks[j] && s.offsets[j] != kNoBlock && s.offsets[j] == s.offsets[j - 1]) s.blocks[j] = s.blocks[j - 1];
   }
-  // 3. The lookups, each starting in its fetched block.
+}
+
+// 3. The lookups, each starting in its fetched block; then the batch's
+// block references are dropped (now, not at this thread's next batch).
+void TableReader::MultiGetLookups(const Slice* targets, BlockIter* index, LookupResult* results,
+                                  MultiGetScratch* scratch) const {
+  MultiGetScratch& s = *scratch;
+  const size_t m = s.pending.size();
   for (size_t j = 0; j < m; ++j) {
-    const size_t i = pending[j];
-    index_iter.SeekFromRestart(restarts[j], targets[i]);
+    const size_t i = s.pending[j];
+    index->SeekFromRestart(s.restarts[j], targets[i]);
     uint64_t fetches = 0, file_reads = 0;
-    uint64_t offset = offsets[j];
-    Status s = LookupFromIndex(&index_iter, targets[i], &blocks[j], &offset, &results[i], &fetches, &file_reads);
-    file_reads += block_read[j];
-    if (!s.ok()) {
+    uint64_t offset = s.offsets[j];
+    Status st = LookupFromIndex(index, targets[i], &s.blocks[j], &offset, &results[i], &fetches, &file_reads);
+    file_reads += s.block_read[j];
+    if (!st.ok()) {
       results[i].Reset();
-      results[i].status = s;
+      results[i].status = st;
     } else {
       CountFalsePositive(results[i], fetches, file_reads);
     }
   }
-  // Drop the batch's block references now, not at this thread's next batch.
-  for (size_t j = 0; j < m; ++j) blocks[j].reset();
+  for (size_t j = 0; j < m; ++j) s.blocks[j].reset();
 }
 
 std::unique_ptr<TableIterator> TableReader::NewIterator() const { return std::make_unique<TableIterator>(this); }
@@ -535,7 +671,7 @@ bool TableIterator::InitIndex() {
   if (!status_.ok()) return false;
   if (!index_iter_) {
     index_block_ = table_->index_block_;
-    index_iter_ = std::make_unique<BlockIter>(index_block_.get());
+    index_iter_.emplace(index_block_.get());
   }
   data_iter_.reset();
   data_block_.reset();
@@ -553,7 +689,7 @@ void TableIterator::LoadBlockAtIndex() {
   BlockHandle handle;
   status_ = table_->DecodeIndexValue(*index_iter_, &handle);
   if (status_.ok()) status_ = table_->LoadDataBlock(handle, &data_block_);
-  if (status_.ok()) data_iter_ = std::make_unique<BlockIter>(data_block_.get());
+  if (status_.ok()) data_iter_.emplace(data_block_.get());
 }
 
 // Moves past blocks the data iterator has run off the end of.

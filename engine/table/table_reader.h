@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/slice.h"
@@ -44,12 +45,31 @@ namespace filterlab::engine {
 
 class BlockCache;
 class FilterBlockReader;
+class PrefixExtractor;
+class RangeFilterBlockReader;
 
 struct TableReaderOptions {
   // Shared cache for data, index and filter blocks; null = no cache. It must
   // outlive the reader: the reader's index and filter are pinned in it, and
   // the reader's destructor erases them.
   BlockCache* block_cache = nullptr;
+  // The prefix extractor reads use now (the DB's Options::prefix_extractor).
+  // A table uses its filter's prefix entries only when it was written under
+  // this same extractor (RocksDB's rule: a table written under another
+  // extractor does not use its prefix entries; its whole keys still serve).
+  std::shared_ptr<const PrefixExtractor> prefix_extractor;
+};
+
+// What a Seek may return, as the table filters see it: user keys from `lo`
+// (inclusive), below `hi` when there is one, and, when prefix_extractor is
+// set, only keys whose prefix under that extractor is `prefix`. Built by the
+// DB iterator (db_iter.cc) from the read options; the views must outlive
+// the seek.
+struct SeekQuery {
+  Slice lo;
+  const Slice* hi = nullptr;
+  const PrefixExtractor* prefix_extractor = nullptr;
+  Slice prefix;
 };
 
 // The result of one point lookup for internal key `target` =
@@ -119,12 +139,35 @@ class TableReader {
   void MultiGet(const Slice* targets, size_t n, LookupResult* results) const;
   // A scan over all entries; the reader must outlive it.
   std::unique_ptr<TableIterator> NewIterator() const;
+  // What this table's filters say about the keys `query` may return: the
+  // prefix entries of the point filter (for a query with a prefix of this
+  // table's extractor) and the range filter (for a query with an upper
+  // end), the prefix first. Each answer is kNegative (no such key here: a
+  // seek may skip the table without reading its index or data), kPositive
+  // (maybe) or kNotChecked (no filter here can answer).
+  struct SeekFilterAnswer {
+    LookupResult::Filter prefix = LookupResult::Filter::kNotChecked;
+    LookupResult::Filter range = LookupResult::Filter::kNotChecked;
+    // kNegative if either said so, kPositive if one was asked, else kNotChecked.
+    LookupResult::Filter combined() const {
+      if (prefix == LookupResult::Filter::kNegative || range == LookupResult::Filter::kNegative) {
+        return LookupResult::Filter::kNegative;
+      }
+      if (prefix == LookupResult::Filter::kPositive || range == LookupResult::Filter::kPositive) {
+        return LookupResult::Filter::kPositive;
+      }
+      return LookupResult::Filter::kNotChecked;
+    }
+  };
+  SeekFilterAnswer SeekMayMatch(const SeekQuery& query) const;
 
   const TableProperties& properties() const { return props_; }
   const Footer& footer() const { return footer_; }
   const std::string& file_name() const { return file_->name(); }
   uint64_t file_size() const { return file_->Size(); }
   bool has_filter() const { return !props_.filter_spec.empty(); }
+  // The filter answers point lookups (whole keys, or prefixes of the current extractor).
+  bool has_point_filter() const { return point_filter_ != nullptr; }
   TableReaderStats stats() const;
 
   // For the tools: every data block in order, with its handle.
@@ -140,9 +183,15 @@ class TableReader {
   // Open's steps (ReadMeta runs the rest in order).
   Status ReadMeta();
   Status ReadFooter();
-  Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter);
-  Status ReadProperties(const BlockHandle& props_handle, bool have_filter);
-  Status ReadIndexAndFilter(bool have_filter);
+  Status ReadMetaindex(BlockHandle* props_handle, bool* have_filter, bool* have_range_filter);
+  Status ReadProperties(const BlockHandle& props_handle, bool have_filter, bool have_range_filter);
+  Status ReadRangeFilterBlock(std::shared_ptr<const RangeFilterBlockReader>* out) const;
+  Status ReadIndexAndFilter(bool have_filter, bool have_range_filter);
+  void ChooseFilterUse();
+  // Probes point_filter_ for a user key; false = absent. *checked says
+  // whether the filter could answer (a prefix filter cannot for a key
+  // outside its extractor's domain).
+  bool PointFilterMayMatch(const Slice& user_key, bool* checked) const;
   Status ReadFilterBlock(std::shared_ptr<const FilterBlockReader>* out) const;
   // *read (may be null) says whether the block came from the file.
   Status LoadDataBlock(const BlockHandle& handle, std::shared_ptr<const Block>* out, bool* read = nullptr) const;
@@ -156,6 +205,16 @@ class TableReader {
   // *file_reads counts the data blocks it read from the file.
   Status LookupFromIndex(BlockIter* index, const Slice& target, std::shared_ptr<const Block>* shared,
                          uint64_t* shared_offset, LookupResult* result, uint64_t* fetches, uint64_t* file_reads) const;
+  // MultiGet's steps, in order, on the calling thread's scratch arrays
+  // (table_reader.cc): check the targets, probe the filter for the batch,
+  // 1. search the index for every key, 2. fetch each distinct first data
+  // block once, 3. look every key up from its block.
+  struct MultiGetScratch;
+  void MultiGetCheckTargets(const Slice* targets, size_t n, LookupResult* results, MultiGetScratch* scratch) const;
+  void MultiGetFilter(const Slice* targets, LookupResult* results, MultiGetScratch* scratch) const;
+  bool MultiGetSearchIndex(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const;
+  void MultiGetFetchBlocks(const Slice* targets, BlockIter* index, MultiGetScratch* scratch) const;
+  void MultiGetLookups(const Slice* targets, BlockIter* index, LookupResult* results, MultiGetScratch* scratch) const;
   // Counts what a lookup the filter passed cost when the table lacked its key.
   void CountFalsePositive(const LookupResult& result, uint64_t fetches, uint64_t file_reads) const;
 
@@ -166,10 +225,21 @@ class TableReader {
   Footer footer_;
   TableProperties props_;
   BlockHandle filter_handle_;
+  BlockHandle range_filter_handle_;  // size 0: no range filter
   std::shared_ptr<const FilterPolicy> filter_policy_;
+  std::shared_ptr<const PrefixExtractor> table_prefix_;  // the extractor of the filter's prefixes, if any
   // Pinned (see above).
   std::shared_ptr<const Block> index_block_;
   std::shared_ptr<const FilterBlockReader> filter_;
+  std::shared_ptr<const RangeFilterBlockReader> range_filter_;  // pinned like filter_; null without one
+  // How lookups use filter_ (ChooseFilterUse): point_filter_ is filter_
+  // when it answers point lookups (null otherwise), probed with the whole
+  // key, or with its prefix under point_prefix_ when that is set (a filter
+  // of prefixes only); prefix_filter_ is the extractor of the filter's
+  // prefix entries when reads may use them (the current one), else null.
+  const FilterBlockReader* point_filter_ = nullptr;
+  const PrefixExtractor* point_prefix_ = nullptr;
+  std::shared_ptr<const PrefixExtractor> prefix_filter_;
   std::unique_ptr<Counters> counters_;
 };
 
@@ -197,10 +267,11 @@ class TableIterator {
 
   const TableReader* table_;
   Status status_;
+  // In place, not on the heap: a seek that loads a block allocates nothing.
   std::shared_ptr<const Block> index_block_;
-  std::unique_ptr<BlockIter> index_iter_;
+  std::optional<BlockIter> index_iter_;
   std::shared_ptr<const Block> data_block_;
-  std::unique_ptr<BlockIter> data_iter_;
+  std::optional<BlockIter> data_iter_;
 };
 
 }  // namespace filterlab::engine

@@ -135,7 +135,9 @@ Status CreateWormPolicy(FilterSpec& spec, const WormSubVariant& v, std::unique_p
   const int default_probes = spec.Has("probes") ? v.min_probes : DefaultProbes(v, bpk, width);
   s = spec.GetInt("probes", default_probes, v.min_probes, v.max_probes, &probes);
   if (!s.ok()) return Status::InvalidArgument(s.message() + " for worm variant " + v.name + " (" + v.probes_rule + ")");
-  s = spec.Finish({"variant", "bpk", "probes", "hash"});
+  // An alias names its sub-variant itself, so variant= is the worm spec's key only.
+  s = spec.variant() == "worm" ? spec.Finish({"variant", "bpk", "probes", "hash"})
+                               : spec.Finish({"bpk", "probes", "hash"});
   if (!s.ok()) return s;
   *out = std::make_unique<WormPolicy>(&v, MillibitsPerKey(bpk), probes, width);
   return Status::OK();

@@ -123,6 +123,20 @@ TEST(WormRegistry, EverySubVariantIsAnAliasOfTheWormSpec) {
   }
 }
 
+// An alias's keys are bpk, probes and hash: variant= belongs to the worm spec,
+// and the alias neither takes it nor offers it in its error or accepted keys.
+TEST(WormRegistry, AnAliasTakesNoVariantKey) {
+  std::unique_ptr<FilterPolicy> policy;
+  std::vector<std::string> keys;
+  ASSERT_TRUE(NewFilterPolicy("cache_block64:bpk=8", &policy, &keys).ok());
+  EXPECT_EQ(keys, (std::vector<std::string>{"bpk", "probes", "hash"}));
+  Status s = NewFilterPolicy("cache_block64:variant=worm64", &policy, &keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("allowed: bpk, probes, hash"), std::string::npos) << s.message();
+  ASSERT_TRUE(NewFilterPolicy("worm:variant=cache_block64", &policy, &keys).ok());
+  EXPECT_EQ(keys, (std::vector<std::string>{"variant", "bpk", "probes", "hash"}));
+}
+
 TEST(WormRegistry, RequiredSubVariantsExist) {
   for (const char* name :
        {"worm64", "worm32", "cache_worm64", "cache_worm64_from32", "cache_mul64_block", "cache_mul64_block_from32",

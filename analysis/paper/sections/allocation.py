@@ -1,4 +1,4 @@
-"""Section allocation (experiment engine_allocation): the table of the policies' measured
+"""Section allocation (paper/sections/allocation.tex; experiment engine_allocation): the table of the policies' measured
 lookup cost at one budget per tree, and the values the text names (database size, the
 memory the tables held against the budget, how many measured points lie within the model's
 binomial interval). Everything is read from the committed results; "--" where there are none."""
@@ -6,12 +6,12 @@ binomial interval). Everything is read from the committed results; "--" where th
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from ..allocation_plot import POLICIES
-from .claims import SIGMA_LIMIT
+from ...allocation_plot import POLICIES
+from ..claims import SIGMA_LIMIT
+from ..section import Inputs, Section, not_measured
 
 # The budget the issue's target and the table are at (bits per key), and the target: at
 # T = 10, Monkey and the optimum at most TARGET_RATIO of uniform's reads, each measurement
@@ -20,10 +20,15 @@ TABLE_BUDGET = 5.0
 TARGET_RATIO = 0.6
 EMPTY = {"allocKeys": "--", "allocDbMiB": "--", "allocMemDevMax": "--", "allocPoints": "--",
          "allocWithinTwo": "--", "allocWithinFour": "--", "allocBudgets": "--", "allocTableBudget": "--",
-         "allocTargetWorst": "--", "allocTrees": "--", "allocNllShort": "--", "allocNllPoints": "--", "allocMemDevTable": "--", "allocOutside": "--", "allocOutsideWhere": "--",
-         "allocOutsideRel": "--",
+         "allocTargetWorst": "--", "allocTrees": "--", "allocNllShort": "--", "allocNllPoints": "--",
+         "allocMemDevTable": "--", "allocOutside": "--", "allocOutsideWhere": "--", "allocOutsideRel": "--",
          "allocTargetRatio": f"{TARGET_RATIO:g}", "allocTargetZ": "--", "allocTargetMet": "not measured",
          "allocSigmaLimit": "--"}
+
+
+def section(inputs: Inputs) -> Section:
+    text, values = allocation_table_tex(inputs)
+    return Section(values=values, files={"allocation.tex": text})
 
 
 def _readmissing(df: pd.DataFrame) -> pd.DataFrame:
@@ -41,19 +46,17 @@ def _keys_text(n: float) -> str:
     return f"{n / 1e6:g}~million" if n >= 1e6 else f"{int(n)}"
 
 
-def allocation_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
+def allocation_table_tex(inputs: Inputs) -> tuple[str, dict[str, str]]:
     """Per tree (size ratio T, levels), at TABLE_BUDGET bits/key: uniform's measured data-block
     reads from false positives per missing-key lookup, each other policy's over uniform's, the
     largest deviation of the tables' filter memory from the budget (uniform, Monkey, optimal: the
     policies that spend it all) and the largest |z| of the
     measured reads against the filters' models (z = (measured - model) / binomial sigma)."""
-    from .generate import _results  # here, not at the top: generate imports this module
-
     vals = dict(EMPTY)
-    df = _results(results_root, "engine_allocation")
+    df = inputs.results("engine_allocation")
     rows = _readmissing(df) if df is not None else pd.DataFrame()
     if rows.empty:
-        return "\\textit{not measured: no committed results for experiment engine\\_allocation.}\n", vals
+        return not_measured("engine_allocation"), vals
     rows = rows.copy()
     rows["mem_dev"] = rows["filter_bits_per_key"] / rows["filter_budget_bpk"] - 1
     sigma = rows["fp_reads_model_sigma_per_op"]

@@ -1,17 +1,18 @@
-"""Section dynamic, the filter's own speed by key count (experiment dynamic_bloom_latency): the
-table of the new DynamicBloom's times over the old one's (without locality, RocksDB's default)
-per key count and mode, beside the filter's size and the machine's dependent-load latency at
-that size (`sim floor`, run in the same experiment); and the values the text names, one per key
-count, named by the count's power of two in words (2^23 keys: dynHitRatioTwentyThree)."""
+"""Section dynamic (paper/sections/dynamic.tex), the filter's own speed by key count
+(experiment dynamic_bloom_latency): the table of the new DynamicBloom's times over the old
+one's (without locality, RocksDB's default) per key count and mode, beside the filter's size
+and the machine's dependent-load latency at that size (`sim floor`, run in the same
+experiment); and the values the text names, one per key count, named by the count's power of
+two in words (2^23 keys: dynHitRatioTwentyThree)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from ..dynamic_data import DYNAMIC_MODES, dynamic_ratios, dynamic_rows, load_latency
+from ...dynamic_data import DYNAMIC_MODES, dynamic_ratios, dynamic_rows, load_latency
+from ..section import Inputs, Section, not_measured
 
 NEW, OLD, OLD_LOCAL = "dynamic:bpk=10", "dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"
 EXPERIMENT = "dynamic_bloom_latency"
@@ -24,6 +25,11 @@ HEADS = {"add": "add", "hit": "hit", "miss": "miss", "parallel_add": "par.\\ add
 _ONES = ("", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve",
          "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen")
 _TENS = {2: "Twenty", 3: "Thirty"}
+
+
+def section(inputs: Inputs) -> Section:
+    text, values = dynamic_keys_table_tex(inputs)
+    return Section(values=values, files={"dynamic_keys.tex": text})
 
 
 def power_word(keys: int) -> str | None:
@@ -48,21 +54,19 @@ def _latency_at(latency: pd.Series, nbytes: float) -> float:
     return float(latency[ws]) if abs(ws / nbytes - 1) <= 0.05 else math.nan
 
 
-def dynamic_keys_table_tex(results_root: Path) -> tuple[str, dict[str, str]]:
+def dynamic_keys_table_tex(inputs: Inputs) -> tuple[str, dict[str, str]]:
     """The table (one row per key count) and the values: per key count (word W) dynSizeW (with its unit),
     dynLatencyW (ns), each mode's new / old ratio (RATIO_VALUES stems + W) and the hit ratio
     over the old filter with locality (dynHitOverLocalityW); dynKeysCounts
     (how many key counts), dynHitRatioMax with dynHitRatioMaxKeys ($2^{k}$) and dynHitRatioMin
     with dynHitRatioMinKeys."""
-    from .generate import _results
-
     vals = dict.fromkeys(("dynKeysCounts", "dynHitRatioMax", "dynHitRatioMaxKeys", "dynHitRatioMin",
                           "dynHitRatioMinKeys"), "--")
-    df = _results(results_root, EXPERIMENT)
+    df = inputs.results(EXPERIMENT)
     rows = dynamic_rows(df) if df is not None else None
     r = dynamic_ratios(rows, NEW, OLD) if rows is not None else None
     if r is None or r.empty:
-        return "\\textit{not measured: no committed results for experiment dynamic\\_bloom\\_latency.}\n", vals
+        return not_measured(EXPERIMENT), vals
     local = dynamic_ratios(rows, NEW, OLD_LOCAL)
     latency = load_latency(df)
     size = rows[rows["filter_arg"] == NEW].groupby("keys")["bytes"].median()

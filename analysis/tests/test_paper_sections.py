@@ -1,0 +1,32 @@
+"""The report's section registry (analysis/paper/sections/): every module is found and named
+after the section of the text it serves, and two sections may not define one value or file."""
+
+import pytest
+
+from analysis.paper.generate import SectionClash, run_sections
+from analysis.paper.paths import PAPER
+from analysis.paper.section import Inputs, Section
+from analysis.paper.sections import SECTIONS
+
+
+def test_every_section_module_names_a_section_of_the_text():
+    texts = {p.stem for p in (PAPER / "sections").glob("*.tex")}
+    assert SECTIONS, "no section modules found"
+    for name in SECTIONS:
+        assert name in texts or name.split("_", 1)[0] in texts, (
+            f"analysis/paper/sections/{name}.py: no paper/sections/{name}.tex (nor {name.split('_', 1)[0]}.tex)")
+
+
+def test_two_sections_defining_one_value_are_refused(tmp_path):
+    one = {"a": lambda inputs: Section(values={"x": "1"}), "b": lambda inputs: Section(values={"x": "2"})}
+    with pytest.raises(SectionClash, match="value 'x' is defined by both section a and section b"):
+        run_sections(Inputs(tmp_path), one)
+    files = {"a": lambda inputs: Section(files={"t.tex": ""}), "b": lambda inputs: Section(files={"t.tex": ""})}
+    with pytest.raises(SectionClash, match="file 't.tex'"):
+        run_sections(Inputs(tmp_path), files)
+
+
+def test_sections_merge_values_and_files(tmp_path):
+    merged = run_sections(Inputs(tmp_path), {"a": lambda inputs: Section(values={"x": "1"}, files={"a.tex": "A"}),
+                                             "b": lambda inputs: Section(values={"y": "2"})})
+    assert merged.values == {"x": "1", "y": "2"} and merged.files == {"a.tex": "A"}

@@ -1,0 +1,130 @@
+"""Bad input to the module is a ValueError (TypeError for a spec that is not a
+string) with the message the command line gives, never a crash: bad specs,
+dtypes, key types, damaged bytes, bad simulator flags."""
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import filterlab
+
+from .conftest import cli
+
+BAD_SPECS = ["nosuch:bpk=10", "fastlocal:bpk=abc", "fastlocal:bpk=1000", "fastlocal:bogus=1", "fastlocal:bpk",
+             "", "binary_fuse:bpk=10", "standard:bpk=10,hash=48", "ribbon:bpk=10,fp=0.01", "fastlocal:bpk=10,bpk=9"]
+
+
+def sim_error(build, *flags):
+    """What `filterlab-sim fp FLAGS --check` prints after its 'filterlab-sim fp: ' prefix."""
+    out = cli(build, "sim/filterlab-sim", "fp", *flags, "--check", check=False)
+    assert out.returncode == 2, out
+    prefix = "filterlab-sim fp: "
+    line = out.stderr.strip().splitlines()[-1]
+    assert line.startswith(prefix), line
+    return line[len(prefix):]
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS)
+def test_a_bad_spec_is_a_value_error_with_the_command_lines_message(build, spec):
+    cli_message = sim_error(build, f"--filter={spec}", "--keys=1000", "--queries=1000")
+    with pytest.raises(ValueError) as built:
+        filterlab.Filter(spec, np.arange(10, dtype=np.uint64))
+    # The simulator names its flag first ("--filter: "); the message after it is the registry's.
+    assert cli_message.endswith(str(built.value)), (cli_message, str(built.value))
+    assert str(built.value).startswith(f"filter spec '{spec.strip()}'") or "filter spec" in str(built.value)
+    with pytest.raises(ValueError) as checked:
+        filterlab.check_spec(spec)
+    assert str(checked.value) == str(built.value)
+    with pytest.raises(ValueError) as simulated:
+        filterlab.sim.fp(filter=spec, keys=1000, queries=1000)
+    assert str(simulated.value) == cli_message
+
+
+@pytest.mark.parametrize("flags", [{"keys": 0}, {"queries": -1}, {"hash_source": "random"}, {"bogus": 1},
+                                   {"threads": "many"}])
+def test_bad_simulator_flags_give_the_command_lines_message(build, flags):
+    argv = filterlab.sim.command_line("fp", {"filter": "fastlocal:bpk=10", "keys": 1000, "queries": 1000, **flags})
+    with pytest.raises(ValueError) as e:
+        filterlab.sim.fp(**{"filter": "fastlocal:bpk=10", "keys": 1000, "queries": 1000, **flags})
+    assert str(e.value) == sim_error(build, *argv)
+
+
+def test_unknown_simulator_command():
+    with pytest.raises(ValueError, match="unknown simulator command 'fly'; allowed: fp, model"):
+        filterlab.sim.run("fly")
+
+
+@pytest.mark.parametrize("keys, message", [
+    (np.linspace(0, 1, 10), "dtype float64"),
+    (np.ones(10, dtype=bool), "dtype bool"),
+    (np.zeros((3, 3), dtype=np.uint64), "one-dimensional"),
+    (np.array([1, -2, 3]), "integer key -2 at index 1 is negative"),
+    ([1, 2, -3], "integer key -3 at index 2 is out of range"),
+    ([1, 2**64], "out of range"),
+    ([1, b"x"], "key 1 is bytes, but key 0 is an integer"),
+    ([b"x", 1], "key 1 is int"),
+    ([b"x", None], "key 1 is NoneType"),
+    (None, "got builtins.NoneType"),
+    ({"a": 1}, "got builtins.dict"),
+    (b"one key", "got one key (bytes)"),
+    (pa.array([b"a", None, b"c"]), "1 nulls (the first at index 1)"),
+    (pa.array([1.5, 2.5]), "pyarrow array of type double"),
+])
+def test_keys_of_a_wrong_type_or_value_are_refused(keys, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        filterlab.Filter("fastlocal:bpk=10", keys)
+    f = filterlab.Filter("fastlocal:bpk=10", [1, 2, 3])
+    with pytest.raises(ValueError, match=re.escape(message)):
+        f.may_contain(keys)
+
+
+def test_a_spec_that_is_not_a_string_is_a_type_error():
+    with pytest.raises(TypeError, match="spec: expected a str"):
+        filterlab.Filter(10, [1, 2])
+
+
+def test_hashes_wider_than_a_32_bit_variant_takes_are_refused():
+    with pytest.raises(ValueError, match=r"takes 32-bit hashes, but hash 1 is 0x100000000"):
+        filterlab.Filter("standard:bpk=10,hash=32", np.array([5, 2**32], dtype=np.uint64), hashed=True)
+    f = filterlab.Filter("standard:bpk=10,hash=32", np.array([5, 7], dtype=np.uint64), hashed=True)
+    with pytest.raises(ValueError, match="takes 32-bit hashes"):
+        f.may_contain(np.array([2**40], dtype=np.uint64))
+    with pytest.raises(ValueError, match="hashed=True takes a uint64 array of hashes"):
+        filterlab.Filter("fastlocal:bpk=10", ["a", "b"], hashed=True)
+    with pytest.raises(ValueError, match="built with hashed=True"):
+        f.may_contain(["a"])
+
+
+def test_bytes_of_another_hash_width_are_refused_as_the_engine_refuses_them():
+    f = filterlab.Filter("standard:bpk=10,hash=32", [1, 2, 3])
+    with pytest.raises(ValueError, match=r"takes 32-bit hashes but the filter spec 'standard:bpk=10,probes=7,hash=64' "
+                                         r"makes 64-bit ones"):
+        filterlab.Filter.from_bytes(f.to_bytes(), "standard:bpk=10")
+
+
+@pytest.mark.parametrize("spec", ["fastlocal:bpk=10", "ribbon:bpk=10", "binary_fuse", "standard:bpk=10",
+                                  "legacy:bpk=10", "sbbf:bpk=10", "dynamic:bpk=10"])
+def test_damaged_bytes_are_a_value_error_or_a_working_filter_never_a_crash(spec):
+    """Every truncation and 2000 seeded single-byte changes of a serialized filter:
+    from_bytes raises ValueError or gives a filter that answers queries."""
+    data = filterlab.Filter(spec, np.arange(3000, dtype=np.uint64)).to_bytes()
+    probe = np.arange(5000, 6000, dtype=np.uint64)
+    rng = np.random.default_rng(5)
+    damaged = [data[:cut] for cut in range(0, len(data), max(1, len(data) // 200))]
+    for _ in range(2000):
+        b = bytearray(data)
+        b[int(rng.integers(len(b)))] ^= int(rng.integers(1, 256))
+        damaged.append(bytes(b))
+    refused = 0
+    for d in damaged:
+        try:
+            g = filterlab.Filter.from_bytes(d, spec)
+        except ValueError:
+            refused += 1
+            continue
+        assert g.may_contain(probe).shape == probe.shape
+    assert refused > 0  # the truncations at least are refused
+    with pytest.raises(ValueError, match="expected bytes"):
+        filterlab.Filter.from_bytes("text", spec)
