@@ -248,11 +248,54 @@ def gbench_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def range_frame() -> pd.DataFrame:
+    """`sim rangefp` and `sim rangespeed` rows as experiments/range_filters.toml's sweeps give them:
+    Grafite near its bound l/2^(B-2), bucketing and prefix Bloom low uncorrelated and 1 correlated,
+    at 12 and 16 bits/key, ranges 2^5 and 2^10; the correlation sweep; the lemma test; speed."""
+    rows = []
+
+    def fp_row(sweep, base, bpk, length, corr, fp, kind="empirical", model=None, queries=100000):
+        positives = round(fp * queries)
+        rows.append({"experiment": "fixture", "sweep": sweep, "worker": "sim rangefp",
+                     "run_key": f"{sweep}{base}{bpk}", "base_filter": base, "seed": 0, "bpk": bpk,
+                     "command": "rangefp", "filter": f"{base}:bpk={bpk}" if bpk else base, "variant": base.split(":")[0],
+                     "fp_model_kind": kind, "keys": 1000000, "range_length": length, "range_log2": length.bit_length() - 1,
+                     "correlation": corr, "queries": queries, "positives": positives, "fp": positives / queries,
+                     "ci_low": positives / queries * 0.95, "ci_high": positives / queries * 1.05 + 1e-6,
+                     "model_fp": model, "bits_per_key": (bpk or 20) + 0.12,
+                     "bits_over_lower_bound": 2.1 if positives else None})
+    for bpk in (12.0, 16.0):
+        for length, sweep in ((32, "fp_vs_bits_5"), (1024, "fp_vs_bits_10")):
+            bound = min(1.0, length / 2 ** (bpk - 2))
+            for corr in (None, 0.8):
+                fp_row(sweep, "grafite", bpk, length, corr, bound * 0.97, "upper_bound", bound)
+                fp_row(sweep, "bucketing", bpk, length, corr, 1.0 if corr else 1e-3)
+                fp_row(sweep, "prefix_bloom:prefix=6", bpk, length, corr, 1.0 if corr else 1e-2, "exact",
+                       1.0 if corr else 1e-2)
+    for corr in (None, 0.0, 0.5, 1.0):
+        fp_row("fp_vs_correlation", "grafite", 20.0, 32, corr, 1e-4, "upper_bound", 1.2e-4)
+        fp_row("fp_vs_correlation", "bucketing", 20.0, 32, corr, 1e-5 if corr is None or corr < 0.5 else 1.0)
+    for e in range(0, 17, 4):
+        fp_row("lemma", "grafite:eps=0.001,range=256", None, 2 ** e, None, 2 ** e * 0.001 / 256 * 0.95,
+               "upper_bound", 2 ** e * 0.001 / 256)
+    for base in ("grafite", "bucketing"):
+        common = {"experiment": "fixture", "sweep": "speed", "worker": "sim rangespeed", "run_key": f"rs{base}",
+                  "base_filter": base, "seed": 0, "bpk": 16.0, "command": "rangespeed", "filter": f"{base}:bpk=16",
+                  "variant": base, "keys": 10000000, "bits_per_key": 16.12}
+        rows.append({**common, "mode": "build", "ns": 50.0, "ns_min": 45.0, "ns_max": 55.0})
+        for mode in ("hot", "random"):
+            for kind in ("empty", "nonempty"):
+                rows.append({**common, "mode": mode, "range_length": 1024, "range_log2": 10, "query_kind": kind,
+                             "query_order": "random", "queries": 1000000, "ns": 100.0, "ns_min": 90.0,
+                             "ns_max": 120.0, "positive_fraction": 0.06 if kind == "empty" else 1.0})
+    return pd.DataFrame(rows)
+
+
 @pytest.fixture
 def results_dir(tmp_path):
     d = tmp_path / "fixture"
     d.mkdir()
-    tidy(pd.concat([fixture_frame(), engine_frame(), gbench_frame()], ignore_index=True)).to_parquet(
+    tidy(pd.concat([fixture_frame(), engine_frame(), gbench_frame(), range_frame()], ignore_index=True)).to_parquet(
         d / "results.parquet", index=False)
     (d / "meta.json").write_text(json.dumps({"plots": [], "tables": []}))
     return d

@@ -1,7 +1,8 @@
 """Section range_filters (paper/sections/range_filters.tex; experiment range_filters, issue 29):
-the best range filter's FP over prefix Bloom's and over bucketing's on correlated queries, and the
-side-by-side run against the papers' code when its results are committed. (Moved here from
-generate.py when the report took one module per section; the computation is h-range's.)"""
+the settings the text names (the correlation degree and its span, the lemma test's eps), the best
+range filter's FP over prefix Bloom's and over bucketing's on correlated queries, and the
+side-by-side run against the papers' code (paper/results/range_filters_peers/peers.csv): its
+table range_peers.tex and a summary value."""
 
 from __future__ import annotations
 
@@ -12,45 +13,78 @@ from ..section import Inputs, Section
 
 
 def section(inputs: Inputs) -> Section:
-    return Section(values=range_filter_values(inputs))
+    return Section(values=range_filter_values(inputs),
+                   files={"range_peers.tex": range_peers_table_tex(range_peer_cells(inputs))})
+
+
+def range_peer_cells(inputs: Inputs) -> pd.DataFrame | None:
+    """The side-by-side run: per (variant, the harness's argument, workload) the median over rounds
+    of ours and of the paper's code, and our ratios. None where the run is not committed."""
+    path = inputs.results_root / "range_filters_peers" / "peers.csv"
+    if not path.exists():
+        return None
+    p = pd.read_csv(path)
+    med = p.groupby(["variant", "arg", "workload", "code"]).agg(
+        fpr=("fpr", "median"), build=("build_ns_per_key", "median"), query=("query_ns", "median"),
+        bits=("bits_per_key", "median"), rounds=("round", "nunique")).reset_index()
+    ours, paper = (med[med["code"] == c].drop(columns="code").set_index(["variant", "arg", "workload"])
+                   for c in ("ours", "paper"))
+    cells = ours.merge(paper, left_index=True, right_index=True, suffixes=("_ours", "_paper")).reset_index()
+    cells["build_ratio"] = cells["build_ours"] / cells["build_paper"]
+    cells["query_ratio"] = cells["query_ours"] / cells["query_paper"]
+    cells["rounds"] = cells[["rounds_ours", "rounds_paper"]].min(axis=1)
+    return cells
+
+
+def range_peers_table_tex(cells: pd.DataFrame | None) -> str:
+    """Table tab:rangepeers: FPR, bits/key, build and query time of ours beside the papers' code."""
+    if cells is None or cells.empty:
+        return "\\textit{not measured: no committed results for the side-by-side run.}\n"
+    rows = [r"\begin{tabular}{@{}lllllrr@{}}", r"\toprule",
+            r"filter & arg. & workload & FPR ours / paper & bits/key ours / paper & build & query \\",
+            r"\midrule"]
+    for _, c in cells.iterrows():
+        rows.append(f"{escape(c['variant'])} & {int(c['arg'])} & {escape(c['workload'])} & "
+                    f"{c['fpr_ours']:.3g} / {c['fpr_paper']:.3g} & {c['bits_ours']:.2f} / {c['bits_paper']:.2f} & "
+                    f"{c['build_ratio']:.2f}x & {c['query_ratio']:.2f}x \\\\")
+    rows += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(rows) + "\n"
 
 
 def range_filter_values(inputs: Inputs) -> dict[str, str]:
-    """The range-filter section's comparisons (experiment range_filters): at 16 bits/key, ranges of
-    2^10 and correlation 0.8, the best range filter's FP over prefix Bloom's and over bucketing's;
-    and the side-by-side run against the papers' code (range_filters_peers/peers.csv, when committed)."""
-    out = {"rangeBestCorr": "--", "rangeBestCorrBucketing": "--",
-           "rangePeerNote": "Not measured: no committed results for the side-by-side run."}
+    """At 16 bits/key, ranges of 2^10 and the sweep's correlation, the best range filter's FP over
+    prefix Bloom's and over bucketing's; the settings; the peer summary."""
+    out = {"rangeBestCorr": "--", "rangeBestCorrBucketing": "--", "rangeCorr": "--", "rangeCorrSpanLog": "--",
+           "rangeLemmaEps": "--", "rangePeerNote": "Not measured: no committed results for the side-by-side run."}
     df = inputs.results("range_filters")
     if df is not None and "range_length" in df:
-        rows = df[(df["command"] == "rangefp") & (df["sweep"] == "fp_vs_bits_10") & (df["bpk"] == 16)
-                  & (df["range_length"] == 1024) & (df["correlation"] == 0.8)]
+        fp_rows = df[df["command"] == "rangefp"]
+        degrees = sorted(fp_rows.loc[fp_rows["sweep"].astype(str).str.startswith("fp_vs_bits"),
+                                     "correlation"].dropna().unique())
+        if degrees:
+            out["rangeCorr"] = f"{degrees[0]:g}"
+            out["rangeCorrSpanLog"] = f"{round(30 * (1 - degrees[0]))}"
+        lemma = fp_rows.loc[fp_rows["sweep"] == "lemma", "filter"].dropna().unique()
+        if len(lemma) and "eps=" in lemma[0]:
+            out["rangeLemmaEps"] = lemma[0].split("eps=", 1)[1].split(",", 1)[0]
+        rows = fp_rows[(fp_rows["sweep"] == "fp_vs_bits_10") & (fp_rows["bpk"] == 16)
+                       & (fp_rows["range_length"] == 1024) & (fp_rows["correlation"] == 0.8)]
         if not rows.empty:
-            fp = rows.groupby("base_filter").apply(lambda g: g["positives"].sum() / g["queries"].sum())
-            best_name = fp.drop(labels=[n for n in ("prefix_bloom:prefix=6", "bucketing") if n in fp.index]).idxmin()
+            sums = rows.groupby("base_filter")[["positives", "queries"]].sum()
+            fp = sums["positives"] / sums["queries"]
+            heuristics = [n for n in ("prefix_bloom:prefix=6", "bucketing") if n in fp.index]
+            best_name = fp.drop(labels=heuristics).idxmin()
             best = fp[best_name]
             for key, other in (("rangeBestCorr", "prefix_bloom:prefix=6"), ("rangeBestCorrBucketing", "bucketing")):
                 if other in fp.index and fp[other] > 0:
                     out[key] = (f"{best / fp[other]:.3f} ({escape(best_name)} {100 * best:.2f}\\% against "
                                 f"{100 * fp[other]:.1f}\\%)")
-    peers = inputs.results_root / "range_filters_peers" / "peers.csv"
-    if peers.exists():
-        p = pd.read_csv(peers)
-        lines = []
-        for (variant, bpk, workload), g in p.groupby(["variant", "bpk", "workload"]):
-            o, t = g[g["code"] == "ours"], g[g["code"] == "paper"]
-            if o.empty or t.empty:
-                continue
-            lines.append((variant, bpk, workload, o["fpr"].median(), t["fpr"].median(),
-                          o["build_ns_per_key"].median() / t["build_ns_per_key"].median(),
-                          o["query_ns"].median() / t["query_ns"].median()))
-        if lines:
-            worst_build = max(lines, key=lambda r: r[5])
-            worst_query = max(lines, key=lambda r: r[6])
-            out["rangePeerNote"] = (
-                f"Ours over the papers' code on the same keys and queries ({len(lines)} cells, medians of "
-                f"{int(p['round'].nunique())} interleaved rounds): build time at most {worst_build[5]:.2f}x "
-                f"({escape(str(worst_build[0]))} at {worst_build[1]} bits/key, {escape(str(worst_build[2]))}), "
-                f"query time at most {worst_query[6]:.2f}x ({escape(str(worst_query[0]))} at {worst_query[1]} "
-                f"bits/key, {escape(str(worst_query[2]))}).")
+    cells = range_peer_cells(inputs)
+    if cells is not None and not cells.empty:
+        parts = [f"{escape(variant)}: build {g['build_ratio'].min():.2f}--{g['build_ratio'].max():.2f}x, "
+                 f"query {g['query_ratio'].min():.2f}--{g['query_ratio'].max():.2f}x"
+                 for variant, g in cells.groupby("variant", sort=False)]
+        out["rangePeerNote"] = (
+            f"Ours over the papers' code on the same keys and queries, medians of up to {int(cells['rounds'].max())} "
+            f"interleaved rounds (Table~\\ref{{tab:rangepeers}}): " + "; ".join(parts) + ".")
     return out
