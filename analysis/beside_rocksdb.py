@@ -40,6 +40,8 @@ def beside_rocksdb_rows(df: pd.DataFrame) -> pd.DataFrame:
     the per-repeat ratios) for build / hot / random; pipelined ns, x floor, lines/query
     and x floor per line (medians); load (the runs' largest 1-minute load average, where
     recorded)."""
+    if "command" not in df:  # no sim records (an engine experiment's results)
+        return pd.DataFrame()
     d = df if "label" in df else with_labels(df)
     d = d[d["command"].isin(["speed", "filter_bench"])]
     if "mix" in d:

@@ -388,3 +388,45 @@ def block_seek_summary(df: pd.DataFrame) -> pd.DataFrame | None:
                      for r, h, m in zip(out["records"], out["hash"], out["median"])]
     return out.sort_values(["records", "hash", "util_pct"]).reset_index(drop=True)
 
+
+
+def benchmark_records(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per benchmark record (the results hold one row per level of each record)."""
+    return df.drop_duplicates(["run_key", "benchmark"])
+
+
+def seek_fp(r) -> float:
+    """Seek FP rate of an empty-range record as RocksDB's seek tickers define it: table seeks a
+    filter passed over those it was asked about (every seek's range is empty, so no pass was
+    useful); NaN where no filter was asked."""
+    filtered = r.get("seek_stats_total_filtered")
+    match = r.get("seek_stats_total_filter_match")
+    if filtered is None or match is None or pd.isna(filtered) or pd.isna(match) or filtered + match == 0:
+        return float("nan")
+    return float(match) / float(filtered + match)
+
+
+RANGE_SEEK_KEYS = ["sweep", "engine", "range_filter", "prefix_extractor", "range_size", "range_correlation"]
+
+
+def range_seek_summary(df: pd.DataFrame) -> pd.DataFrame | None:
+    """seekempty records (experiment engine_range) per sweep, engine, range filter, prefix
+    extractor, range length and correlation: runs, median and extremes of us per seek, median
+    data blocks read per seek, and the seek FP rate pooled over runs (sum of passes over sum of
+    filter checks)."""
+    if "benchmark" not in df:
+        return None
+    rec = benchmark_records(df)
+    rec = rec[rec["benchmark"] == "seekempty"].copy()
+    if rec.empty:
+        return None
+    for col in RANGE_SEEK_KEYS:
+        rec[col] = rec[col].fillna("") if col in rec else ""
+    rows = []
+    for key, g in rec.groupby(RANGE_SEEK_KEYS, sort=False):
+        checked = (g["seek_stats_total_filtered"] + g["seek_stats_total_filter_match"]).sum()
+        rows.append({**dict(zip(RANGE_SEEK_KEYS, key)), "runs": len(g), "us": float(g["micros_per_op"].median()),
+                     "us_min": float(g["micros_per_op"].min()), "us_max": float(g["micros_per_op"].max()),
+                     "data_per_seek": float((g["seek_stats_total_data"] / g["ops"]).median()),
+                     "seek_fp": float(g["seek_stats_total_filter_match"].sum() / checked) if checked else float("nan")})
+    return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .engine_data import (block_seek_summary, context_label, filter_summary, level_fp, multiget_summary,
-                          range_summary, space_summary, toggle_summary)
+                          range_seek_summary, range_summary, space_summary, toggle_summary)
 
 
 def multiget_table(df: pd.DataFrame) -> pd.DataFrame | None:
@@ -127,5 +127,22 @@ def engine_filters_table(df: pd.DataFrame) -> pd.DataFrame | None:
     return pd.DataFrame(list(table.values()))
 
 
+def range_seeks_table(df: pd.DataFrame) -> pd.DataFrame | None:
+    """Bounded seeks into empty ranges (lsmbench seekempty): per sweep, engine, range filter or
+    prefix extractor, range length and correlation, us per seek (median, min-max over runs), data
+    blocks read per seek and the seek FP rate."""
+    s = range_seek_summary(df)
+    if s is None:
+        return None
+    return pd.DataFrame({
+        "sweep": s["sweep"], "engine": s["engine"], "range filter": s["range_filter"],
+        "prefix extractor": s["prefix_extractor"], "range length": s["range_size"].map(lambda v: f"{v:.0f}"),
+        "correlation": s["range_correlation"].map(lambda v: "none" if v < 0 else f"{v:g}"), "runs": s["runs"],
+        "µs/seek": [f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in zip(s["us"], s["us_min"], s["us_max"])],
+        "data blocks/seek": s["data_per_seek"].map(lambda v: f"{v:.3f}"),
+        "seek FP": s["seek_fp"].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")})
+
+
 KINDS = {"block_seek": block_seek_table, "multiget": multiget_table, "hash_index": hash_index_table, "memtable_filter": memtable_filter_table,
-         "range_estimates": range_estimates_table, "engine_filters": engine_filters_table}
+         "range_estimates": range_estimates_table, "engine_filters": engine_filters_table,
+         "range_seeks": range_seeks_table}

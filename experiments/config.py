@@ -38,7 +38,7 @@ PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs
               "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters", "engine_io",
               "engine_allocation", "pareto", "range_fp_vs_bits", "range_fp_vs_correlation", "range_lemma", "range_speed")
 TABLE_KINDS = ("fp", "speed", "probes", "floor", "multiget", "hash_index", "memtable_filter", "range_estimates",
-               "engine_filters", "pareto", "dynamic", "block_seek", "beside_rocksdb")
+               "engine_filters", "pareto", "dynamic", "block_seek", "beside_rocksdb", "range_seeks")
 TOP_KEYS = ("name", "description", "claim", "plots", "tables", "quick", "sweep")
 SWEEP_KEYS = ("name", "worker", "filter", "repeats", "seeds", "fixed", "grid")
 RANGE_KEYS = ("from", "to", "step", "per_decade", "count", "log")

@@ -60,19 +60,32 @@ def corrupted(value):
     raise AssertionError(f"do not know how to corrupt {value!r}")
 
 
-def test_list_filters_lists_registered_variants():
+RANGE_HEADING = "range filters (filters/range/range_filter.h):"
+
+
+def list_filters_sections() -> tuple[str, str]:
+    """list-filters' output split at the range-filter heading: (point variants, range variants)."""
     r = run("list-filters")
     assert r.returncode == 0, r.stderr
-    # One line per variant, "name  summary", then indented parameters and examples.
-    names = [line.split()[0] for line in r.stdout.splitlines() if line and not line.startswith(" ")]
-    assert names, f"no variants listed:\n{r.stdout}"
-    assert names == sorted(names), "variants are listed in name order"
-    for expected in ["fastlocal", "legacy", "dynamic", "standard"]:
-        assert expected in names
-    assert r.stdout.count("parameters:") == len(names), "every variant lists its parameters"
-    examples = re.findall(r"e\.g\. (\S+)", r.stdout)
-    assert examples, "no example specs"
-    assert {e.split(":")[0] for e in examples} <= set(names), "examples name registered variants"
+    point, heading, range_part = r.stdout.partition("\n" + RANGE_HEADING + "\n")
+    assert heading, f"no range-filter section:\n{r.stdout}"
+    return point, range_part
+
+
+def test_list_filters_lists_registered_variants():
+    # Point variants, then under a heading the range variants; in each, one line per variant,
+    # "name  summary", then indented parameters and examples.
+    for part, expected_names in zip(list_filters_sections(),
+                                    (["fastlocal", "legacy", "dynamic", "standard"], ["grafite", "rosetta", "surf"])):
+        names = [line.split()[0] for line in part.splitlines() if line and not line.startswith(" ")]
+        assert names, f"no variants listed:\n{part}"
+        assert names == sorted(names), "variants are listed in name order"
+        for expected in expected_names:
+            assert expected in names
+        assert part.count("parameters:") == len(names), "every variant lists its parameters"
+        examples = re.findall(r"e\.g\. (\S+)", part)
+        assert examples, "no example specs"
+        assert {e.split(":")[0] for e in examples} <= set(names), "examples name registered variants"
 
 
 def test_reference_vectors_are_present():
@@ -231,8 +244,8 @@ def test_table_prints_a_row_per_example_spec():
     # A small table (the default is 10^6 keys, 10^7 queries) to keep the test quick.
     r = run("table", "--keys", "20000", "--queries", "200000")
     assert r.returncode == 0, r.stdout + r.stderr
-    listed = run("list-filters")
-    examples = re.findall(r"e\.g\. (\S+)", listed.stdout)
+    # One row per point-filter example (range filters have `sim rangefp`).
+    examples = re.findall(r"e\.g\. (\S+)", list_filters_sections()[0])
     rows = [line.strip("|").split("|") for line in r.stdout.splitlines() if re.match(r"^\| [a-z_0-9]+:", line)]
     assert len(rows) == len(examples), r.stdout
     for row in rows:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import analysis
-from analysis import engine_plots, tables
+from analysis import engine_plots, engine_tables, tables
 from analysis.engine_data import multiget_summary, space_summary
 from experiments.store import tidy
 
@@ -197,3 +197,25 @@ def test_space_per_stored_entry_not_per_num():
     r = t.iloc[0]
     assert r["median_off"] == pytest.approx(2_000_000 / 63_000)
     assert r["median_on"] - r["median_off"] == pytest.approx(63_000 / 63_000)
+
+
+def _seekempty(run, sweep, rf, us, filtered, match, data, ops=1000, corr=-1.0, prefix=None):
+    return {"run_key": run, "benchmark": "seekempty", "sweep": sweep, "engine": "filterlab", "range_filter": rf,
+            "prefix_extractor": prefix, "range_size": 1024.0, "range_correlation": corr, "micros_per_op": us,
+            "ops": ops, "seek_stats_total_filtered": filtered, "seek_stats_total_filter_match": match,
+            "seek_stats_total_data": data}
+
+
+def test_range_seeks_table_pools_the_seek_fp_and_takes_medians():
+    rows = [_seekempty("a", "t", "grafite:bpk=16", 5.0, 900, 100, 100),
+            _seekempty("b", "t", "grafite:bpk=16", 7.0, 700, 300, 300),
+            _seekempty("c", "t", "grafite:bpk=16", 6.0, 1000, 0, 200),
+            _seekempty("d", "t", "none", 20.0, 0, 0, 1500),
+            # A second row of run "d" (one per tree level, as the store flattens records) counts once.
+            _seekempty("d", "t", "none", 20.0, 0, 0, 1500)]
+    md = tables.to_markdown(engine_tables.range_seeks_table(pd.DataFrame(rows)))
+    # Seek FP pooled: (100 + 300 + 0) / 3000; data blocks per seek: median of 0.1, 0.3, 0.2.
+    assert "| t | filterlab | grafite:bpk=16 |  | 1024 | none | 3 | 6.00 (5.00–7.00) | 0.200 | 0.1333 |" in md
+    # No filter asked: no seek FP rate.
+    assert "| t | filterlab | none |  | 1024 | none | 1 | 20.00 (20.00–20.00) | 1.500 |  |" in md
+    assert engine_tables.range_seeks_table(pd.DataFrame([{**rows[0], "benchmark": "readrandom"}])) is None

@@ -24,7 +24,8 @@ import pandas as pd
 
 from . import _native
 
-COMMANDS = ("fp", "model", "speed", "floor", "probes", "lsm", "dynamic")
+COMMANDS = ("fp", "model", "speed", "floor", "probes", "lsm", "dynamic", "filter_bench", "rangefp", "rangespeed",
+            "rangeworkload")
 
 
 @functools.cache
@@ -115,6 +116,22 @@ def dynamic(**flags: Any) -> pd.DataFrame:
     return run("dynamic", **flags)
 
 
+def filter_bench(**flags: Any) -> pd.DataFrame:
+    return run("filter_bench", **flags)
+
+
+def rangefp(**flags: Any) -> pd.DataFrame:
+    return run("rangefp", **flags)
+
+
+def rangespeed(**flags: Any) -> pd.DataFrame:
+    return run("rangespeed", **flags)
+
+
+def rangeworkload(**flags: Any) -> pd.DataFrame:
+    return run("rangeworkload", **flags)
+
+
 _LEADS = {
     "fp": "Sampled FP rates: filters built from generated keys, outside queries counted (filterlab-sim fp).",
     "model": "A policy's analytic FP rate over bits/key, probes and keys (filterlab-sim model).",
@@ -123,6 +140,11 @@ _LEADS = {
     "probes": "The best probe count per bits/key by simulation (filterlab-sim probes).",
     "lsm": "Filter memory per LSM level by allocation policy (filterlab-sim lsm).",
     "dynamic": "A memtable filter's add, hit and miss times (filterlab-sim dynamic).",
+    "filter_bench": "RocksDB's own filter_bench (a release build you point at) with speed's parameters "
+                    "(filterlab-sim filter_bench).",
+    "rangefp": "Range filters' FP rate on empty ranges per length and correlation (filterlab-sim rangefp).",
+    "rangespeed": "Range filters' build and query timings (filterlab-sim rangespeed).",
+    "rangeworkload": "rangefp's keys and queries written as SOSD binary files (filterlab-sim rangeworkload).",
 }
 for _name in COMMANDS:
     globals()[_name].__doc__ = _doc(_name, _LEADS[_name])

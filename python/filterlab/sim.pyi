@@ -66,8 +66,10 @@ def fp(
         ci_low (number): 95% Wilson interval, low end
         ci_high (number): 95% Wilson interval, high end
         ci_method (string): "wilson95"
+        dispersion (number): filters >= 2 only: Pearson's chi^2 / (F - 1) of the per-filter counts against fp; ~1 when the filters' rates differ only by query sampling, above 1 by the spread of the built filters' own rates
         model_fp (number): the policy's ModelFpRate(keys)
-        model_kind (string): what the model promises: exact | empirical | lower_bound | upper_bound
+        model_kind (string): what the model promises: exact | approximation | empirical | lower_bound | upper_bound
+        model_max_relative_error (number): an approximation's stated largest |measured / model - 1| (its registration); 0 for other kinds
         model_allowed_low (number): lowest fp the model's kind allows at these queries (fp_tolerance.h)
         model_allowed_high (number): highest fp the model's kind allows at these queries
         bytes (int): filter data bytes of one filter
@@ -88,6 +90,7 @@ def model(
     bpk: str | None = ...,
     probes: str | None = ...,
     keys: str | None = ...,
+    range_log2: str | None = ...,
 ) -> pd.DataFrame:
     """A policy's analytic FP rate over bits/key, probes and keys (filterlab-sim model).
 
@@ -101,6 +104,7 @@ def model(
         bpk (string; default ''): bits per key, overriding each spec's: a list 6,10,16 or a range 1:60:0.5 (0.5..100); empty = the spec's own
         probes (string; default ''): probes, overriding each spec's: a list or a range (1..30, as the variant allows); empty = the spec's own or its default
         keys (string; default '1000000'): keys in the filter: a list or a range (1..1e13); the model depends on them through the distinct hashes and the filter's rounding
+        range_log2 (string; default '0,5,10'): range filters: range lengths 2^i at which to give the model (a list or a range, 0..40)
 
     Returns a DataFrame, one row per record, with the fields:
         command (string): "model"
@@ -108,16 +112,19 @@ def model(
         filter (string): canonical spec, every parameter resolved
         filter_arg (string): the --filter text the spec came from
         variant (string): variant name
-        fp_model_kind (string): exact | empirical | lower_bound | upper_bound (the registration's)
+        fp_model_kind (string): exact | approximation | empirical | lower_bound | upper_bound (the registration's)
+        fp_model_max_relative_error (number): an approximation's stated largest |measured / model - 1| (the registration's); 0 for other kinds
         bits_per_key (number): requested bits per key
-        probes (int): probes per key; null for a variant without probes
+        probes (int): probes per key; null for a variant without probes (and for range filters)
         keys (int): keys in the filter
-        hash_bits (int): hash width of the variant's keys
-        distinct_hashes (number): D: the expected distinct hashes the keys leave at hash_bits
-        fingerprint_fp (number): D / 2^hash_bits: the chance a query's hash is a stored one
-        layout_fp (number): (model_fp - fingerprint_fp) / (1 - fingerprint_fp): the layout's own term
-        model_fp (number): ModelFpRate(keys)
-        build_temporary_bytes_per_key (number): FilterPolicy::BuildTemporaryBytes(keys) / keys: Build's working memory beyond the hashes and filter"""
+        kind (string): point | range (the interface the variant implements)
+        range_length (int): range filters: the empty range's length the model is for; null for point
+        hash_bits (int): hash width of the variant's keys; null for range filters
+        distinct_hashes (number): D: the expected distinct hashes the keys leave at hash_bits (point)
+        fingerprint_fp (number): D / 2^hash_bits: the chance a query's hash is a stored one (point)
+        layout_fp (number): (model_fp - fingerprint_fp) / (1 - fingerprint_fp): the layout's own term (point)
+        model_fp (number): ModelFpRate(keys), or a range filter's ModelFpRate(keys, range_length) for uncorrelated queries over uniform keys; null for a range filter without a model (kind empirical)
+        build_temporary_bytes_per_key (number): FilterPolicy::BuildTemporaryBytes(keys) / keys: Build's working memory beyond the hashes and filter (point)"""
 
 
 def speed(
@@ -217,7 +224,9 @@ def speed(
         translation_page_bytes (int): the page size the TLB caches for the arena's pages
         floor_ns_per_line (number): median per round of an independent random line read over the arena
         x_floor (number): median per round of net / floor
-        x_floor_rounds (array): net / floor per round"""
+        x_floor_rounds (array): net / floor per round
+        lines_per_query (number): cache lines one query of an added key reads, over the first 4 filters (sim/lines_read.h)
+        x_floor_per_line (number): x_floor / lines_per_query: against the floor of the lines read"""
 
 
 def floor(
@@ -306,7 +315,7 @@ def probes(
         spread (int; 0..10; default 2): candidates: table count +- spread (clipped to 1..30 and to the counts the variant accepts)
         threads (int; 0..1024; default 0): threads; 0 = all cores
         seed (int; 0..4611686018427387904; default 0): seed
-        table (string; default '/work/wt-python/testdata/vectors/choose_num_probes.json'): RocksDB's ChooseNumProbes vectors (used for variant fastlocal)
+        table (string; default '/work/main/testdata/vectors/choose_num_probes.json'): RocksDB's ChooseNumProbes vectors (used for variant fastlocal)
         no_boundaries (bool; default False): skip the per-boundary records
 
     Returns a DataFrame, one row per record, with the fields:
@@ -426,3 +435,214 @@ def dynamic(
         ns_per_key_max (number): slowest round
         positives (int): queries answered true (last round; hit: all, miss: the false positives)
         fp (number): miss modes: positives / keys; null otherwise"""
+
+
+def filter_bench(
+    *,
+    filter: str | Sequence[str] | None = ...,
+    filter_bench: str | None = ...,
+    working_set_mb: int | float | None = ...,
+    average_keys: int | float | None = ...,
+    vary_ratio: float | None = ...,
+    key_size: int | float | None = ...,
+    queries: int | float | None = ...,
+    net_includes_hashing: bool | None = ...,
+    seed: int | float | None = ...,
+) -> pd.DataFrame:
+    """RocksDB's own filter_bench (a release build you point at) with speed's parameters (filterlab-sim filter_bench).
+
+    RocksDB's own filter benchmark (util/filter_bench.cc, a release build given by --filter_bench
+    or $FILTERLAB_FILTER_BENCH) run -quick with speed's parameters: build ns/key and net ns/op of
+    single-filter and random-filter queries (mixed keys), as records shaped like speed's, for the
+    filters RocksDB has (fastlocal -impl=1, legacy -impl=0, ribbon -impl=2, legacy_block through
+    -use_plain_table_bloom -impl=0). filterlab does not build filter_bench.
+
+    Flags (keyword arguments):
+        filter (list, repeatable; default []): filter spec (repeatable): fastlocal:bpk=B, legacy:bpk=B, ribbon:bpk=B or legacy_block:bpk=B
+        filter_bench (string; default ''): path of a release build of RocksDB's util/filter_bench; empty = $FILTERLAB_FILTER_BENCH
+        working_set_mb (int; 1..1048576; default 200): working-set size in MiB (-working_mem_size_mb)
+        average_keys (int; 10..100000000; default 10000): average keys per filter (-average_keys_per_filter)
+        vary_ratio (number; 0.0..0.9; default 0.4): keys per filter vary by +- this fraction (-vary_key_count_ratio)
+        key_size (int; 16..48; default 24): base key length (-key_size)
+        queries (int; 1000..10000000000; default 10000000): queries per mode (-m_queries = 7 x this / 10^6 with -quick)
+        net_includes_hashing (bool; default False): the dry run does not hash, so net ns/op includes hashing
+        seed (int; 0..4294967295; default 0): seed of filter_bench's mt19937 generator (-seed)
+
+    Returns a DataFrame, one row per record, with the fields:
+        command (string): "filter_bench"
+        filter (string): canonical spec, every parameter resolved
+        filter_arg (string): the --filter text
+        mode (string): build | single | random (filter_bench's Build, Single filter, Random filter)
+        peer (string): the filter_bench binary run
+        peer_version (string): the RocksDB release it was built from (its rocksdb_build_git_tag)
+        peer_args (string): filter_bench's arguments
+        working_set_bytes (int): serialized bytes of the filters (filter_bench's Total size)
+        filters (int): filters in the working set
+        bits_per_key (number): filter_bench's Bits/key stored
+        key_size (int): base key length
+        seed (int): seed
+        queries (int): single and random: queries measured
+        mix (string): single and random: mixed (half the keys added)
+        net_includes_hashing (bool): whether net includes hashing the key
+        ns_per_key (number): build: key making + hashing + building, ns per key
+        net_ns_per_op (number): single and random: (gross - dry) per query
+        fp (number): random: filter_bench's average FP rate among outside queries"""
+
+
+def rangefp(
+    *,
+    filter: str | Sequence[str] | None = ...,
+    keys: int | float | None = ...,
+    key_dist: str | None = ...,
+    range_log2: str | None = ...,
+    correlations: str | None = ...,
+    queries: int | float | None = ...,
+    seed: int | float | None = ...,
+) -> pd.DataFrame:
+    """Range filters' FP rate on empty ranges per length and correlation (filterlab-sim rangefp).
+
+    The false-positive rate of range filters on empty ranges: build each --filter once over --keys
+    keys of --key_dist, then for every range length 2^i (--range_log2) and correlation
+    (--correlations) put --queries empty ranges to it (each checked empty against the keys) and
+    print one JSON line: positives, fp with a 95% Wilson interval, the filter's model or bound
+    (model_fp, the mean of its per-query model) with the range it allows, bits per key and the
+    space lower bound log2(L / fp). Memory: 8 bytes per key, each filter's build, 16 bytes per
+    query; runs that do not fit in MemAvailable are refused.
+
+    Flags (keyword arguments):
+        filter (list, repeatable; default []): range-filter spec, e.g. grafite:bpk=16 (filterlab-tool list-filters); repeat for a sweep
+        keys (int; 1..4000000000; default 1000000): distinct keys
+        key_dist (string; default 'uniform'): uniform | normal | clustered | sosd:PATH | text:PATH (filters/range/range_workload.h)
+        range_log2 (string; default '0,5,10'): range lengths as powers of two: a list 0,5,10 or a range 0:24:1 (0..40)
+        correlations (string; default 'none'): query correlations: none (uniform left end) and/or degrees d in [0, 1]
+        queries (int; 1..1000000000; default 1000000): empty queries per (length, correlation)
+        seed (int; 0..4611686018427387904; default 0): seed of keys and queries
+
+    Returns a DataFrame, one row per record, with the fields:
+        command (string): "rangefp"
+        filter (string): canonical range-filter spec
+        filter_arg (string): the --filter text
+        variant (string): variant name
+        layout (string): the built filter's Describe()
+        fp_model_kind (string): exact | upper_bound (a proven bound) | empirical (no model)
+        key_types (string): the variant's native key types
+        key_dist (string): the --key_dist
+        keys (int): distinct keys in the filter
+        seed (int): seed of keys and queries
+        range_length (int): values per query range
+        range_log2 (int): log2 of range_length
+        correlation (number): degree d of correlated queries (left = key + U[1, 2^round(30(1-d))]); null: uncorrelated (uniform left end)
+        queries (int): empty range queries (each checked empty against the keys)
+        positives (int): queries answered true
+        fp (number): positives / queries
+        ci_low (number): 95% Wilson interval, low end
+        ci_high (number): 95% Wilson interval, high end
+        ci_method (string): "wilson95"
+        model_fp (number): mean over the queries of the filter's QueryModelFp (the model, or the bound for upper_bound); null without a model
+        model_allowed_low (number): lowest fp the model allows at these queries (4 sigma; exact: +- 5%)
+        model_allowed_high (number): highest fp the model allows at these queries
+        within_model (bool): model_allowed_low <= fp <= model_allowed_high; null without a model
+        bits_per_key (number): 8 * bytes / keys: what the filter spends
+        bytes (int): filter data bytes
+        lower_bound_bits_per_key (number): log2(range_length / fp), the space lower bound at the measured rate (Goswami et al. 2015); null when fp = 0
+        bits_over_lower_bound (number): bits_per_key - lower_bound_bits_per_key
+        build_ns_per_key (number): wall ns per key building the filter (keys in memory, sorted)
+        query_ns (number): wall ns per query over this record's queries (one thread, generation excluded)"""
+
+
+def rangespeed(
+    *,
+    filter: str | Sequence[str] | None = ...,
+    modes: str | Sequence[str] | None = ...,
+    keys: int | float | None = ...,
+    key_dist: str | None = ...,
+    range_log2: str | None = ...,
+    correlation: str | None = ...,
+    query_order: Literal['random', 'sorted'] | None = ...,
+    queries: int | float | None = ...,
+    rounds: int | float | None = ...,
+    working_set_mb: int | float | None = ...,
+    filter_keys: int | float | None = ...,
+    seed: int | float | None = ...,
+) -> pd.DataFrame:
+    """Range filters' build and query timings (filterlab-sim rangespeed).
+
+    Build and query times of range filters (modes build, hot, random; see sim/README.md): medians
+    of --rounds interleaved rounds, one JSON line per (filter, mode, length, query kind).
+
+    Flags (keyword arguments):
+        filter (list, repeatable; default []): range-filter spec; repeat for a sweep
+        modes (choice_list; one of build|hot|random; default ['build', 'hot', 'random']): what to time
+        keys (int; 1..4000000000; default 10000000): keys of the build and hot filter
+        key_dist (string; default 'uniform'): uniform | normal | clustered | sosd:PATH | text:PATH
+        range_log2 (string; default '5,10'): range lengths as powers of two (0..40)
+        correlation (string; default 'none'): empty queries: none (uncorrelated) or a degree d in [0, 1]
+        query_order (choice; one of random|sorted; default 'random'): order of the timed queries
+        queries (int; 1..1000000000; default 1000000): queries per round and query set
+        rounds (int; 1..100; default 3): interleaved rounds
+        working_set_mb (int; 1..1048576; default 256): random mode: MiB of filters queried
+        filter_keys (int; 1..100000000; default 10000): random mode: keys per filter
+        seed (int; 0..4611686018427387904; default 0): seed of keys and queries
+
+    Returns a DataFrame, one row per record, with the fields:
+        command (string): "rangespeed"
+        mode (string): build | hot | random
+        filter (string): canonical range-filter spec
+        filter_arg (string): the --filter text
+        variant (string): variant name
+        key_dist (string): the --key_dist
+        keys (int): keys per filter
+        filters (int): filters queried (1 for build and hot)
+        seed (int): seed of keys and queries
+        range_length (int): values per query range; null for build
+        range_log2 (int): log2 of range_length; null for build
+        correlation (number): degree of correlated empty queries; null: uncorrelated (or build, non-empty)
+        query_kind (string): empty | nonempty; null for build
+        query_order (string): random | sorted (by left end); null for build
+        queries (int): queries per round; null for build
+        rounds (int): interleaved rounds
+        ns (number): median over rounds: ns per key (build) or per query
+        ns_min (number): fastest round
+        ns_max (number): slowest round
+        positive_fraction (number): queries answered true (empty: the FP rate; non-empty: 1); null for build
+        bits_per_key (number): what the filter spends (mean over the working set for random)
+        build_extra_bytes_per_key (number): the policy's BuildMemoryBytes(keys)/keys minus the filter's bytes/key: Build's temporary memory as the variant states it (not measured); null except for build
+        working_set_bytes (int): filter bytes queried"""
+
+
+def rangeworkload(
+    *,
+    keys: int | float | None = ...,
+    key_dist: str | None = ...,
+    range_log2: str | None = ...,
+    correlations: str | None = ...,
+    queries: int | float | None = ...,
+    seed: int | float | None = ...,
+    dir: str | None = ...,
+) -> pd.DataFrame:
+    """rangefp's keys and queries written as SOSD binary files (filterlab-sim rangeworkload).
+
+    Write the keys (DIR/keys.bin) and, per range length 2^i and correlation, the empty queries
+    (DIR/left_<i>_<corr>.bin, DIR/right_<i>_<corr>.bin) that rangefp and rangespeed generate from
+    the same flags and seed, in SOSD's binary format (uint64 count, then uint64 values,
+    little-endian): the inputs of Grafite's benchmark harness (bench_* -k keys.bin -w left right).
+    <corr> is 'none' or the degree. One JSON line per file.
+
+    Flags (keyword arguments):
+        keys (int; 1..4000000000; default 1000000): distinct keys
+        key_dist (string; default 'uniform'): uniform | normal | clustered | sosd:PATH | text:PATH
+        range_log2 (string; default '5,10'): range lengths as powers of two (0..40)
+        correlations (string; default 'none'): none and/or degrees d in [0, 1]
+        queries (int; 1..1000000000; default 1000000): empty queries per (length, correlation)
+        seed (int; 0..4611686018427387904; default 0): seed of keys and queries (as rangefp's)
+        dir (string; default ''): existing directory to write into
+
+    Returns a DataFrame, one row per record, with the fields:
+        command (string): "rangeworkload"
+        file (string): path written
+        what (string): keys | left | right
+        values (int): values in the file
+        key_dist (string): the --key_dist
+        seed (int): the --seed
+        range_length (int): query range length; null for keys
+        correlation (number): query correlation degree; null for keys and uncorrelated queries"""

@@ -61,3 +61,15 @@ def test_docstrings_list_every_flag_and_field():
 def test_model_gives_a_row_per_point():
     df = filterlab.sim.model(filter="fastlocal:bpk=10", keys="1000")
     assert len(df) == 1 and "model_fp" in df
+
+
+def test_commands_are_the_simulators(build):
+    """Every filterlab-sim command is reachable from Python, and no other."""
+    listed = cli(build, "sim/filterlab-sim", "--help").stdout
+    names = [line.split()[0] for line in listed.split("commands:\n")[1].splitlines() if line.startswith("  ")]
+    assert sorted(filterlab.sim.COMMANDS) == sorted(names)
+
+
+def test_rangefp_gives_grafite_within_its_bound():
+    df = filterlab.sim.rangefp(filter="grafite:bpk=12", keys=2000, queries=2000, range_log2="4")
+    assert len(df) == 1 and bool(df["within_model"].iloc[0])

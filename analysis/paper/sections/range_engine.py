@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...engine_data import benchmark_records, seek_fp
 from ..section import Inputs, Section, not_measured
 
 EXPERIMENT = "engine_range"
@@ -24,21 +25,6 @@ ROWS = (("none", "range_filters", "none"), ("Grafite", "range_filters", "grafite
         ("Rosetta", "range_filters", "rosetta:bpk=16,range=1024"), ("bucketing", "range_filters", "bucketing:bpk=16"),
         ("prefix Bloom (range filter)", "range_filters", "prefix_bloom:prefix=6,bpk=16"),
         ("prefix Bloom (engine)", "prefix_bloom_engine", None), ("RocksDB prefix Bloom", "prefix_bloom_rocksdb", None))
-
-
-def _records(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per benchmark record (the results hold one row per level of each record)."""
-    return df.drop_duplicates(["run_key", "benchmark"])
-
-
-def _seek_fp(r) -> float:
-    """Seek FP rate of an empty-range record: table seeks a filter passed over those it was asked
-    about (every seek's range is empty, so none of them was useful)."""
-    filtered = r.get("seek_stats_total_filtered")
-    match = r.get("seek_stats_total_filter_match")
-    if filtered is None or match is None or pd.isna(filtered) or pd.isna(match) or filtered + match == 0:
-        return math.nan
-    return float(match) / float(filtered + match)
 
 
 def _num(v: float, f: str = "{:.2f}") -> str:
@@ -59,7 +45,7 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
     """us per seek and seek FP rate per filter and range length, uncorrelated and d = 0.8."""
     if df is None:
         return not_measured(EXPERIMENT)
-    rec = _records(df)
+    rec = benchmark_records(df)
     rec = rec[rec["benchmark"] == "seekempty"]
     head = " & ".join(f"$2^{{{int(math.log2(n))}}}$" for n in LENGTHS)
     lines = ["\\begin{tabular}{l" + "r" * len(LENGTHS) + "}", "\\toprule",
@@ -78,7 +64,7 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
                     cells.append("--")
                     continue
                 us = float(h["micros_per_op"].median())
-                fp = float(pd.Series([_seek_fp(r) for _, r in h.iterrows()]).median())
+                fp = float(pd.Series([seek_fp(r) for _, r in h.iterrows()]).median())
                 cells.append(f"{_num(us)} ({_fp_text(fp)})" if label != "none" else _num(us))
             lines.append(f"{label} & " + " & ".join(cells) + "\\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
@@ -142,11 +128,11 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
     vals.update(rangeEngineTOneTarget="0.3", rangeEngineTTwoTarget="0.9", rangeEngineTThreeTarget="0.9",
                 rangeEngineTFourTarget="3\\%")
     if df is not None:
-        rec = _records(df)
+        rec = benchmark_records(df)
         t1 = rec[(rec["sweep"] == "target_empty_ranges") & (rec["benchmark"] == "seekempty")].copy()
         if not t1.empty:
             t1["data_per_seek"] = t1["seek_stats_total_data"] / t1["ops"]
-            t1["fp"] = [_seek_fp(r) for _, r in t1.iterrows()]
+            t1["fp"] = [seek_fp(r) for _, r in t1.iterrows()]
             for spec, n in (("none", "None"), ("grafite:bpk=16", "Grafite"), ("rosetta:bpk=16,range=1024", "Rosetta")):
                 g = t1[t1["range_filter"] == spec]
                 if g.empty:
