@@ -22,6 +22,11 @@
 // range inside p's partition. Longer ranges probe every touched prefix, up
 // to kMaxProbedPrefixes of them, and are answered true beyond.
 //
+// Inserts. Built filters and NewDynamic ones take keys one at a time
+// (memento_table.h's Insert: the slots from the insert point to the next
+// empty one shift by one). Above load 0.95, or when runs reach the last
+// slot, the filter expands. A filter opened from bytes is read-only.
+//
 // Not as the paper: its encoding packs the second and later mementos of a
 // box into m-bit fields (the box's first slot keeps the fingerprint); here
 // every key takes a full f + m slot. The answers are the same; the space is
