@@ -26,6 +26,8 @@
 // (memento_table.h's Insert: the slots from the insert point to the next
 // empty one shift by one). Above load 0.95, or when runs reach the last
 // slot, the filter expands. A filter opened from bytes is read-only.
+// num_keys() counts the inserts: a key inserted twice counts twice (its
+// slot is not repeated; the filter cannot tell it from a colliding key).
 //
 // Not as the paper: its encoding packs the second and later mementos of a
 // box into m-bit fields (the box's first slot keeps the fingerprint); here
@@ -52,8 +54,9 @@
 // alpha = D/N <= 0.95 the load of prefixes. For uncorrelated queries of
 // length l the expected t is 1 + (l - 1)/R. The bound ignores the memento
 // test: a colliding box holding one uniform memento matches a part of s
-// values with probability s/R, so uniform keys measure about
-// (D / (N 2^f)) (l / R + ...) below it (memento_test.cc holds that too).
+// values with probability s/R, and the parts of a range add up to l, so
+// uniform keys (one per partition) measure about D l / (R N 2^f): l/R of
+// the one-partition bound (memento_test.cc holds that expectation too).
 // After k expansions f is k smaller and N 2^k larger; the bound is
 // computed from the realized f and N. D is exact for a static build and
 // counted as the inserted keys (an upper bound) for a dynamic filter.
