@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import keyword
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,9 @@ def sim_stub() -> str:
                 continue  # not a keyword argument; still reachable through run(command, **{name: value})
             params.append(f"    {name}: {_annotation(f)} | None = ...,")
         doc = getattr(sim, command).__doc__.replace('"""', "'''")
+        # A default inside the checkout the module was built from (probes' --table) is written
+        # relative to it, so the stubs do not depend on where the checkout is.
+        doc = re.sub(r"'/[^']*/(testdata/[^']*)'", r"'<checkout>/\1'", doc)
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         lines += [f"def {command}(", "    *,", *params, ") -> pd.DataFrame:", f'    """{doc}"""', "", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -315,7 +315,7 @@ def probes(
         spread (int; 0..10; default 2): candidates: table count +- spread (clipped to 1..30 and to the counts the variant accepts)
         threads (int; 0..1024; default 0): threads; 0 = all cores
         seed (int; 0..4611686018427387904; default 0): seed
-        table (string; default '/work/main/testdata/vectors/choose_num_probes.json'): RocksDB's ChooseNumProbes vectors (used for variant fastlocal)
+        table (string; default '<checkout>/testdata/vectors/choose_num_probes.json'): RocksDB's ChooseNumProbes vectors (used for variant fastlocal)
         no_boundaries (bool; default False): skip the per-boundary records
 
     Returns a DataFrame, one row per record, with the fields:
