@@ -28,8 +28,9 @@ def _rows(df: pd.DataFrame, command: str, sweep: str | None = None) -> pd.DataFr
 
 
 def _label(row_label: str, filter_spec: str) -> str:
-    """A legend entry: the base label, and for Rosetta the range its memory is split for."""
-    if "range=" in filter_spec and row_label.startswith("rosetta") and "range=" not in row_label:
+    """A legend entry: the base label, and for Rosetta and Memento the range they are sized for
+    (Rosetta's memory split, Memento's partition)."""
+    if "range=" in filter_spec and row_label.startswith(("rosetta", "memento")) and "range=" not in row_label:
         return row_label + " range=" + filter_spec.split("range=", 1)[1].split(",", 1)[0]
     return row_label
 

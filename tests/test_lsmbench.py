@@ -337,8 +337,17 @@ def test_allocation_lists_run_one_pass_per_pair_on_one_tree(lsmbench):
         assert r.stderr.count(f"[policy={pair[0]} budget={budget:g}]") == 3, r.stderr
     # Every pass rewrites: the fill's tables were sized for uniform at 3, then each pair differs.
     assert all(p[0]["tables_rewritten"] > 0 for p in passes[1:])
-    # Under monkey the deeper levels hold fewer bits per key than under uniform at the same budget.
-    assert passes[3][1]["fp_reads_model_per_op"] < passes[2][1]["fp_reads_model_per_op"]
+    # Monkey gives each level an FP rate in proportion to its entries, so the level with the most
+    # entries holds the fewest bits per key and the one with the fewest the most; uniform gives every
+    # level the budget (a small level more, by its tables' cache-line rounding). Whether monkey's expected reads come out
+    # below uniform's depends on how far the tree compaction left is from Monkey's geometric
+    # levels (timing-dependent), so only the allocation itself is asserted.
+    def bits_per_key_by_entries(rec):
+        lv = sorted((lv for lv in rec["levels"] if lv["entries"] > 0), key=lambda lv: lv["entries"])
+        return [8 * lv["filter_bytes"] / lv["entries"] for lv in lv]
+    monkey, uniform = bits_per_key_by_entries(passes[3][1]), bits_per_key_by_entries(passes[2][1])
+    assert monkey[0] > 5 > monkey[-1], monkey
+    assert monkey[-1] < uniform[-1], (monkey, uniform)  # the largest level pays for the others
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -43,10 +43,10 @@ def sim_stub() -> str:
             if not name.isidentifier() or keyword.iskeyword(name):
                 continue  # not a keyword argument; still reachable through run(command, **{name: value})
             params.append(f"    {name}: {_annotation(f)} | None = ...,")
-        # A default inside the checkout (probes --table: the vendored testdata) names the build's source
-        # path; the stub says <checkout>, so it is the same in every clone.
-        doc = re.sub(r"'/[^']*?/(testdata/[^']*)'", r"'<checkout>/\1'", getattr(sim, command).__doc__)
-        doc = doc.replace('"""', "'''")
+        doc = getattr(sim, command).__doc__.replace('"""', "'''")
+        # A default inside the checkout the module was built from (probes' --table) is written
+        # relative to it, so the stubs do not depend on where the checkout is.
+        doc = re.sub(r"'/[^']*/(testdata/[^']*)'", r"'<checkout>/\1'", doc)
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         lines += [f"def {command}(", "    *,", *params, ") -> pd.DataFrame:", f'    """{doc}"""', "", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,445 @@
+// Memento filter: Eslami and Dayan, "Memento Filter: A Fast, Dynamic, and
+// Robust Range Filter" (SIGMOD 2025). Variant "memento:bpk=B,range=L".
+//
+// What it is. The key universe is cut into partitions of R = 2^m values,
+// m = ceil(log2 L) for the longest range of interest L. A key x is its
+// prefix p = x >> m (which partition) and its memento x mod R (where in
+// it). The prefix alone is hashed, as into a quotient filter: h = Mix64(p +
+// salt), and the 128-bit product h * N (N canonical slots) gives the
+// quotient q = its high word and the fingerprint = the top f bits of its
+// low word (Lemire's fastrange; the pair is floor(h N 2^f / 2^64), uniform
+// over N 2^f values). Each key is stored as the remainder fingerprint:memento
+// (f + m bits) in the run of its quotient (memento_table.h, a
+// rank-and-select quotient filter). Runs are sorted by remainder, so the
+// keys of one prefix sit together, fingerprint first, mementos ascending:
+// the paper's "keepsake box" of a partition (Section 4). Keys whose
+// prefixes collide in (quotient, fingerprint) share one box; answers cannot
+// tell them apart anyway.
+//
+// Queries (paper, Section 4.2). A range [lo, hi] of at most R values touches
+// one or two partitions: for each touched prefix p the run of q(p) is
+// searched for a remainder in [fp(p):a, fp(p):b], [a, b] the part of the
+// range inside p's partition. Longer ranges probe every touched prefix, up
+// to kMaxProbedPrefixes of them, and are answered true beyond.
+//
+// Inserts. Built filters and NewDynamic ones take keys one at a time
+// (memento_table.h's Insert: the slots from the insert point to the next
+// empty one shift by one). Above load 0.95, or when runs reach the last
+// slot, the filter expands. A filter opened from bytes is read-only.
+// num_keys() counts the inserts: a key inserted twice counts twice (its
+// slot is not repeated; the filter cannot tell it from a colliding key).
+//
+// Not as the paper: its encoding packs the second and later mementos of a
+// box into m-bit fields (the box's first slot keeps the fingerprint); here
+// every key takes a full f + m slot. The answers are the same; the space is
+// the same when partitions hold one key each (uniform 64-bit keys at any
+// practical n), larger when many keys share a partition. Expansion is by
+// fingerprint sacrifice (the classic quotient-filter doubling: the top
+// fingerprint bit moves into the quotient; paper, Section 5 builds it on
+// InfiniFilter instead, which keeps the fingerprints long).
+//
+// Space. A slot costs f + m + 2.25 bits (2 metadata bits, a 16-bit offset
+// per 64 slots). At bpk = B the build picks the largest f with
+// (f + m + 2.25) / 0.95 <= B, then spends the budget on slots: N =
+// floor(B n / (f + m + 2.25)) >= n / 0.95, so the load is at most 0.95.
+//
+// FP bound (kind upper_bound; the paper's robustness argument, Section 4.3:
+// a query of length <= R touches at most 2 partitions, each answered
+// falsely only through a fingerprint collision). A touched prefix p whose
+// partition holds no key of the range is answered true only if another
+// stored prefix p' has (q(p'), fp(p')) = (q(p), fp(p)); with D stored
+// prefixes, by the union bound that has probability <= D / (N 2^f) for any
+// keys and queries (correlated ones included). Over the t touched prefixes:
+//   FPR <= t D / (N 2^f)  ~=  t alpha 2^-f,   t <= 2 for ranges <= R,
+// alpha = D/N <= 0.95 the load of prefixes. For uncorrelated queries of
+// length l the expected t is 1 + (l - 1)/R. The bound ignores the memento
+// test: a colliding box holding one uniform memento matches a part of s
+// values with probability s/R, and the parts of a range add up to l, so
+// uniform keys (one per partition) measure about D l / (R N 2^f): l/R of
+// the one-partition bound (memento_test.cc holds that expectation too).
+// After k expansions f is k smaller and N 2^k larger; the bound is
+// computed from the realized f and N. D is exact for a static build and
+// counted as the inserted keys (an upper bound) for a dynamic filter.
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "filters/filter_spec.h"
+#include "filters/range/memento_table.h"
+#include "filters/range/range_filter.h"
+#include "filters/range/range_serialization.h"
+#include "filters/registry.h"
+#include "hashing/remix.h"
+
+namespace filterlab {
+namespace {
+
+using memento::Entry;
+using memento::Table;
+using memento::TableShape;
+
+constexpr char kVariantName[] = "memento";
+constexpr double kMaxLoad = 0.95;
+constexpr double kOverheadBitsPerSlot = 2.25;
+constexpr int kMaxMementoBits = 40;
+constexpr int kMaxFingerprintBits = 40;
+constexpr uint64_t kMaxProbedPrefixes = 256;
+
+int MementoBitsFor(uint64_t range) { return range <= 1 ? 0 : 64 - std::countl_zero(range - 1); }
+
+// The hash of a prefix, split into quotient and fingerprint.
+struct PrefixHash {
+  uint64_t salt = 0;
+  uint64_t quotients = 1;  // N
+  int fingerprint_bits = 1;
+  void Split(uint64_t prefix, uint64_t* q, uint64_t* fp) const {
+    const unsigned __int128 x = static_cast<unsigned __int128>(Mix64(prefix + salt)) * quotients;
+    *q = static_cast<uint64_t>(x >> 64);
+    *fp = static_cast<uint64_t>(x) >> (64 - fingerprint_bits);
+  }
+};
+
+uint64_t SaltFor(uint64_t seed) { return Mix64(seed ^ kGoldenRatio64); }
+
+// Whether N quotients and f fingerprint bits fit the 64-bit hash: N 2^f <= 2^63.
+bool HashFits(uint64_t quotients, int fingerprint_bits) {
+  return 64 - std::countl_zero(quotients) + fingerprint_bits <= 63;
+}
+
+// The bound t D / (N 2^f) for t touched prefixes.
+double MementoBound(uint64_t prefixes, uint64_t quotients, int fingerprint_bits, double touched) {
+  if (prefixes == 0) return 0.0;
+  const double per = static_cast<double>(prefixes) / (static_cast<double>(quotients) * std::exp2(fingerprint_bits));
+  return std::min(1.0, touched * per);
+}
+
+class MementoFilter final : public RangeFilter {
+ public:
+  MementoFilter(uint64_t keys, uint64_t prefixes, int memento_bits, uint64_t seed, PrefixHash hash, Table table,
+                bool dynamic)
+      : keys_(keys),
+        prefixes_(prefixes),
+        memento_bits_(memento_bits),
+        seed_(seed),
+        hash_(hash),
+        table_(std::move(table)),
+        dynamic_(dynamic) {}
+
+  bool MayContainRange(uint64_t lo, uint64_t hi) const override {
+    if (keys_ == 0) return false;
+    const uint64_t mask = MementoMask();
+    const uint64_t first = lo >> memento_bits_, last = hi >> memento_bits_;
+    if (last - first >= kMaxProbedPrefixes) return true;
+    if (first == last) return Probe(first, lo & mask, hi & mask);
+    if (Probe(first, lo & mask, mask)) return true;
+    for (uint64_t p = first + 1; p < last; ++p) {
+      if (Probe(p, 0, mask)) return true;
+    }
+    return Probe(last, 0, hi & mask);
+  }
+  bool MayContain(uint64_t key) const override {
+    if (keys_ == 0) return false;
+    const uint64_t m = key & MementoMask();
+    return Probe(key >> memento_bits_, m, m);
+  }
+
+  double QueryModelFp(const uint64_t*, size_t, uint64_t lo, uint64_t hi) const override {
+    const uint64_t touched = (hi >> memento_bits_) - (lo >> memento_bits_);
+    if (touched >= kMaxProbedPrefixes) return keys_ == 0 ? 0.0 : 1.0;
+    return MementoBound(prefixes_, hash_.quotients, hash_.fingerprint_bits, static_cast<double>(touched + 1));
+  }
+
+  bool SupportsInsert() const override { return dynamic_; }
+  Status Insert(uint64_t key) override {
+    if (!dynamic_) return RangeFilter::Insert(key);
+    uint64_t q, fp;
+    hash_.Split(key >> memento_bits_, &q, &fp);
+    const uint64_t remainder = (fp << memento_bits_) | (key & MementoMask());
+    const double load = static_cast<double>(table_.used_slots() + 1) / static_cast<double>(hash_.quotients);
+    if (load > kMaxLoad) {
+      Status s = Expand();
+      if (!s.ok()) return s;
+      return Insert(key);
+    }
+    bool added = false;
+    Status s = table_.Insert(q, remainder, &added);
+    if (s.IsNotFound()) {  // runs reached the last slot: more slots at the end, else double
+      s = table_.shape().slots < DynamicSlots(hash_.quotients) ? AddSpillSlots() : Expand();
+      if (!s.ok()) return s;
+      return Insert(key);
+    }
+    if (!s.ok()) return s;
+    ++keys_;
+    prefixes_ = keys_;  // an upper bound: inserts do not see which prefixes are new
+    return Status::OK();
+  }
+
+  // Doubles N: each entry's top fingerprint bit joins its quotient
+  // (q' = 2q + bit, because h 2N = 2 (h N)), so the table is rebuilt in
+  // order from its own entries, with one fingerprint bit fewer.
+  Status Expand() {
+    if (hash_.fingerprint_bits <= 1) {
+      return Status::InvalidArgument("memento: " + std::to_string(table_.used_slots()) +
+                                     " keys fill the filter and its fingerprint has 1 bit left: it cannot expand "
+                                     "again (build or start it with more bits per key)");
+    }
+    const int width = table_.shape().width;
+    std::vector<Entry> entries;
+    entries.reserve(table_.used_slots());
+    table_.ForEach([&](uint64_t q, uint64_t r) {
+      entries.push_back({2 * q + (r >> (width - 1)), r & ((uint64_t{1} << (width - 1)) - 1)});
+    });
+    PrefixHash h = hash_;
+    h.quotients *= 2;
+    h.fingerprint_bits -= 1;
+    Table t;
+    Status s = Table::Load(h.quotients, width - 1, DynamicSlots(h.quotients), entries, &t);
+    if (!s.ok()) return s;
+    hash_ = h;
+    table_ = std::move(t);
+    return Status::OK();
+  }
+
+  // A static build's table has no slots to spare past its last run; an
+  // insert that needs one gets the dynamic table's spill room.
+  Status AddSpillSlots() {
+    std::vector<Entry> entries;
+    entries.reserve(table_.used_slots());
+    table_.ForEach([&](uint64_t q, uint64_t r) { entries.push_back({q, r}); });
+    Table t;
+    Status s = Table::Load(hash_.quotients, table_.shape().width, DynamicSlots(hash_.quotients), entries, &t);
+    if (!s.ok()) return s;
+    table_ = std::move(t);
+    return Status::OK();
+  }
+
+  // Canonical slots plus room for runs to spill past the last quotient.
+  static uint64_t DynamicSlots(uint64_t quotients) { return quotients + std::max<uint64_t>(128, quotients / 32); }
+
+  uint64_t num_keys() const override { return keys_; }
+  size_t DataBytes() const override { return table_.bytes(); }
+  void Serialize(std::string* out) const override {
+    AppendRangeFilterBytes(Slice(reinterpret_cast<const char*>(table_.data()), table_.bytes()), Describe(), out);
+  }
+  std::string Describe() const override {
+    return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",prefixes=" + std::to_string(prefixes_) +
+           ",memento=" + std::to_string(memento_bits_) + ",fingerprint=" + std::to_string(hash_.fingerprint_bits) +
+           ",quotients=" + std::to_string(hash_.quotients) + ",slots=" + std::to_string(table_.shape().slots) +
+           ",seed=" + std::to_string(seed_);
+  }
+
+  const Table& table() const { return table_; }
+
+ private:
+  uint64_t MementoMask() const { return (uint64_t{1} << memento_bits_) - 1; }
+  bool Probe(uint64_t prefix, uint64_t a, uint64_t b) const {
+    uint64_t q, fp;
+    hash_.Split(prefix, &q, &fp);
+    const uint64_t base = fp << memento_bits_;
+    return table_.AnyInRun(q, base | a, base | b);
+  }
+
+  uint64_t keys_;
+  uint64_t prefixes_;
+  int memento_bits_;
+  uint64_t seed_;
+  PrefixHash hash_;
+  Table table_;
+  bool dynamic_;
+};
+
+class MementoPolicy final : public RangeFilterPolicy {
+ public:
+  MementoPolicy(double bpk, uint64_t range, uint64_t seed, int memento_bits, int fingerprint_bits)
+      : bpk_(bpk), seed_(seed), memento_bits_(memento_bits), fingerprint_bits_(fingerprint_bits) {
+    spec_ = std::string(kVariantName) + ":bpk=" + FormatNumber(bpk) + ",range=" + std::to_string(range);
+    if (seed != kDefaultSeed) spec_ += ",seed=" + std::to_string(seed);
+  }
+  static constexpr uint64_t kDefaultSeed = 1;
+
+  const std::string& spec() const override { return spec_; }
+  std::string_view variant() const override { return kVariantName; }
+  unsigned key_types() const override { return kRangeKeysUint64; }
+  double bits_per_key() const override { return bpk_; }
+  int memento_bits() const { return memento_bits_; }
+  int fingerprint_bits() const { return fingerprint_bits_; }
+
+  // N for n keys: the budget B n spent on slots of f + m + 2.25 bits.
+  uint64_t QuotientsFor(uint64_t n) const {
+    const double slot_bits = fingerprint_bits_ + memento_bits_ + kOverheadBitsPerSlot;
+    const double want = std::floor(bpk_ * static_cast<double>(n) / slot_bits);
+    const double floor_load = std::ceil(static_cast<double>(n) / kMaxLoad);
+    return std::max<uint64_t>(1, static_cast<uint64_t>(std::max(want, floor_load)));
+  }
+  Status CheckSize(uint64_t quotients) const {
+    if (quotients > (uint64_t{1} << 38) || !HashFits(quotients, fingerprint_bits_)) {
+      return Status::InvalidArgument(spec_ + ": " + std::to_string(quotients) + " quotients with " +
+                                     std::to_string(fingerprint_bits_) +
+                                     " fingerprint bits do not fit this implementation (at most 2^38 quotients and "
+                                     "N 2^f <= 2^63); lower bpk or the key count");
+    }
+    return Status::OK();
+  }
+
+  Status Build(const uint64_t* keys, size_t n, std::unique_ptr<RangeFilter>* out) const override {
+    Status s = CheckSortedUnique(keys, n);
+    if (!s.ok()) return s;
+    PrefixHash hash;
+    hash.salt = SaltFor(seed_);
+    hash.quotients = QuotientsFor(n);
+    hash.fingerprint_bits = fingerprint_bits_;
+    s = CheckSize(hash.quotients);
+    if (!s.ok()) return s;
+    const uint64_t mask = (uint64_t{1} << memento_bits_) - 1;
+    std::vector<Entry> entries(n);
+    uint64_t prefixes = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t p = keys[i] >> memento_bits_;
+      prefixes += i == 0 || p != (keys[i - 1] >> memento_bits_);
+      uint64_t q, fp;
+      hash.Split(p, &q, &fp);
+      entries[i] = {q, (fp << memento_bits_) | (keys[i] & mask)};
+    }
+    std::sort(entries.begin(), entries.end());
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+    Table table;
+    s = Table::Load(hash.quotients, fingerprint_bits_ + memento_bits_, hash.quotients, entries, &table);
+    if (!s.ok()) return Status::InvalidArgument(spec_ + ": " + s.message());
+    *out = std::make_unique<MementoFilter>(n, prefixes, memento_bits_, seed_, hash, std::move(table), true);
+    return Status::OK();
+  }
+
+  bool is_dynamic() const override { return true; }
+  Status NewDynamic(uint64_t expected_keys, std::unique_ptr<RangeFilter>* out) const override {
+    PrefixHash hash;
+    hash.salt = SaltFor(seed_);
+    hash.quotients = QuotientsFor(std::max<uint64_t>(expected_keys, 1));
+    hash.fingerprint_bits = fingerprint_bits_;
+    Status s = CheckSize(hash.quotients);
+    if (!s.ok()) return s;
+    Table table;
+    s = Table::Load(hash.quotients, fingerprint_bits_ + memento_bits_, MementoFilter::DynamicSlots(hash.quotients), {},
+                    &table);
+    if (!s.ok()) return s;
+    *out = std::make_unique<MementoFilter>(0, 0, memento_bits_, seed_, hash, std::move(table), true);
+    return Status::OK();
+  }
+
+  double ModelFpRate(uint64_t n, uint64_t range_len) const override {
+    const uint64_t quotients = QuotientsFor(n);
+    if (!CheckSize(quotients).ok()) return std::nan("");
+    // Expected touched prefixes for a uniform left end: 1 + (l - 1) / R.
+    const double touched = 1.0 + static_cast<double>(range_len - 1) / std::exp2(memento_bits_);
+    if (touched + 1 >= static_cast<double>(kMaxProbedPrefixes)) return n == 0 ? 0.0 : 1.0;
+    return MementoBound(n, quotients, fingerprint_bits_, touched);
+  }
+
+  uint64_t BuildMemoryBytes(uint64_t n) const override {
+    // The entries (16 bytes a key), then the table.
+    return n * 16 + static_cast<uint64_t>(static_cast<double>(n) * bpk_ / 8 * 1.02) + 1024;
+  }
+
+ private:
+  double bpk_;
+  uint64_t seed_;
+  int memento_bits_;
+  int fingerprint_bits_;
+  std::string spec_;
+};
+
+Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
+  double bpk = 0;
+  long long range = 0, seed = 0;
+  Status s = spec.GetDouble("bpk", 16.0, 4.0, 64.0, &bpk);
+  if (s.ok()) s = spec.GetInt("range", 64LL, 1LL, 1LL << kMaxMementoBits, &range);
+  if (s.ok()) s = spec.GetInt("seed", static_cast<long long>(MementoPolicy::kDefaultSeed), 0LL, LLONG_MAX, &seed);
+  if (s.ok()) s = spec.Finish({"bpk", "range", "seed"});
+  if (!s.ok()) return s;
+  const int m = MementoBitsFor(static_cast<uint64_t>(range));
+  const int f =
+      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.25)/0.95 <= B
+  if (f < 1) {
+    return Status::InvalidArgument(
+        "memento spec '" + spec.text() + "': bpk=" + FormatNumber(bpk) + " leaves no fingerprint bit beside the " +
+        std::to_string(m) + " memento bits of range=" + std::to_string(range) + " (a slot costs fingerprint + " +
+        std::to_string(m) + " + 2.25 bits at load 0.95); bpk must be at least " +
+        FormatNumber(std::ceil((m + 1 + kOverheadBitsPerSlot) / kMaxLoad * 100) / 100) + " at this range");
+  }
+  const int fingerprint_bits = std::min(f, kMaxFingerprintBits);
+  if (fingerprint_bits + m > memento::kMaxWidth) {
+    return Status::InvalidArgument("memento spec '" + spec.text() + "': fingerprint " +
+                                   std::to_string(fingerprint_bits) + " + memento " + std::to_string(m) +
+                                   " bits exceed the 58-bit slot; lower bpk or range");
+  }
+  *out = std::make_unique<MementoPolicy>(bpk, static_cast<uint64_t>(range), static_cast<uint64_t>(seed), m,
+                                         fingerprint_bits);
+  return Status::OK();
+}
+
+// Layout "memento:keys=K,prefixes=D,memento=m,fingerprint=f,quotients=N,slots=S,seed=X".
+Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
+  static constexpr const char* kKeys[] = {"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"};
+  for (const char* key : kKeys) {
+    if (!layout.Has(key)) return Status::Corruption("memento layout '" + layout.text() + "' lacks '" + key + "'");
+  }
+  long long keys = 0, prefixes = 0, quotients = 0, slots = 0, seed = 0;
+  int m = 0, f = 0;
+  Status s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
+  if (s.ok()) s = layout.GetInt("prefixes", 0LL, 0LL, keys, &prefixes);
+  if (s.ok()) s = layout.GetInt("memento", 0, 0, kMaxMementoBits, &m);
+  if (s.ok()) s = layout.GetInt("fingerprint", 1, 1, kMaxFingerprintBits, &f);
+  if (s.ok()) s = layout.GetInt("quotients", 1LL, 1LL, 1LL << 40, &quotients);
+  if (s.ok()) s = layout.GetInt("slots", 64LL, 64LL, 1LL << 40, &slots);
+  if (s.ok()) s = layout.GetInt("seed", 0LL, 0LL, LLONG_MAX, &seed);
+  if (s.ok()) s = layout.Finish({"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"});
+  if (!s.ok()) return Status::Corruption(s.message());
+  TableShape shape;
+  shape.quotients = static_cast<uint64_t>(quotients);
+  shape.slots = static_cast<uint64_t>(slots);
+  shape.width = f + m;
+  const std::string bad = shape.Check();
+  if (!bad.empty() || !HashFits(shape.quotients, f)) {
+    return Status::Corruption("memento layout '" + layout.text() +
+                              "': " + (bad.empty() ? std::string("N 2^f passes 2^63") : bad));
+  }
+  if (data.size() != shape.TotalWords() * 8) {
+    return Status::Corruption("memento layout '" + layout.text() + "' needs " + std::to_string(shape.TotalWords() * 8) +
+                              " data bytes but the filter has " + std::to_string(data.size()));
+  }
+  Table table(shape, data.udata());
+  s = table.Validate();
+  if (!s.ok()) return Status::Corruption(s.message());
+  if (table.used_slots() > static_cast<uint64_t>(keys) || (keys > 0) != (table.used_slots() > 0)) {
+    return Status::Corruption("memento layout '" + layout.text() + "': " + std::to_string(table.used_slots()) +
+                              " stored entries cannot come from " + std::to_string(keys) + " keys");
+  }
+  PrefixHash hash;
+  hash.salt = SaltFor(static_cast<uint64_t>(seed));
+  hash.quotients = shape.quotients;
+  hash.fingerprint_bits = f;
+  *out = std::make_unique<MementoFilter>(static_cast<uint64_t>(keys), static_cast<uint64_t>(prefixes), m,
+                                         static_cast<uint64_t>(seed), hash, std::move(table), false);
+  return Status::OK();
+}
+
+FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
+    kVariantName,
+    "Memento filter (Eslami, Dayan, SIGMOD 2025): prefixes of range-sized partitions hashed into a rank-and-select "
+    "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts and expansion; "
+    "FPR <= t D/(N 2^f) over t touched partitions for any keys and queries",
+    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.25)/0.95 <= bpk with f >= 1 fingerprint bits) "
+    "range=1..2^40 (the longest range of interest: partitions of R = 2^m >= range values, default 64); "
+    "seed=0.. (prefix hash, default 1)",
+    &Create,
+    &OpenLayout,
+    {"memento:bpk=16,range=64", "memento:bpk=20,range=1"},
+    kRangeKeysUint64,
+    FpModelKind::kUpperBound,
+    /*dynamic=*/true});
+
+}  // namespace
+}  // namespace filterlab

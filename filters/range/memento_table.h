@@ -1,0 +1,156 @@
+// The slot table under Memento filter (memento.cc): a rank-and-select
+// quotient filter (Pandey, Bender, Johnson, Patro, "A General-Purpose
+// Counting Filter: Making Every Bit Count", SIGMOD 2017, Section 3) holding
+// sorted runs of fixed-width remainders.
+//
+// An entry is (quotient q < N, remainder of `width` bits). Entries of one
+// quotient form a run of consecutive slots, sorted ascending by remainder;
+// runs appear in quotient order, each starting at its canonical slot q or
+// right after the previous run, whichever is later (linear probing that
+// keeps order). Per slot two metadata bits: occupied[q] (quotient q has a
+// run) and runend[i] (slot i ends a run). Runends are matched to occupied
+// quotients by rank: the d-th occupied quotient's run ends at the d-th
+// runend. So as not to count from slot 0, each block of 64 slots stores a
+// 16-bit offset: how many of its first slots are taken by runs of quotients
+// of earlier blocks (RSQF's "offset", defined here from the block start).
+// Then the runend of quotient q in block b is the d-th runend at or after
+// 64b + offset[b], d = occupied quotients in [64b, q]. The table has
+// S >= N slots (a multiple of 64): runs of the last quotients may spill past
+// slot N - 1.
+//
+// Cost: width + 2 + 16/64 bits per slot. Lookups touch one or two cache
+// lines per run; an insert shifts the slots up to the next empty one.
+//
+// Serialized words (little-endian 64-bit): occupieds (S/64), runends (S/64),
+// offsets (16-bit, four per word), remainders (S * width bits, slot i at bit
+// i * width, packed across words).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace filterlab::memento {
+
+inline constexpr int kMaxWidth = 58;
+inline constexpr uint64_t kMaxOffset = 0xffff;
+
+struct TableShape {
+  uint64_t quotients = 1;  // N: canonical slots
+  uint64_t slots = 64;     // S >= N, a multiple of 64
+  int width = 1;           // remainder bits per slot, 1..kMaxWidth
+
+  uint64_t Blocks() const { return slots / 64; }
+  uint64_t OffsetWords() const { return (Blocks() + 3) / 4; }
+  uint64_t RemainderWords() const { return (slots * static_cast<uint64_t>(width) + 63) / 64; }
+  uint64_t TotalWords() const { return 2 * Blocks() + OffsetWords() + RemainderWords(); }
+  // Why the shape is impossible, or empty when it is fine.
+  std::string Check() const;
+};
+
+// One (quotient, remainder) pair; tables load from them sorted by quotient,
+// then remainder, without repeats.
+struct Entry {
+  uint64_t quotient;
+  uint64_t remainder;
+  bool operator<(const Entry& o) const {
+    return quotient != o.quotient ? quotient < o.quotient : remainder < o.remainder;
+  }
+  bool operator==(const Entry& o) const { return quotient == o.quotient && remainder == o.remainder; }
+};
+
+class Table {
+ public:
+  Table() = default;
+  // Reads `data` (shape.TotalWords() * 8 bytes, any alignment) in place:
+  // read-only, Validate() before any query.
+  Table(TableShape shape, const uint8_t* data);
+
+  // A writable table of `shape.quotients` quotients from sorted unique
+  // entries, with at least `min_slots` slots (more when runs spill past
+  // them; rounded up to 64). InvalidArgument when an entry's quotient or
+  // remainder does not fit, or when an offset would pass kMaxOffset.
+  static Status Load(uint64_t quotients, int width, uint64_t min_slots, const std::vector<Entry>& sorted, Table* out);
+
+  const TableShape& shape() const { return shape_; }
+  bool writable() const { return !owned_.empty(); }
+  const uint8_t* data() const { return Base(); }
+  size_t bytes() const { return shape_.TotalWords() * 8; }
+  uint64_t used_slots() const { return used_; }
+
+  bool Occupied(uint64_t q) const { return Bit(kOccupied, q); }
+  bool RunEnd(uint64_t i) const { return Bit(kRunends, i); }
+  uint64_t Remainder(uint64_t i) const;
+  uint64_t Offset(uint64_t block) const;
+  // The slots of q's run, when q is occupied (false otherwise).
+  bool FindRun(uint64_t q, uint64_t* start, uint64_t* end) const;
+  // Whether q's run holds a remainder in [lo, hi].
+  bool AnyInRun(uint64_t q, uint64_t lo, uint64_t hi) const;
+
+  // Adds (q, remainder) keeping runs sorted; *added is false when the pair
+  // was already there. NotFound when no empty slot follows the insert point
+  // (the caller expands), InvalidArgument when an offset would pass
+  // kMaxOffset. Precondition writable().
+  Status Insert(uint64_t q, uint64_t remainder, bool* added);
+
+  // Calls visit(quotient, remainder) for every entry in order.
+  template <typename Visit>
+  void ForEach(Visit visit) const {
+    uint64_t next = 0;
+    for (uint64_t w = 0; w < shape_.Blocks(); ++w) {
+      uint64_t bits = Word(kOccupied, w);
+      while (bits != 0) {
+        const uint64_t q = 64 * w + static_cast<uint64_t>(__builtin_ctzll(bits));
+        bits &= bits - 1;
+        const uint64_t start = q > next ? q : next;
+        const uint64_t end = SelectRunend(start, 1);
+        for (uint64_t i = start; i <= end && i < shape_.slots; ++i) visit(q, Remainder(i));
+        next = end + 1;
+      }
+    }
+  }
+
+  // Checks the structure against itself: every occupied quotient below N
+  // has a run, runends and occupieds pair up, runs are strictly ascending,
+  // the stored offsets are the ones the runs give. Corruption otherwise.
+  // Also counts used_slots() of a table read in place.
+  Status Validate();
+
+ private:
+  enum Section { kOccupied, kRunends };
+  uint64_t SectionWord(Section s) const { return s == kOccupied ? 0 : shape_.Blocks(); }
+  uint64_t Word(Section s, uint64_t w) const { return LoadWord(SectionWord(s) + w); }
+  bool Bit(Section s, uint64_t i) const { return (Word(s, i / 64) >> (i % 64)) & 1; }
+  const uint8_t* Base() const { return owned_.empty() ? external_ : reinterpret_cast<const uint8_t*>(owned_.data()); }
+  uint64_t LoadWord(uint64_t w) const {
+    uint64_t v;
+    std::memcpy(&v, Base() + 8 * w, 8);
+    return v;
+  }
+  uint64_t* MutableWord(uint64_t w) { return &owned_[w]; }
+  void SetBit(Section s, uint64_t i, bool v);
+  void SetRemainder(uint64_t i, uint64_t r);
+  void SetOffset(uint64_t block, uint64_t v);
+  // The position of the d-th (d >= 1) runend at or after slot `from`;
+  // shape_.slots when there are fewer.
+  uint64_t SelectRunend(uint64_t from, uint64_t d) const;
+  // One past the runend of the largest occupied quotient <= i when that
+  // runend is at or after the start of i's block; otherwise some value at
+  // most the start of i's block. So slot i holds an entry exactly when
+  // AfterRunendUpTo(i) > i, and a new run of an unoccupied quotient q
+  // starts at max(q, AfterRunendUpTo(q)).
+  uint64_t AfterRunendUpTo(uint64_t i) const;
+  // offsets[b] recomputed from the runs, blocks first..last, in order.
+  Status RecomputeOffsets(uint64_t first, uint64_t last);
+
+  TableShape shape_;
+  std::vector<uint64_t> owned_;
+  const uint8_t* external_ = nullptr;
+  uint64_t used_ = 0;
+};
+
+}  // namespace filterlab::memento

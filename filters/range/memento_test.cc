@@ -1,0 +1,408 @@
+// Memento filter's own parts (memento.cc, memento_table.h): the slot
+// table's runs and offsets, inserts against a bulk load, keys of one
+// partition as one sorted box, inserts and expansion, the FP bound and the
+// uniform-key expectation. The generic range properties (no false
+// negatives, edge cases, serialization, damaged bytes) are in
+// range_filter_property_test.cc.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/test_scale.h"
+#include "filters/filter_spec.h"
+#include "filters/fp_tolerance.h"
+#include "filters/range/memento_table.h"
+#include "filters/range/range_filter.h"
+#include "filters/range/range_serialization.h"
+#include "filters/range/range_test_util.h"
+#include "hashing/remix.h"
+
+namespace filterlab {
+namespace {
+
+using memento::Entry;
+using memento::Table;
+using memento::TableShape;
+using range_testing::HoldsKeyIn;
+using range_testing::MustBuildRange;
+using range_testing::MustRangePolicy;
+using range_testing::UniformSortedKeys;
+
+std::vector<Entry> Entries(const Table& t) {
+  std::vector<Entry> out;
+  t.ForEach([&](uint64_t q, uint64_t r) { out.push_back({q, r}); });
+  return out;
+}
+
+TEST(MementoTable, RunsSpillAndOffsetsCountTheSpill) {
+  // Quotient 3 has two entries (slots 3, 4), so quotient 4's run is pushed
+  // to slot 5; five entries at 62 cross into block 1 (offset 3), pushing
+  // quotient 64's run to slot 67; quotient 99 = N - 1 spills past N.
+  std::vector<Entry> entries = {{3, 5}, {3, 7}, {4, 1}, {10, 2}};
+  for (uint64_t r = 0; r < 5; ++r) entries.push_back({62, r});
+  entries.push_back({64, 9});
+  for (uint64_t r = 1; r <= 3; ++r) entries.push_back({99, r});
+  Table t;
+  ASSERT_TRUE(Table::Load(100, 8, 100, entries, &t).ok());
+  EXPECT_EQ(t.shape().slots, 128u);
+  EXPECT_EQ(t.used_slots(), entries.size());
+  uint64_t s = 0, e = 0;
+  ASSERT_TRUE(t.FindRun(3, &s, &e));
+  EXPECT_EQ(s, 3u);
+  EXPECT_EQ(e, 4u);
+  ASSERT_TRUE(t.FindRun(4, &s, &e));
+  EXPECT_EQ(s, 5u);
+  EXPECT_EQ(e, 5u);
+  ASSERT_TRUE(t.FindRun(62, &s, &e));
+  EXPECT_EQ(s, 62u);
+  EXPECT_EQ(e, 66u);
+  EXPECT_EQ(t.Offset(1), 3u);
+  ASSERT_TRUE(t.FindRun(64, &s, &e));
+  EXPECT_EQ(s, 67u);
+  EXPECT_EQ(e, 67u);
+  ASSERT_TRUE(t.FindRun(99, &s, &e));
+  EXPECT_EQ(s, 99u);
+  EXPECT_EQ(e, 101u);
+  EXPECT_FALSE(t.FindRun(5, &s, &e));
+  EXPECT_FALSE(t.FindRun(63, &s, &e));
+  EXPECT_TRUE(t.AnyInRun(3, 6, 7));
+  EXPECT_FALSE(t.AnyInRun(3, 6, 6));
+  EXPECT_FALSE(t.AnyInRun(3, 8, 255));
+  EXPECT_TRUE(t.AnyInRun(99, 3, 200));
+  EXPECT_FALSE(t.AnyInRun(5, 0, 255));
+  EXPECT_EQ(Entries(t), entries);
+  // Read in place from its own bytes: validates, same entries.
+  Table view(t.shape(), t.data());
+  ASSERT_TRUE(view.Validate().ok());
+  EXPECT_EQ(view.used_slots(), entries.size());
+  EXPECT_EQ(Entries(view), entries);
+  // Unsorted, repeated or oversized entries are refused.
+  Table bad;
+  EXPECT_TRUE(Table::Load(100, 8, 100, {{5, 1}, {4, 1}}, &bad).IsInvalidArgument());
+  EXPECT_TRUE(Table::Load(100, 8, 100, {{5, 1}, {5, 1}}, &bad).IsInvalidArgument());
+  EXPECT_TRUE(Table::Load(100, 8, 100, {{100, 1}}, &bad).IsInvalidArgument());
+  EXPECT_TRUE(Table::Load(100, 8, 100, {{1, 256}}, &bad).IsInvalidArgument());
+}
+
+// Inserting entries one at a time in random order gives the very bytes a
+// bulk load of the same entries gives: runs, runends and offsets included.
+TEST(MementoTable, InsertsInAnyOrderEqualABulkLoad) {
+  SplitMix64 rng(0x7AB1E);
+  constexpr uint64_t kQuotients = 1000;
+  constexpr int kWidth = 13;
+  std::vector<Entry> entries;
+  for (int i = 0; i < 930; ++i) {
+    // Half the quotients in a dense stretch, so long clusters form.
+    const uint64_t q = rng.Next() % 2 ? 400 + rng.Next() % 100 : rng.Next() % kQuotients;
+    entries.push_back({q, rng.Next() & ((1u << kWidth) - 1)});
+  }
+  std::vector<Entry> sorted = entries;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  Table inserted;
+  ASSERT_TRUE(Table::Load(kQuotients, kWidth, kQuotients + 128, {}, &inserted).ok());
+  size_t added_count = 0;
+  for (const Entry& e : entries) {
+    bool added = false;
+    ASSERT_TRUE(inserted.Insert(e.quotient, e.remainder, &added).ok());
+    added_count += added;
+  }
+  EXPECT_EQ(added_count, sorted.size()) << "a repeated entry is added once";
+  bool again = true;
+  ASSERT_TRUE(inserted.Insert(sorted[0].quotient, sorted[0].remainder, &again).ok());
+  EXPECT_FALSE(again);
+  Table loaded;
+  ASSERT_TRUE(Table::Load(kQuotients, kWidth, kQuotients + 128, sorted, &loaded).ok());
+  ASSERT_EQ(inserted.shape().slots, loaded.shape().slots);
+  EXPECT_EQ(Entries(inserted), sorted);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(inserted.data()), inserted.bytes()),
+            std::string(reinterpret_cast<const char*>(loaded.data()), loaded.bytes()));
+  Table view(inserted.shape(), inserted.data());
+  EXPECT_TRUE(view.Validate().ok());
+  // A full table says so (NotFound) instead of writing past its last slot.
+  Table tiny;
+  ASSERT_TRUE(Table::Load(4, 4, 4, {}, &tiny).ok());  // 64 slots
+  Status s;
+  bool added = false;
+  for (uint64_t r = 0; r < 16 && s.ok(); ++r) s = tiny.Insert(3, r, &added);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(Table::Load(4, 4, 4, {}, &tiny).ok());
+  for (uint64_t q = 0; q < 4 && s.ok(); ++q) {
+    for (uint64_t r = 0; r < 16 && s.ok(); ++r) s = tiny.Insert(q, r, &added);
+  }
+  EXPECT_TRUE(s.ok()) << "64 entries fill 64 slots: " << s.ToString();
+  Table full;
+  ASSERT_TRUE(Table::Load(64, 4, 64, {}, &full).ok());
+  for (uint64_t r = 0; r < 16 && s.ok(); ++r) s = full.Insert(60, r, &added);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+}
+
+TEST(MementoTable, ValidateRefusesBrokenRunsAndOffsets) {
+  Table t;
+  ASSERT_TRUE(Table::Load(100, 8, 100, {{3, 5}, {3, 7}, {62, 1}, {62, 2}, {62, 3}}, &t).ok());
+  const std::string good(reinterpret_cast<const char*>(t.data()), t.bytes());
+  auto validate = [&](std::string bytes) {
+    Table v(t.shape(), reinterpret_cast<const uint8_t*>(bytes.data()));
+    return v.Validate();
+  };
+  EXPECT_TRUE(validate(good).ok());
+  std::string b = good;
+  b[8 * 2] ^= 1;  // runend bit of slot 0: one runend too many
+  EXPECT_TRUE(validate(b).IsCorruption());
+  b = good;
+  b[8 * 4 + 2] ^= 1;  // block 1's offset (stored 1: slot 64 holds quotient 62's third entry)
+  EXPECT_TRUE(validate(b).IsCorruption());
+  b = good;
+  b[8 * 1 + 7] ^= 0x80;  // quotient 127 occupied, beyond N = 100
+  EXPECT_TRUE(validate(b).IsCorruption());
+}
+
+// Parsed numbers of a built filter's layout (Describe()).
+struct Layout {
+  uint64_t keys, prefixes, quotients, slots;
+  int memento, fingerprint;
+};
+Layout ParseLayout(const RangeFilter& f) {
+  FilterSpec spec;
+  EXPECT_TRUE(FilterSpec::Parse(f.Describe(), &spec).ok()) << f.Describe();
+  Layout l{};
+  long long v = 0;
+  EXPECT_TRUE(spec.GetInt("keys", 0LL, 0LL, LLONG_MAX, &v).ok());
+  l.keys = static_cast<uint64_t>(v);
+  EXPECT_TRUE(spec.GetInt("prefixes", 0LL, 0LL, LLONG_MAX, &v).ok());
+  l.prefixes = static_cast<uint64_t>(v);
+  EXPECT_TRUE(spec.GetInt("quotients", 0LL, 0LL, LLONG_MAX, &v).ok());
+  l.quotients = static_cast<uint64_t>(v);
+  EXPECT_TRUE(spec.GetInt("slots", 0LL, 0LL, LLONG_MAX, &v).ok());
+  l.slots = static_cast<uint64_t>(v);
+  EXPECT_TRUE(spec.GetInt("memento", 0, 0, 64, &l.memento).ok());
+  EXPECT_TRUE(spec.GetInt("fingerprint", 0, 0, 64, &l.fingerprint).ok());
+  return l;
+}
+
+TEST(MementoFilter, SizingFollowsTheSpec) {
+  // bpk = 16, range = 64: m = 6, f = floor(16 * 0.95 - 2.25 - 6) = 6, and
+  // the budget buys N = floor(16 n / (6 + 6 + 2.25)) slots.
+  auto p = MustRangePolicy("memento:bpk=16,range=64");
+  const auto keys = UniformSortedKeys(0x51, 100000);
+  auto f = MustBuildRange(*p, keys);
+  const Layout l = ParseLayout(*f);
+  EXPECT_EQ(l.memento, 6);
+  EXPECT_EQ(l.fingerprint, 6);
+  EXPECT_EQ(l.quotients, static_cast<uint64_t>(std::floor(16.0 * keys.size() / 14.25)));
+  EXPECT_EQ(l.prefixes, keys.size());  // uniform keys: one per partition
+  EXPECT_LE(f->BitsPerKey(), 16.0 + 0.01);
+  EXPECT_GE(f->BitsPerKey(), 15.9);
+  // A range that is not a power of two rounds the partition up: 100 -> 2^7.
+  EXPECT_EQ(ParseLayout(*MustBuildRange(*MustRangePolicy("memento:bpk=20,range=100"), keys)).memento, 7);
+}
+
+TEST(MementoFilter, KeysOfOnePartitionFormOneSortedBox) {
+  auto p = MustRangePolicy("memento:bpk=20,range=64");
+  const uint64_t base = uint64_t{0x1234567} << 6;
+  std::vector<uint64_t> keys = {1001, base + 3, base + 9, base + 40, uint64_t{1} << 60};
+  auto f = MustBuildRange(*p, keys);
+  EXPECT_EQ(ParseLayout(*f).prefixes, 3u);  // partitions of 1001, base and 2^60
+  const std::string bytes = f->Serialize();
+  Slice data;
+  std::string layout_text;
+  ASSERT_TRUE(ParseRangeFilterBytes(bytes, &data, &layout_text).ok());
+  const Layout l = ParseLayout(*f);
+  TableShape shape;
+  shape.quotients = l.quotients;
+  shape.slots = l.slots;
+  shape.width = l.fingerprint + l.memento;
+  Table t(shape, data.udata());
+  ASSERT_TRUE(t.Validate().ok());
+  // The three keys of one partition: one quotient, one fingerprint, the
+  // mementos 3, 9, 40 ascending in consecutive slots.
+  std::vector<Entry> box;
+  t.ForEach([&](uint64_t q, uint64_t r) {
+    if ((r & 63) == 3 || (r & 63) == 9 || (r & 63) == 40) box.push_back({q, r});
+  });
+  ASSERT_EQ(box.size(), 3u);
+  EXPECT_EQ(box[0].quotient, box[2].quotient);
+  EXPECT_EQ(box[0].remainder >> 6, box[2].remainder >> 6);
+  EXPECT_EQ(box[1].remainder >> 6, box[0].remainder >> 6);
+  EXPECT_EQ((box[0].remainder & 63), 3u);
+  EXPECT_EQ((box[1].remainder & 63), 9u);
+  EXPECT_EQ((box[2].remainder & 63), 40u);
+  // The gaps inside the partition are answered by the mementos.
+  EXPECT_FALSE(f->MayContainRange(base + 4, base + 8));
+  EXPECT_FALSE(f->MayContainRange(base + 10, base + 39));
+  EXPECT_FALSE(f->MayContainRange(base + 41, base + 63));
+  EXPECT_TRUE(f->MayContainRange(base + 4, base + 9));
+  EXPECT_TRUE(f->MayContainRange(base - 10, base + 3));
+}
+
+TEST(MementoFilter, InsertsAndExpansionLoseNoKey) {
+  auto p = MustRangePolicy("memento:bpk=20,range=64");
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(p->NewDynamic(1000, &f).ok());
+  const Layout before = ParseLayout(*f);
+  auto keys = UniformSortedKeys(0xE1, SanitizerScaled(40000, 4));
+  std::vector<uint64_t> order = keys;
+  SplitMix64 rng(0xE2);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Next() % i]);
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_TRUE(f->Insert(order[i]).ok()) << "insert #" << i;
+    if (i % 997 == 0) {
+      for (size_t j = 0; j <= i; j += 13) ASSERT_TRUE(f->MayContain(order[j])) << "after insert #" << i;
+    }
+  }
+  const Layout after = ParseLayout(*f);
+  EXPECT_EQ(after.keys, keys.size());
+  // Load stays <= 0.95, so N doubled until 0.95 N >= keys (five times from
+  // 1000 to 40000 keys, three under sanitizers' 10000), one fingerprint bit each.
+  const int doublings = before.fingerprint - after.fingerprint;
+  const double needed = std::log2(static_cast<double>(keys.size()) / (0.95 * static_cast<double>(before.quotients)));
+  EXPECT_GE(doublings, static_cast<int>(std::ceil(needed)));
+  EXPECT_GE(doublings, 3);
+  EXPECT_EQ(after.quotients, before.quotients << doublings);
+  for (uint64_t k : keys) ASSERT_TRUE(f->MayContainRange(k, k)) << k;
+  // Its serialized copy answers alike and takes no inserts.
+  const std::string bytes = f->Serialize();
+  std::unique_ptr<RangeFilter> g;
+  ASSERT_TRUE(OpenRangeFilter(bytes, &g).ok());
+  EXPECT_FALSE(g->SupportsInsert());
+  EXPECT_TRUE(g->Insert(5).IsNotSupported());
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t lo = rng.Next();
+    const uint64_t hi = lo + std::min<uint64_t>(UINT64_MAX - lo, rng.Next() % 200);
+    ASSERT_EQ(g->MayContainRange(lo, hi), f->MayContainRange(lo, hi));
+  }
+  // After the expansions the FP of empty ranges of 64 values stays under
+  // the bound at the realized N and f (+ 4 binomial sigma).
+  uint64_t asked = 0, positives = 0;
+  double bound = 0;
+  while (asked < 100000) {
+    const uint64_t lo = rng.Next();
+    if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
+    positives += f->MayContainRange(lo, lo + 63);
+    bound += f->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
+    ++asked;
+  }
+  const double p_bound = bound / static_cast<double>(asked);
+  const double p_hat = static_cast<double>(positives) / static_cast<double>(asked);
+  EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked)) << "bound " << p_bound;
+  EXPECT_GT(p_hat, 0.0) << "a filter of " << after.fingerprint << " fingerprint bits answers some empty range true";
+}
+
+TEST(MementoFilter, BuiltFiltersTakeInsertsToo) {
+  auto p = MustRangePolicy("memento:bpk=18,range=16");
+  const auto keys = UniformSortedKeys(0xB1, 5000);
+  std::vector<uint64_t> first(keys.begin(), keys.begin() + 2500), second(keys.begin() + 2500, keys.end());
+  auto f = MustBuildRange(*p, first);
+  ASSERT_TRUE(f->SupportsInsert());
+  for (uint64_t k : second) ASSERT_TRUE(f->Insert(k).ok());
+  EXPECT_EQ(f->num_keys(), keys.size());
+  for (uint64_t k : keys) ASSERT_TRUE(f->MayContain(k)) << k;
+}
+
+TEST(MementoFilter, ExpansionStopsWithAClearErrorWhenFingerprintsRunOut) {
+  // bpk = 4, range = 1: one fingerprint bit (4 * 0.95 - 2.25 = 1.55), no
+  // memento: the filter cannot double.
+  auto p = MustRangePolicy("memento:bpk=4,range=1");
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(p->NewDynamic(100, &f).ok());
+  EXPECT_EQ(ParseLayout(*f).fingerprint, 1);
+  SplitMix64 rng(0xF00);
+  std::vector<uint64_t> inserted;
+  Status s;
+  while (s.ok() && inserted.size() < 1000) {
+    const uint64_t k = rng.Next();
+    s = f->Insert(k);
+    if (s.ok()) inserted.push_back(k);
+  }
+  ASSERT_FALSE(s.ok()) << "a 1-bit fingerprint filter of ~100 slots took 1000 keys";
+  EXPECT_NE(s.message().find("cannot expand"), std::string::npos) << s.ToString();
+  for (uint64_t k : inserted) EXPECT_TRUE(f->MayContain(k));
+}
+
+TEST(MementoFilter, RefusesImpossibleParametersNamingWhatIsAllowed) {
+  std::unique_ptr<RangeFilterPolicy> p;
+  Status s = NewRangeFilterPolicy("memento:bpk=8,range=1024", &p);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("bpk must be at least"), std::string::npos) << s.ToString();
+  for (const char* bad : {"memento:range=0", "memento:range=2199023255553", "memento:bpk=3", "memento:bpk=65",
+                          "memento:seed=-1", "memento:bpk=16,fingerprint=3"}) {
+    s = NewRangeFilterPolicy(bad, &p);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
+  }
+  ASSERT_TRUE(NewRangeFilterPolicy("memento:bpk=14,range=1024", &p).ok());
+  EXPECT_EQ(p->spec(), "memento:bpk=14,range=1024");
+  EXPECT_TRUE(p->is_dynamic());
+}
+
+// Empty ranges of 2^0..2^6 values over 10^5 uniform keys (fixed seeds), at
+// range = 64. Two checks per length and per bits/key, each with a binomial
+// 4-sigma allowance over Q queries, sigma = sqrt(p (1 - p) / Q):
+//   - the bound (QueryModelFp, kind upper_bound): p_hat <= p + 4 sigma, for
+//     uncorrelated queries and for correlated ones (left end = a key +
+//     U[1, 64], so the key's own partition is queried);
+//   - the expectation for uniform keys, one key per partition: a touched
+//     partition whose part holds s values is answered true when another
+//     stored prefix collides in (quotient, fingerprint), probability
+//     1/(N 2^f) each, and its one memento lies in the part, s/R: over the D
+//     prefixes 1 - (1 - s/(R N 2^f))^D; the query is positive when any
+//     touched partition is. Held to |p_hat - p| <= 4 sigma + 5% p (the
+//     exact-model rule of fp_tolerance.h: one filter against the average).
+TEST(MementoFilter, EmptyRangeFpAgainstTheBoundAndTheUniformExpectation) {
+  const auto keys = UniformSortedKeys(0x3E, 100000);
+  const uint64_t kQueries = SanitizerScaled(200000, 20);
+  for (const char* spec : {"memento:bpk=16,range=64", "memento:bpk=20,range=64"}) {
+    auto f = MustBuildRange(*MustRangePolicy(spec), keys);
+    const Layout l = ParseLayout(*f);
+    const double slots_times_fp = static_cast<double>(l.quotients) * std::exp2(l.fingerprint);
+    const uint64_t r = uint64_t{1} << l.memento;
+    for (int j = 0; j <= 6; ++j) {
+      const uint64_t len = uint64_t{1} << j;
+      for (bool correlated : {false, true}) {
+        SplitMix64 rng(0xA0 + static_cast<uint64_t>(j) * 2 + correlated);
+        uint64_t asked = 0, positives = 0;
+        double bound = 0, expected = 0;
+        while (asked < kQueries) {
+          const uint64_t lo = correlated ? keys[rng.Next() % keys.size()] + 1 + rng.Next() % 64 : rng.Next();
+          if (lo > UINT64_MAX - (len - 1) || HoldsKeyIn(keys, lo, lo + len - 1)) continue;
+          const uint64_t hi = lo + len - 1;
+          positives += f->MayContainRange(lo, hi);
+          bound += f->QueryModelFp(keys.data(), keys.size(), lo, hi);
+          double none = 1;
+          for (uint64_t p = lo / r; p <= hi / r; ++p) {
+            const uint64_t a = std::max(lo, p * r), b = std::min(hi, p * r + r - 1);
+            const double s = static_cast<double>(b - a + 1);
+            none *= std::pow(1 - s / (static_cast<double>(r) * slots_times_fp), static_cast<double>(l.prefixes));
+          }
+          expected += 1 - none;
+          ++asked;
+        }
+        const double q = static_cast<double>(asked);
+        const double p_hat = static_cast<double>(positives) / q, p_bound = bound / q, p_exp = expected / q;
+        EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked))
+            << spec << " l=" << len << (correlated ? " correlated" : "") << ": above the bound";
+        if (!correlated) {
+          EXPECT_NEAR(p_hat, p_exp, 4 * BinomialSigma(p_exp, asked) + 0.05 * p_exp)
+              << spec << " l=" << len << ": uniform-key expectation";
+        }
+      }
+    }
+  }
+}
+
+TEST(MementoFilter, ModelFpRateIsTheBoundForUncorrelatedQueries) {
+  auto p = MustRangePolicy("memento:bpk=16,range=64");
+  const uint64_t n = 1000000;
+  const double quotients = std::floor(16.0 * n / 14.25);
+  const double per = static_cast<double>(n) / (quotients * 64);  // f = 6
+  EXPECT_NEAR(p->ModelFpRate(n, 1), per, 1e-12);
+  EXPECT_NEAR(p->ModelFpRate(n, 64), per * (1 + 63.0 / 64), 1e-12);
+  EXPECT_NEAR(p->ModelFpRate(n, 129), per * 3, 1e-12);
+  EXPECT_EQ(p->ModelFpRate(n, uint64_t{1} << 30), 1.0);  // beyond the probed prefixes: answered true
+}
+
+}  // namespace
+}  // namespace filterlab
