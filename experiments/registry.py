@@ -26,8 +26,19 @@ def _tool(build: Path) -> Path:
     return tool
 
 
+# A guard against a hung check-spec, not a speed limit: validating a large grid resolves default
+# probe counts by model search (worm's block variants, ~0.5 s per spec), which on a loaded
+# 2-core machine took over 2 minutes for fp_vs_bits' ~1400 specs.
+CHECK_SPEC_TIMEOUT_S = 1200
+
+
 def _ask(tool: Path, args: list[str]) -> list[dict]:
-    out = subprocess.run([str(tool), "check-spec", "--json", *args], capture_output=True, text=True, timeout=120)
+    try:
+        out = subprocess.run([str(tool), "check-spec", "--json", *args], capture_output=True, text=True,
+                             timeout=CHECK_SPEC_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise RegistryUnavailable(f"{tool} check-spec did not answer within {CHECK_SPEC_TIMEOUT_S} s "
+                                  f"for {len(args)} arguments") from None
     try:
         return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     except ValueError:
