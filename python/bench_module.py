@@ -10,7 +10,13 @@ shared machine leaves out the time the thread waited for a core. A query
 measurement is the best of --query-reps calls; rounds alternate which side goes
 first; medians over rounds, and the ratio Python / C++ of the medians.
 
-    .venv/bin/python python/bench_module.py [--spec SPEC]... [--rounds 5] [--out FILE]
+Range filters the same way: `RangeFilter.may_contain_range` on 10^6 ranges of
+--range-length values (uniform left ends) beside a C++ loop of MayContainRange
+over the same arrays (RangeFilter has no batch call; the loop is rangefp's), and
+`RangeFilter(spec, keys)` on --range-build-keys sorted keys beside
+RangeFilterPolicy::Build over them.
+
+    .venv/bin/python python/bench_module.py [--spec SPEC]... [--range-spec SPEC]... [--rounds 5] [--out FILE]
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import filterlab
 from filterlab import _native
 
 DEFAULT_SPECS = ["fastlocal:bpk=10", "ribbon:bpk=10", "binary_fuse:arity=4"]
+DEFAULT_RANGE_SPECS = ["grafite:bpk=16", "rosetta:bpk=16,range=64", "surf:suffix=real,bits=8"]
 
 
 def timed(call) -> tuple[float, float]:
@@ -74,13 +81,48 @@ def measure(spec: str, query_keys: int, build_keys: int, rounds: int, query_reps
             for sink, run in order:
                 sink.append(run())
         for what, n, py, cpp in (("may_contain", query_keys, q_py, q_cpp), ("build", build_keys, b_py, b_cpp)):
-            row = {"spec": f.spec, "keys": form, "measure": what, "n": n}
-            for i, clock in enumerate(("wall", "cpu")):
-                p, c = statistics.median(x[i] for x in py), statistics.median(x[i] for x in cpp)
-                row.update({f"python_{clock}_ns_per_key": p, f"cpp_{clock}_ns_per_key": c, f"{clock}_ratio": p / c,
-                            f"python_{clock}_rounds": [x[i] for x in py], f"cpp_{clock}_rounds": [x[i] for x in cpp]})
-            out.append(row)
+            out.append(median_row({"spec": f.spec, "keys": form, "measure": what, "n": n}, py, cpp))
     return out
+
+
+def median_row(row: dict, py: list, cpp: list) -> dict:
+    """row with the medians, the ratio and every round of both sides, per clock."""
+    for i, clock in enumerate(("wall", "cpu")):
+        p, c = statistics.median(x[i] for x in py), statistics.median(x[i] for x in cpp)
+        row.update({f"python_{clock}_ns_per_key": p, f"cpp_{clock}_ns_per_key": c, f"{clock}_ratio": p / c,
+                    f"python_{clock}_rounds": [x[i] for x in py], f"cpp_{clock}_rounds": [x[i] for x in cpp]})
+    return row
+
+
+def measure_range(spec: str, queries: int, build_keys: int, range_length: int, rounds: int, query_reps: int,
+                  seed: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    members = np.unique(rng.integers(0, 2**63, size=queries, dtype=np.uint64))
+    lo = rng.integers(0, 2**63, size=queries, dtype=np.uint64)
+    hi = lo + np.uint64(range_length - 1)
+    big = np.unique(rng.integers(0, 2**63, size=build_keys, dtype=np.uint64))  # sorted: both sides build directly
+    f = filterlab.RangeFilter(spec, members)
+
+    def python_query():
+        wall, cpu = timed(lambda: f.may_contain_range(lo, hi))
+        return wall * 1e9 / queries, cpu * 1e9 / queries
+
+    def python_build():
+        wall, cpu = timed(lambda: filterlab.RangeFilter(spec, big))
+        return wall * 1e9 / len(big), cpu * 1e9 / len(big)
+
+    q_py, q_cpp, b_py, b_cpp = [], [], [], []
+    for r in range(rounds):
+        pairs = [(q_py, lambda: best_of(query_reps, python_query)),
+                 (q_cpp, lambda: best_of(query_reps, lambda: _native._cpp_range_query_ns_per_range(f._native, lo, hi))),
+                 (b_py, python_build),
+                 (b_cpp, lambda: _native._cpp_range_build_ns_per_key(spec, big))]
+        order = pairs if r % 2 == 0 else [pairs[1], pairs[0], pairs[3], pairs[2]]
+        for sink, run in order:
+            sink.append(run())
+    keys = f"uint64, ranges of {range_length}"
+    return [median_row({"spec": f.spec, "keys": keys, "measure": "may_contain_range", "n": queries}, q_py, q_cpp),
+            median_row({"spec": f.spec, "keys": "uint64 sorted", "measure": "range build", "n": len(big)}, b_py, b_cpp)]
 
 
 def load() -> str:
@@ -89,9 +131,15 @@ def load() -> str:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--spec", action="append", help=f"filter spec (repeatable; default {', '.join(DEFAULT_SPECS)})")
+    p.add_argument("--spec", action="append",
+                   help=f"filter spec (repeatable; default {', '.join(DEFAULT_SPECS)}; 'none' for none)")
     p.add_argument("--query-keys", type=int, default=10**6)
     p.add_argument("--build-keys", type=int, default=10**7)
+    p.add_argument("--range-spec", action="append",
+                   help=f"range filter spec (repeatable; default {', '.join(DEFAULT_RANGE_SPECS)}; 'none' for none)")
+    p.add_argument("--range-queries", type=int, default=10**6)
+    p.add_argument("--range-build-keys", type=int, default=10**6)
+    p.add_argument("--range-length", type=int, default=64, help="values per query range")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--query-reps", type=int, default=5, help="queries: the best of this many calls per round")
     p.add_argument("--seed", type=int, default=1)
@@ -100,8 +148,13 @@ def main() -> int:
     load_before = load()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     rows = []
-    for spec in args.spec or DEFAULT_SPECS:
-        for row in measure(spec, args.query_keys, args.build_keys, args.rounds, args.query_reps, args.seed):
+    runs = [lambda spec=spec: measure(spec, args.query_keys, args.build_keys, args.rounds, args.query_reps, args.seed)
+            for spec in args.spec or DEFAULT_SPECS if spec != "none"]
+    runs += [lambda spec=spec: measure_range(spec, args.range_queries, args.range_build_keys, args.range_length,
+                                             args.rounds, args.query_reps, args.seed)
+             for spec in args.range_spec or DEFAULT_RANGE_SPECS if spec != "none"]
+    for run in runs:
+        for row in run():
             rows.append(row)
             print(f"{row['spec']:42} {row['keys']:13} {row['measure']:12} n={row['n']:<9} CPU: python "
                   f"{row['python_cpu_ns_per_key']:7.2f} C++ {row['cpp_cpu_ns_per_key']:7.2f} ns/key ratio "

@@ -37,63 +37,64 @@ def _is_pandas(obj: Any) -> bool:
     return type(obj).__module__.startswith("pandas")
 
 
-def native_keys(keys: Any) -> NativeKeys:
-    """keys as ("uint64", array) or ("binary", offsets, data)."""
+def native_keys(keys: Any, what: str = "keys") -> NativeKeys:
+    """keys as ("uint64", array) or ("binary", offsets, data); ``what`` names the
+    argument in error messages."""
     if isinstance(keys, np.ndarray):
-        return _from_numpy(keys)
+        return _from_numpy(keys, what)
     if _is_pyarrow(keys):
-        return _from_arrow(keys)
+        return _from_arrow(keys, what)
     if _is_pandas(keys):
-        return _from_pandas(keys)
+        return _from_pandas(keys, what)
     if isinstance(keys, (list, tuple)):
-        return _from_sequence(keys)
+        return _from_sequence(keys, what)
     if isinstance(keys, (bytes, bytearray, memoryview, str, int, np.integer)):
-        raise ValueError(f"keys: got one key ({type(keys).__name__}), not a collection of keys; "
+        raise ValueError(f"{what}: got one key ({type(keys).__name__}), not a collection of keys; "
                          f"pass [key] for one key ({ALLOWED})")
-    raise ValueError(f"keys: got {type(keys).__module__}.{type(keys).__qualname__}; {ALLOWED}")
+    raise ValueError(f"{what}: got {type(keys).__module__}.{type(keys).__qualname__}; {ALLOWED}")
 
 
-def _from_numpy(a: np.ndarray) -> NativeKeys:
+def _from_numpy(a: np.ndarray, what: str) -> NativeKeys:
     if a.ndim != 1:
-        raise ValueError(f"keys: a numpy array of shape {a.shape}; keys must be one-dimensional")
+        raise ValueError(f"{what}: a numpy array of shape {a.shape}; keys must be one-dimensional")
     kind = a.dtype.kind
     if kind == "u":
         return ("uint64", np.ascontiguousarray(a, dtype=np.uint64))
     if kind == "i":
         if a.size and a.min() < 0:
             i = int(np.argmax(a < 0))
-            raise ValueError(f"keys: integer key {int(a[i])} at index {i} is negative; integer keys are "
+            raise ValueError(f"{what}: integer key {int(a[i])} at index {i} is negative; integer keys are "
                              f"0..2^64-1 (numpy dtype {a.dtype})")
         return ("uint64", np.ascontiguousarray(a, dtype=np.uint64))
     if kind in "SUO":
-        return _from_sequence(a.tolist())
-    raise ValueError(f"keys: a numpy array of dtype {a.dtype}; {ALLOWED}")
+        return _from_sequence(a.tolist(), what)
+    raise ValueError(f"{what}: a numpy array of dtype {a.dtype}; {ALLOWED}")
 
 
-def _from_pandas(s: Any) -> NativeKeys:
+def _from_pandas(s: Any, what: str) -> NativeKeys:
     import pandas as pd
 
     if not isinstance(s, (pd.Series, pd.Index)):
-        raise ValueError(f"keys: got pandas {type(s).__name__}; {ALLOWED} (a DataFrame: pass one column, df['key'])")
+        raise ValueError(f"{what}: got pandas {type(s).__name__}; {ALLOWED} (a DataFrame: pass one column, df['key'])")
     if isinstance(s.dtype, np.dtype):
-        return _from_numpy(s.to_numpy())
+        return _from_numpy(s.to_numpy(), what)
     # Extension dtypes (Arrow-backed, nullable integers, pandas strings): through Arrow.
-    return _from_arrow(_pyarrow().array(s))
+    return _from_arrow(_pyarrow().array(s), what)
 
 
-def _from_arrow(arr: Any) -> NativeKeys:
+def _from_arrow(arr: Any, what: str) -> NativeKeys:
     pa = _pyarrow()
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if not isinstance(arr, pa.Array):
-        raise ValueError(f"keys: got pyarrow {type(arr).__name__}; {ALLOWED}")
+        raise ValueError(f"{what}: got pyarrow {type(arr).__name__}; {ALLOWED}")
     if arr.null_count:
         first = int(np.argmax(arr.is_null().to_numpy(zero_copy_only=False)))
-        raise ValueError(f"keys: the array has {arr.null_count} nulls (the first at index {first}); "
+        raise ValueError(f"{what}: the array has {arr.null_count} nulls (the first at index {first}); "
                          f"a key cannot be null")
     t = arr.type
     if pa.types.is_integer(t):
-        return _from_numpy(arr.to_numpy(zero_copy_only=False))
+        return _from_numpy(arr.to_numpy(zero_copy_only=False), what)
     if hasattr(pa.types, "is_binary_view") and (pa.types.is_binary_view(t) or pa.types.is_string_view(t)):
         arr = arr.cast(pa.large_binary())
         t = arr.type
@@ -102,7 +103,7 @@ def _from_arrow(arr: Any) -> NativeKeys:
     elif pa.types.is_large_binary(t) or pa.types.is_large_string(t):
         offset_type = np.int64
     else:
-        raise ValueError(f"keys: a pyarrow array of type {t}; {ALLOWED}")
+        raise ValueError(f"{what}: a pyarrow array of type {t}; {ALLOWED}")
     _, offsets_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(offsets_buf, dtype=offset_type)[arr.offset:arr.offset + len(arr) + 1]
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
@@ -111,17 +112,17 @@ def _from_arrow(arr: Any) -> NativeKeys:
     return ("binary", offsets, data)
 
 
-def _from_sequence(seq: list | tuple) -> NativeKeys:
+def _from_sequence(seq: list | tuple, what: str) -> NativeKeys:
     if len(seq) == 0:
         return ("uint64", np.zeros(0, dtype=np.uint64))
     first = seq[0]
     if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
         for i, k in enumerate(seq):
             if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-                raise ValueError(f"keys: key {i} is {type(k).__name__}, but key 0 is an integer; "
+                raise ValueError(f"{what}: key {i} is {type(k).__name__}, but key 0 is an integer; "
                                  f"keys must all be integers or all bytes/str")
             if not 0 <= k < 2**64:
-                raise ValueError(f"keys: integer key {k} at index {i} is out of range; integer keys are 0..2^64-1")
+                raise ValueError(f"{what}: integer key {k} at index {i} is out of range; integer keys are 0..2^64-1")
         return ("uint64", np.array(seq, dtype=np.uint64))
     parts = []
     for i, k in enumerate(seq):
@@ -130,7 +131,7 @@ def _from_sequence(seq: list | tuple) -> NativeKeys:
         elif isinstance(k, (bytes, bytearray, memoryview)):
             parts.append(bytes(k))
         else:
-            raise ValueError(f"keys: key {i} is {type(k).__name__}; keys must all be bytes/str, or all integers "
+            raise ValueError(f"{what}: key {i} is {type(k).__name__}; keys must all be bytes/str, or all integers "
                              f"({ALLOWED})")
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     offsets = np.zeros(len(parts) + 1, dtype=np.int64)

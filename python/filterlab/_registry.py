@@ -1,5 +1,5 @@
-"""filterlab.filters(): the registry (filters/registry.h) as a table, so a variant
-registered in C++ appears here with no Python edit."""
+"""filterlab.filters() and range_filters(): the registry (filters/registry.h) as
+tables, so a variant registered in C++ appears here with no Python edit."""
 
 from __future__ import annotations
 
@@ -57,9 +57,41 @@ def filters() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("name")
 
 
+def range_filters() -> pd.DataFrame:
+    """Every registered range-filter variant (filters/range/range_filter.h), one row
+    each, indexed by name:
+
+    * ``summary``: one line on what it is;
+    * ``params``: {parameter: allowed values (default)} for each parameter its parser
+      accepts; ``params_text``: the registration's line as ``list-filters`` prints it;
+    * ``examples``: its example specs (what the property tests and ``./filterlab run``
+      cover);
+    * ``key_types``: the key types it builds from natively (``uint64``, ``bytes`` or
+      ``uint64,bytes``; ``RangeFilter`` refuses byte strings for an integer-only
+      variant unless ``bytes_as_uint64=True``);
+    * ``fp_model``: what its model FP rate is (``exact``, ``upper_bound``: a proven
+      bound, ``empirical``: no model);
+    * ``dynamic``: whether it takes inserts after construction.
+    """
+    rows = []
+    for v in _native.range_variants():
+        rows.append({
+            "name": v["name"],
+            "summary": v["summary"],
+            "params": parameter_values(v["params"], v["keys"]),
+            "params_text": v["params"],
+            "examples": list(v["examples"]),
+            "key_types": v["key_types"],
+            "fp_model": v["fp_model"],
+            "dynamic": v["dynamic"],
+        })
+    return pd.DataFrame(rows).set_index("name")
+
+
 def check_spec(spec: str) -> str:
-    """The canonical form of ``spec`` (every parameter resolved), or ValueError with
-    the registry's reason, as ``filterlab-tool check-spec`` gives it."""
+    """The canonical form of a point or range filter ``spec`` (every parameter
+    resolved), or ValueError with the registry's reason, as ``filterlab-tool
+    check-spec`` gives it."""
     if not isinstance(spec, str):
         raise TypeError(f"spec: expected a str such as 'fastlocal:bpk=10', got {type(spec).__name__}")
     return _native.check_spec(spec)

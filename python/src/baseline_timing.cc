@@ -17,6 +17,7 @@
 #include "filters/filter.h"
 #include "python/src/filter_handle.h"
 #include "python/src/key_hashing.h"
+#include "python/src/range_filter_handle.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -113,6 +114,52 @@ NsPerKey QueryNsPerKey(const FilterHandle& h, U64Array values, size_t batch) {
   return {seconds * 1e9 / static_cast<double>(n), cpu * 1e9 / static_cast<double>(n)};
 }
 
+// (wall, CPU) ns per range of the filter's MayContainRange over [lo[i], hi[i]]
+// into a result array allocated per call as the module's is: the loop a C++
+// caller (filterlab-sim rangefp) runs; RangeFilter has no batch call.
+NsPerKey RangeQueryNsPerRange(const RangeFilterHandle& h, U64Array lo, U64Array hi) {
+  if (lo.shape(0) != hi.shape(0)) throw nb::value_error("lo and hi must have one entry per range");
+  const size_t n = lo.shape(0);
+  const uint64_t* l = lo.data();
+  const uint64_t* u = hi.data();
+  const RangeFilter& filter = h.filter();
+  std::unique_ptr<bool[]> results;
+  double seconds, cpu;
+  {
+    nb::gil_scoped_release release;
+    const double start = Now(), start_cpu = ThreadCpu();
+    results.reset(new bool[n > 0 ? n : 1]);
+    for (size_t i = 0; i < n; ++i) results[i] = filter.MayContainRange(l[i], u[i]);
+    seconds = Now() - start;
+    cpu = ThreadCpu() - start_cpu;
+  }
+  size_t positives = 0;
+  for (size_t i = 0; i < n; ++i) positives += results[i];
+  static volatile size_t sink;
+  sink = positives;
+  return {seconds * 1e9 / static_cast<double>(n), cpu * 1e9 / static_cast<double>(n)};
+}
+
+// (wall, CPU) ns/key of RangeFilterPolicy::Build over keys already sorted
+// without repeats, as a C++ caller with sorted keys builds.
+NsPerKey RangeBuildNsPerKey(const std::string& spec, U64Array keys) {
+  std::unique_ptr<RangeFilterPolicy> policy;
+  Status s = NewRangeFilterPolicy(spec, &policy);
+  if (!s.ok()) throw nb::value_error(s.message().c_str());
+  const size_t n = keys.shape(0);
+  std::unique_ptr<RangeFilter> filter;
+  double seconds, cpu;
+  {
+    nb::gil_scoped_release release;
+    const double start = Now(), start_cpu = ThreadCpu();
+    s = policy->Build(keys.data(), n, &filter);
+    seconds = Now() - start;
+    cpu = ThreadCpu() - start_cpu;
+  }
+  if (!s.ok()) throw nb::value_error(s.message().c_str());
+  return {seconds * 1e9 / static_cast<double>(n), cpu * 1e9 / static_cast<double>(n)};
+}
+
 }  // namespace
 
 void BindBaselineTiming(nb::module_& m) {
@@ -120,6 +167,12 @@ void BindBaselineTiming(nb::module_& m) {
         "Benchmark baseline: (wall, thread CPU) ns/key of the C++ build over the same keys (python/bench_module.py).");
   m.def("_cpp_query_ns_per_key", &QueryNsPerKey, "filter"_a, "values"_a, "batch"_a = kChunk,
         "Benchmark baseline: (wall, thread CPU) ns/key of C++ MayContainBatch calls over the same keys "
+        "(python/bench_module.py).");
+  m.def("_cpp_range_query_ns_per_range", &RangeQueryNsPerRange, "filter"_a, "lo"_a, "hi"_a,
+        "Benchmark baseline: (wall, thread CPU) ns/range of a C++ MayContainRange loop over the same ranges "
+        "(python/bench_module.py).");
+  m.def("_cpp_range_build_ns_per_key", &RangeBuildNsPerKey, "spec"_a, "keys"_a,
+        "Benchmark baseline: (wall, thread CPU) ns/key of the C++ range build over the same sorted keys "
         "(python/bench_module.py).");
 }
 

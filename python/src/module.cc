@@ -19,11 +19,14 @@
 #include <utility>
 #include <vector>
 
+#include "filters/filter_spec.h"
 #include "filters/fp_model_kind.h"
 #include "filters/fp_tolerance.h"
 #include "filters/registry.h"
 #include "python/src/baseline_timing.h"
 #include "python/src/filter_handle.h"
+#include "python/src/numpy_arrays.h"
+#include "python/src/range_bindings.h"
 #include "python/src/sim_runner.h"
 
 namespace nb = nanobind;
@@ -32,11 +35,7 @@ using namespace nb::literals;
 namespace filterlab::python {
 namespace {
 
-template <class T>
-using Array1D = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using BoolArray = nb::ndarray<nb::numpy, bool, nb::ndim<1>>;
-
-[[noreturn]] void Raise(const Status& s) { throw nb::value_error(s.message().c_str()); }
+using BoolArray = NumpyArray<bool>;
 
 std::unique_ptr<FilterPolicy> PolicyOrRaise(const std::string& spec) {
   std::unique_ptr<FilterPolicy> policy;
@@ -49,13 +48,7 @@ FilterHandle::Uint64Keys KindOf(bool hashed) {
   return hashed ? FilterHandle::Uint64Keys::kHashes : FilterHandle::Uint64Keys::kIntegerKeys;
 }
 
-// A numpy bool array of n elements that owns its buffer.
-BoolArray NewBoolArray(size_t n, bool** data) {
-  bool* buffer = new bool[n > 0 ? n : 1];
-  nb::capsule owner(buffer, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
-  *data = buffer;
-  return BoolArray(buffer, {n}, owner);
-}
+BoolArray NewBoolArray(size_t n, bool** data) { return NewNumpyArray<bool>(n, data); }
 
 std::unique_ptr<FilterHandle> BuildUint64(const std::string& spec, Array1D<uint64_t> values, bool hashed) {
   std::unique_ptr<FilterPolicy> policy = PolicyOrRaise(spec);
@@ -258,10 +251,19 @@ NB_MODULE(_native, m) {
   m.def(
       "check_spec",
       [](const std::string& spec) {
+        // A range variant's spec through the range registry, as filterlab-tool check-spec reads it.
+        FilterSpec parsed;
+        if (FilterSpec::Parse(spec, &parsed).ok() && FindRangeFilterVariant(parsed.variant()) != nullptr) {
+          std::unique_ptr<RangeFilterPolicy> policy;
+          Status s = NewRangeFilterPolicy(spec, &policy);
+          if (!s.ok()) Raise(s);
+          return policy->spec();
+        }
         std::unique_ptr<FilterPolicy> policy = PolicyOrRaise(spec);
         return policy->spec();
       },
-      "spec"_a, "The canonical form of spec, or ValueError with the registry's reason.");
+      "spec"_a, "The canonical form of a point or range filter spec, or ValueError with the registry's reason.");
 
+  BindRangeFilters(m);
   BindBaselineTiming(m);
 }

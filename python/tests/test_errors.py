@@ -128,3 +128,122 @@ def test_damaged_bytes_are_a_value_error_or_a_working_filter_never_a_crash(spec)
     assert refused > 0  # the truncations at least are refused
     with pytest.raises(ValueError, match="expected bytes"):
         filterlab.Filter.from_bytes("text", spec)
+
+
+# --- range filters -------------------------------------------------------------------------------
+
+BAD_RANGE_SPECS = ["nosuch:bpk=16", "grafite:bpk=abc", "grafite:bpk=100", "grafite:bogus=1", "fastlocal:bpk=10",
+                   "surf:suffix=maybe", "rosetta:bpk=16,range=0", ""]
+
+
+def rangefp_error(build, *flags):
+    """What `filterlab-sim rangefp FLAGS --check` prints after 'filterlab-sim rangefp: --filter: '."""
+    out = cli(build, "sim/filterlab-sim", "rangefp", *flags, "--keys=1000", "--queries=1000", "--check", check=False)
+    assert out.returncode == 2, out
+    prefix = "filterlab-sim rangefp: --filter: "
+    line = out.stderr.strip().splitlines()[-1]
+    assert line.startswith(prefix), line
+    return line[len(prefix):]
+
+
+@pytest.mark.parametrize("spec", BAD_RANGE_SPECS)
+def test_a_bad_range_spec_is_a_value_error_with_the_command_lines_message(build, spec):
+    with pytest.raises(ValueError) as built:
+        filterlab.RangeFilter(spec, np.arange(10, dtype=np.uint64))
+    assert str(built.value) == rangefp_error(build, f"--filter={spec}")
+    if spec.split(":")[0] in filterlab.range_filters().index:  # other names: check_spec reads them as point specs
+        with pytest.raises(ValueError) as checked:
+            filterlab.check_spec(spec)
+        assert str(checked.value) == str(built.value)
+    data = filterlab.RangeFilter("grafite:bpk=16", [1, 2, 3]).to_bytes()
+    with pytest.raises(ValueError) as opened:
+        filterlab.RangeFilter.from_bytes(data, spec)
+    assert str(opened.value) == str(built.value)
+
+
+def test_a_range_spec_given_to_filter_and_a_point_spec_given_to_range_filter_say_which_is_which():
+    with pytest.raises(ValueError, match="'grafite' is a range filter, not a point filter"):
+        filterlab.Filter("grafite:bpk=16", [1, 2])
+    with pytest.raises(ValueError, match="'fastlocal' is a point filter, not a range filter"):
+        filterlab.RangeFilter("fastlocal:bpk=10", [1, 2])
+    with pytest.raises(TypeError, match="spec: expected a str"):
+        filterlab.RangeFilter(16, [1, 2])
+
+
+@pytest.mark.parametrize("spec", ["grafite:bpk=16", "bucketing:bpk=16", "rosetta:bpk=16,range=64"])
+def test_byte_string_keys_for_an_integer_only_variant_are_refused_unless_mapped(spec):
+    words = [b"apple", b"banana", b"cherry"]
+    with pytest.raises(ValueError, match=r"takes uint64 keys, not byte strings; pass integer keys, or "
+                                         r"bytes_as_uint64=True"):
+        filterlab.RangeFilter(spec, words)
+    f = filterlab.RangeFilter(spec, words, bytes_as_uint64=True)
+    assert f.key_type == "bytes" and f.may_contain_range([b"b"], [b"bz"]).all() and f.may_contain(words).all()
+    with pytest.raises(ValueError, match="holds byte-string keys, so it is queried with byte-string values"):
+        f.may_contain_range([1], [2])
+
+
+def test_range_queries_with_hi_below_lo_or_of_the_wrong_type_are_refused():
+    f = filterlab.RangeFilter("grafite:bpk=16", np.arange(0, 1000, 10, dtype=np.uint64))
+    with pytest.raises(ValueError, match=re.escape("query 2: range [9, 8] has hi < lo; ranges are inclusive and need "
+                                                   "lo <= hi")):
+        f.may_contain_range([1, 2, 9], [1, 2, 8])
+    with pytest.raises(ValueError, match=re.escape("query 0: range [9, 8] has hi < lo")):
+        f.query_model_fp([9], [8], np.arange(0, 1000, 10))
+    with pytest.raises(ValueError, match="lo, hi: 2 lower ends but 1 upper ends"):
+        f.may_contain_range([1, 2], [3])
+    with pytest.raises(ValueError, match="lo: a numpy array of dtype float64"):
+        f.may_contain_range(np.array([1.0]), [2])
+    with pytest.raises(ValueError, match="hi: integer key -2 at index 0 is negative"):
+        f.may_contain_range([1], np.array([-2]))
+    with pytest.raises(ValueError, match="lo: this range filter holds uint64 keys, so it is queried with uint64 values; got byte-string ones"):
+        f.may_contain_range([b"a"], [b"b"])
+    with pytest.raises(ValueError, match="keys: this range filter holds uint64 keys"):
+        f.may_contain(["a"])
+    with pytest.raises(ValueError, match="range_length: got 0; allowed: >= 1"):
+        f.model_fp(0)
+    with pytest.raises(ValueError, match="the filter holds 100 distinct keys but 3 were given"):
+        f.query_model_fp([1], [2], [1, 2, 3])
+    s = filterlab.RangeFilter("surf:suffix=real,bits=8", [b"a", b"c"])
+    with pytest.raises(ValueError, match=re.escape("query 1: byte-string range with hi < lo (lo 1 bytes, hi 1 bytes)")):
+        s.may_contain_range([b"a", b"c"], [b"b", b"b"])
+    with pytest.raises(ValueError, match="lo: this range filter holds byte-string keys, so it is queried with byte-string values; got uint64"):
+        s.may_contain_range([1], [b"b"])
+    with pytest.raises(ValueError, match="holds byte-string keys"):
+        s.query_model_fp([b"a"], [b"b"], [b"a", b"c"])
+    with pytest.raises(ValueError, match="key_type: got 'int'"):
+        filterlab.RangeFilter.from_bytes(s.to_bytes(), key_type="int")
+    # a byte-string filter read as holding uint64 keys answers integer queries (its keys' 8 big-endian bytes)
+    assert filterlab.RangeFilter.from_bytes(s.to_bytes()).key_type == "uint64"
+
+
+def test_range_bytes_of_another_variant_or_key_type_are_refused():
+    data = filterlab.RangeFilter("grafite:bpk=16", [1, 2, 3]).to_bytes()
+    with pytest.raises(ValueError, match="the bytes hold a 'grafite' range filter .* but the spec 'surf"):
+        filterlab.RangeFilter.from_bytes(data, "surf:suffix=real,bits=8")
+    with pytest.raises(ValueError, match="key_type: got 'int'; allowed: 'uint64', 'bytes'"):
+        filterlab.RangeFilter.from_bytes(data, key_type="int")
+    with pytest.raises(ValueError, match="expected bytes"):
+        filterlab.RangeFilter.from_bytes("text")
+
+
+@pytest.mark.parametrize("spec", [e for v in filterlab.range_filters()["examples"] for e in v])
+def test_damaged_range_filter_bytes_are_a_value_error_or_a_working_filter_never_a_crash(spec):
+    """Every truncation and 500 seeded single-byte changes of a serialized range
+    filter: from_bytes raises ValueError or gives a filter that answers queries."""
+    data = filterlab.RangeFilter(spec, np.arange(0, 30000, 10, dtype=np.uint64)).to_bytes()
+    lo = np.arange(0, 40000, 7, dtype=np.uint64)
+    rng = np.random.default_rng(6)
+    damaged = [data[:cut] for cut in range(0, len(data), max(1, len(data) // 200))]
+    for _ in range(500):
+        b = bytearray(data)
+        b[int(rng.integers(len(b)))] ^= int(rng.integers(1, 256))
+        damaged.append(bytes(b))
+    refused = 0
+    for d in damaged:
+        try:
+            g = filterlab.RangeFilter.from_bytes(d, spec)
+        except ValueError:
+            refused += 1
+            continue
+        assert g.may_contain_range(lo, lo + np.uint64(5)).shape == lo.shape
+    assert refused > 0  # the truncations at least are refused
