@@ -146,8 +146,9 @@ TEST(Fp, StandardBloomWithinFourSigmaOfTheory) {
 //   1 + q Var(X/m) / (p (1 - p)),   p = E[X]/m,
 // with the occupancy moments of Z = m - X (n keys, uniform bits):
 //   E[Z] = m (1-1/m)^n,  E[Z(Z-1)] = m (m-1) (1-2/m)^n.
-// (~19 here, ~3 with the sanitizers' tenth of the queries: the filters' own
-// rates scatter far more than sampling does.)
+// (~19 here, ~2 with the sanitizers' tenth of the queries: the filters' own
+// rates scatter far more than sampling does; the test asks that the allowed
+// band exclude 1, sampling alone.)
 // The statistic of F = 300 filters estimates it to ~sqrt(2/F) = 8% relative
 // (the variance of a sample variance), plus the skew of X: allow 35%. XOR
 // filters of 8-bit fingerprints answer every outside query positive with
@@ -164,7 +165,7 @@ TEST(Fp, DispersionMeasuresTheSpreadOfTheFiltersOwnRates) {
     const double p = 1 - ez / m;
     const double expected = 1 + static_cast<double>(q_per_filter) * var_x / (m * m) / (p * (1 - p));
     EXPECT_NEAR(r.dispersion, expected, 0.35 * expected) << "p " << p << " measured fp " << r.fp;
-    EXPECT_GT(expected, 2);
+    EXPECT_GT((1 - 0.35) * expected, 1.0) << "the band must exclude sampling alone (1)";
   }
   {
     const uint64_t filters = 300;
