@@ -41,20 +41,8 @@ def filters() -> pd.DataFrame:
       ``example_fp_models`` gives each example's);
     * ``has_probes``: whether its specs have a probe count.
     """
-    rows = []
-    for v in _native.variants():
-        rows.append({
-            "name": v["name"],
-            "summary": v["summary"],
-            "params": parameter_values(v["params"], v["keys"]),
-            "params_text": v["params"],
-            "examples": list(v["examples"]),
-            "fp_model": v["fp_model"],
-            "fp_model_by_spec": v["fp_model_by_spec"],
-            "example_fp_models": list(v["example_fp_models"]),
-            "has_probes": v["has_probes"],
-        })
-    return pd.DataFrame(rows).set_index("name")
+    return _variant_table(_native.variants(), fp_model=str, fp_model_by_spec=bool, example_fp_models=list,
+                          has_probes=bool)
 
 
 def range_filters() -> pd.DataFrame:
@@ -73,18 +61,14 @@ def range_filters() -> pd.DataFrame:
       bound, ``empirical``: no model);
     * ``dynamic``: whether it takes inserts after construction.
     """
-    rows = []
-    for v in _native.range_variants():
-        rows.append({
-            "name": v["name"],
-            "summary": v["summary"],
-            "params": parameter_values(v["params"], v["keys"]),
-            "params_text": v["params"],
-            "examples": list(v["examples"]),
-            "key_types": v["key_types"],
-            "fp_model": v["fp_model"],
-            "dynamic": v["dynamic"],
-        })
+    return _variant_table(_native.range_variants(), key_types=str, fp_model=str, dynamic=bool)
+
+
+def _variant_table(variants, **fields) -> pd.DataFrame:
+    """The columns every registration has, then `fields` (name: conversion) in order."""
+    rows = [{"name": v["name"], "summary": v["summary"], "params": parameter_values(v["params"], v["keys"]),
+             "params_text": v["params"], "examples": list(v["examples"]),
+             **{field: convert(v[field]) for field, convert in fields.items()}} for v in variants]
     return pd.DataFrame(rows).set_index("name")
 
 
