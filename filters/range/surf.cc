@@ -45,6 +45,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__) || defined(__BMI2__)
+#include <immintrin.h>
+#endif
+
 #include "filters/filter_spec.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
@@ -56,6 +60,10 @@ namespace {
 
 constexpr char kVariantName[] = "surf";
 enum class Suffix : int { kNone = 0, kHash = 1, kReal = 2 };
+constexpr int kLayoutVersion = 2;                    // 2: LOUDS-Dense top levels; 1: LOUDS-Sparse only (still read)
+constexpr int kDefaultDenseRatio = 64;               // the paper's R (Section 3.1)
+constexpr uint64_t kDenseBitsPerNode = 2 * 256 + 1;  // labels, has-child, is-prefix-key
+constexpr uint64_t kSparseBitsPerEdge = 8 + 1 + 1;   // label, has-child, LOUDS
 const char* SuffixName(Suffix s) { return s == Suffix::kNone ? "none" : s == Suffix::kHash ? "hash" : "real"; }
 
 inline uint64_t LoadWord(const uint8_t* p, uint64_t i) {
@@ -109,31 +117,52 @@ class RankSelectView {
   RankSelectView(RankSelectShape shape, const uint8_t* data) : s_(shape), data_(data) {}
   const RankSelectShape& shape() const { return s_; }
   bool Get(uint64_t i) const { return (LoadWord(data_, i / 64) >> (i % 64)) & 1; }
-  // Ones in [0, i] (i < bits).
+  uint64_t Word(uint64_t w) const { return LoadWord(data_, w); }
+  // Ones in [0, i] (i < bits): the block's count plus at most 8 popcounts.
   uint64_t Rank1(uint64_t i) const {
     const uint64_t w = i / 64;
-    uint64_t r = Get32(s_.Words(), w / 8);
+    uint64_t r = Count(w / 8);
     for (uint64_t k = w / 8 * 8; k < w; ++k) r += std::popcount(LoadWord(data_, k));
     const uint64_t last = LoadWord(data_, w);
     const int b = static_cast<int>(i % 64);
     r += std::popcount(b == 63 ? last : last & ((uint64_t{2} << b) - 1));
     return r;
   }
-  // Position of the k-th one (0-based, k < ones).
+  // Position of the k-th one (0-based, k < ones): the sample of every 64th
+  // one names a 512-bit block, a binary search over the block counts up to
+  // the next sample's block finds the block holding it, then at most 8 words.
   uint64_t Select1(uint64_t k) const {
-    uint64_t pos = Get32(s_.Words() + s_.CountWords(), k / 64);
-    uint64_t left = k % 64;
-    uint64_t w = pos / 64;
-    uint64_t word = LoadWord(data_, w) & (~uint64_t{0} << (pos % 64));
-    while (true) {
+    const uint64_t sample = k / 64;
+    uint64_t b = Get32(s_.Words() + s_.CountWords(), sample) / 512;
+    uint64_t top = sample + 1 < s_.Samples() ? Get32(s_.Words() + s_.CountWords(), sample + 1) / 512 : s_.Blocks() - 1;
+    top = std::min(top, s_.Blocks() - 1);
+    while (b < top) {  // the last block in [b, top] whose count is <= k
+      const uint64_t mid = (b + top + 1) / 2;
+      if (Count(mid) <= k) {
+        b = mid;
+      } else {
+        top = mid - 1;
+      }
+    }
+    uint64_t left = k - std::min(k, Count(b));
+    for (uint64_t w = 8 * b; w < s_.Words(); ++w) {
+      const uint64_t word = LoadWord(data_, w);
       const auto c = static_cast<uint64_t>(std::popcount(word));
-      if (left < c) break;
+      if (left < c) return w * 64 + SelectInWord(word, left);
       left -= c;
-      if (++w >= s_.Words()) return s_.bits;  // inconsistent data; Validate refuses it
+    }
+    return s_.bits;  // inconsistent data; Validate refuses it
+  }
+  // The first one at or after i, or bits when there is none.
+  uint64_t NextOne(uint64_t i) const {
+    if (i >= s_.bits) return s_.bits;
+    uint64_t w = i / 64;
+    uint64_t word = LoadWord(data_, w) & (~uint64_t{0} << (i % 64));
+    while (word == 0) {
+      if (++w >= s_.Words()) return s_.bits;
       word = LoadWord(data_, w);
     }
-    for (uint64_t j = 0; j < left; ++j) word &= word - 1;
-    return w * 64 + static_cast<uint64_t>(std::countr_zero(word));
+    return std::min(s_.bits, w * 64 + static_cast<uint64_t>(std::countr_zero(word)));
   }
   Status Validate(const char* what) const {
     std::vector<uint64_t> words;
@@ -149,6 +178,15 @@ class RankSelectView {
   }
 
  private:
+  static uint64_t SelectInWord(uint64_t word, uint64_t k) {  // k < popcount(word)
+#ifdef __BMI2__
+    return static_cast<uint64_t>(std::countr_zero(_pdep_u64(uint64_t{1} << k, word)));
+#else
+    for (uint64_t j = 0; j < k; ++j) word &= word - 1;
+    return static_cast<uint64_t>(std::countr_zero(word));
+#endif
+  }
+  uint64_t Count(uint64_t block) const { return Get32(s_.Words(), block); }
   uint64_t Get32(uint64_t word_base, uint64_t i) const {
     return (LoadWord(data_, word_base + i / 2) >> (32 * (i % 2))) & 0xffffffffULL;
   }
@@ -156,24 +194,76 @@ class RankSelectView {
   const uint8_t* data_ = nullptr;
 };
 
-// Everything a reader needs besides the words (the layout).
+// A stack on the caller's stack while it is short (a query's path is as deep
+// as its key: 8 levels for uint64 keys), on the heap beyond: queries allocate
+// nothing.
+template <typename T>
+class PathStack {
+ public:
+  PathStack() = default;
+  PathStack(const PathStack&) = delete;
+  PathStack& operator=(const PathStack&) = delete;
+  void push_back(T v) {
+    if (size_ == cap_) Grow();
+    data()[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  T back() const { return data()[size_ - 1]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() { size_ = 0; }
+  void truncate(size_t n) { size_ = std::min(size_, n); }
+  T* data() { return heap_.empty() ? inline_ : heap_.data(); }
+  const T* data() const { return heap_.empty() ? inline_ : heap_.data(); }
+
+ private:
+  void Grow() {
+    std::vector<T> bigger(2 * cap_);
+    std::copy(data(), data() + size_, bigger.begin());
+    heap_.swap(bigger);
+    cap_ *= 2;
+  }
+  static constexpr size_t kInline = 32;
+  T inline_[kInline];
+  std::vector<T> heap_;
+  size_t size_ = 0, cap_ = kInline;
+};
+
+// Everything a reader needs besides the words (the layout). edges, nodes
+// and child_edges count the LOUDS-Sparse part; the dense_* fields the
+// LOUDS-Dense part (0 in layout version 1, which had no dense part);
+// prefix_keys counts over all nodes.
 struct SurfShape {
   uint64_t keys = 0;
   Suffix suffix = Suffix::kNone;
   int suffix_bits = 0;
-  uint64_t edges = 0;        // labels
-  uint64_t nodes = 0;        // LOUDS ones
-  uint64_t child_edges = 0;  // has-child ones
-  uint64_t prefix_keys = 0;  // is-prefix-key ones (over nodes)
+  uint64_t edges = 0;        // sparse labels
+  uint64_t nodes = 0;        // sparse LOUDS ones
+  uint64_t child_edges = 0;  // sparse has-child ones
+  uint64_t prefix_keys = 0;  // is-prefix-key ones (over all nodes)
+  uint64_t dense_nodes = 0;  // the first nodes in level order, 256 label and 256 has-child bits each
+  uint64_t dense_edges = 0;  // dense label ones
+  uint64_t dense_child_edges = 0;
+  uint64_t AllEdges() const { return dense_edges + edges; }
+  uint64_t AllNodes() const { return dense_nodes + nodes; }
+  uint64_t AllChildEdges() const { return dense_child_edges + child_edges; }
+  uint64_t DenseLeaves() const { return dense_edges - dense_child_edges; }
+  uint64_t Leaves() const { return AllEdges() - AllChildEdges(); }
   uint64_t LabelWords() const { return (edges + 7) / 8; }
-  uint64_t Stored() const { return edges - child_edges + prefix_keys; }  // keys with a suffix
+  uint64_t Stored() const { return Leaves() + prefix_keys; }  // keys with a suffix
   uint64_t SuffixWords() const { return (Stored() * static_cast<uint64_t>(suffix_bits) + 63) / 64; }
   RankSelectShape HasChild() const { return {edges, child_edges}; }
   RankSelectShape Louds() const { return {edges, nodes}; }
   // One bit per node; the root exists even without edges (it may hold the empty key).
-  RankSelectShape PrefixKey() const { return {std::max<uint64_t>(nodes, 1), prefix_keys}; }
+  RankSelectShape PrefixKey() const { return {std::max<uint64_t>(AllNodes(), 1), prefix_keys}; }
+  RankSelectShape DenseLabels() const { return {256 * dense_nodes, dense_edges}; }
+  RankSelectShape DenseHasChild() const { return {256 * dense_nodes, dense_child_edges}; }
+  uint64_t DenseWords() const {
+    return dense_nodes == 0 ? 0 : DenseLabels().TotalWords() + DenseHasChild().TotalWords();
+  }
   uint64_t TotalWords() const {
-    return LabelWords() + HasChild().TotalWords() + Louds().TotalWords() + PrefixKey().TotalWords() + SuffixWords();
+    return LabelWords() + HasChild().TotalWords() + Louds().TotalWords() + PrefixKey().TotalWords() + SuffixWords() +
+           DenseWords();
   }
 };
 
@@ -191,20 +281,36 @@ uint64_t SuffixOf(Slice key, size_t depth, Suffix suffix, int bits) {
 
 class SurfFilter final : public RangeFilter {
  public:
-  SurfFilter(SurfShape shape, std::vector<uint64_t> words) : shape_(shape), owned_(std::move(words)) {
+  SurfFilter(SurfShape shape, std::vector<uint64_t> words, int version)
+      : shape_(shape), version_(version), owned_(std::move(words)) {
     Init(reinterpret_cast<const uint8_t*>(owned_.data()), owned_.size() * 8);
   }
-  SurfFilter(SurfShape shape, Slice data) : shape_(shape) { Init(data.udata(), data.size()); }
+  SurfFilter(SurfShape shape, Slice data, int version) : shape_(shape), version_(version) {
+    Init(data.udata(), data.size());
+  }
 
   Status Validate() const {
     Status s = has_child_.Validate("has-child");
     if (s.ok()) s = louds_.Validate("LOUDS");
     if (s.ok()) s = prefix_key_.Validate("prefix-key");
+    if (s.ok() && shape_.dense_nodes > 0) s = d_labels_.Validate("dense label");
+    if (s.ok() && shape_.dense_nodes > 0) s = d_child_.Validate("dense has-child");
     if (s.ok() && shape_.edges > 0 && !louds_.Get(0)) s = Status::Corruption("surf: the first edge starts no node");
     // Every has-child edge points at a node that exists (child numbers 1..nodes-1).
-    if (s.ok() && shape_.child_edges + 1 != shape_.nodes && shape_.edges > 0) {
-      s = Status::Corruption("surf: " + std::to_string(shape_.child_edges) + " child edges for " +
-                             std::to_string(shape_.nodes) + " nodes (a trie has one node more than child edges)");
+    if (s.ok() && shape_.AllChildEdges() + 1 != shape_.AllNodes() && shape_.AllEdges() > 0) {
+      s = Status::Corruption("surf: " + std::to_string(shape_.AllChildEdges()) + " child edges for " +
+                             std::to_string(shape_.AllNodes()) + " nodes (a trie has one node more than child edges)");
+    }
+    // A dense node has a label, and a has-child bit only where it has a label.
+    for (uint64_t n = 0; s.ok() && n < shape_.dense_nodes; ++n) {
+      uint64_t any = 0;
+      for (uint64_t w = 4 * n; w < 4 * n + 4; ++w) {
+        any |= d_labels_.Word(w);
+        if (d_child_.Word(w) & ~d_labels_.Word(w)) {
+          s = Status::Corruption("surf: dense node " + std::to_string(n) + " has a child bit without a label");
+        }
+      }
+      if (s.ok() && any == 0) s = Status::Corruption("surf: dense node " + std::to_string(n) + " has no label");
     }
     return s;
   }
@@ -223,21 +329,22 @@ class SurfFilter final : public RangeFilter {
 
   bool MayContainBytes(Slice key) const override {
     if (shape_.keys == 0) return false;
-    if (shape_.edges == 0) return key.empty() && SuffixMatches(StoredIndexOfPrefixKey(0), key, 0);  // only ""
+    if (shape_.AllEdges() == 0) return key.empty() && SuffixMatches(StoredIndexOfPrefixKey(0), key, 0);  // only ""
     uint64_t node = 0;
     for (size_t d = 0;; ++d) {
       if (d == key.size()) return prefix_key_.Get(node) && SuffixMatches(StoredIndexOfPrefixKey(node), key, d);
+      const uint8_t want = key.udata()[d];
       uint64_t pos;
-      if (!FindLabel(node, key.udata()[d], &pos)) return false;
-      if (!has_child_.Get(pos)) return SuffixMatches(StoredIndexOfLeaf(pos), key, d + 1);
-      node = has_child_.Rank1(pos);
+      if (!FirstAtLeast(node, want, &pos) || LabelAt(node, pos) != want) return false;
+      if (!HasChild(node, pos)) return SuffixMatches(StoredIndexOfLeaf(node, pos), key, d + 1);
+      node = Child(node, pos);
     }
   }
 
   bool MayContainBytesRange(Slice lo, Slice hi) const override {
     if (shape_.keys == 0) return false;
     if (lo.compare(hi) == 0) return MayContainBytes(lo);
-    if (shape_.edges == 0) return lo.empty();  // only the empty key, which only a range from "" holds
+    if (shape_.AllEdges() == 0) return lo.empty();  // only the empty key, which only a range from "" holds
     Candidate c;
     if (!SeekAtLeast(lo, &c)) return false;
     return MayBeAtMost(c, hi);
@@ -248,17 +355,24 @@ class SurfFilter final : public RangeFilter {
   size_t DataBytes() const override { return bytes_; }
   void Serialize(std::string* out) const override { AppendRangeFilterBytes(Slice(data_, bytes_), Describe(), out); }
   std::string Describe() const override {
-    return std::string(kVariantName) + ":keys=" + std::to_string(shape_.keys) + ",suffix=" + SuffixName(shape_.suffix) +
-           ",bits=" + std::to_string(shape_.suffix_bits) + ",edges=" + std::to_string(shape_.edges) +
-           ",nodes=" + std::to_string(shape_.nodes) + ",child_edges=" + std::to_string(shape_.child_edges) +
-           ",prefix_keys=" + std::to_string(shape_.prefix_keys);
+    std::string d = std::string(kVariantName) + ":keys=" + std::to_string(shape_.keys) +
+                    ",suffix=" + SuffixName(shape_.suffix) + ",bits=" + std::to_string(shape_.suffix_bits) +
+                    ",edges=" + std::to_string(shape_.edges) + ",nodes=" + std::to_string(shape_.nodes) +
+                    ",child_edges=" + std::to_string(shape_.child_edges) +
+                    ",prefix_keys=" + std::to_string(shape_.prefix_keys);
+    if (version_ >= 2) {
+      d += ",version=" + std::to_string(version_) + ",dense_nodes=" + std::to_string(shape_.dense_nodes) +
+           ",dense_edges=" + std::to_string(shape_.dense_edges) +
+           ",dense_child_edges=" + std::to_string(shape_.dense_child_edges);
+    }
+    return d;
   }
 
  private:
   // The first stored key that may be >= lo: its path bytes, whether the key
   // ends exactly there (a prefix key) or continues (a leaf), and its suffix.
   struct Candidate {
-    std::string path;
+    PathStack<char> path;
     bool exact = false;
     uint64_t stored = 0;  // index of its suffix
   };
@@ -274,25 +388,80 @@ class SurfFilter final : public RangeFilter {
     prefix_key_ = RankSelectView(shape_.PrefixKey(), data + 8 * w);
     w += shape_.PrefixKey().TotalWords();
     suffix_at_ = w;
+    w += shape_.SuffixWords();
+    if (shape_.dense_nodes > 0) {
+      d_labels_ = RankSelectView(shape_.DenseLabels(), data + 8 * w);
+      w += shape_.DenseLabels().TotalWords();
+      d_child_ = RankSelectView(shape_.DenseHasChild(), data + 8 * w);
+    }
   }
 
-  uint8_t Label(uint64_t pos) const { return data_[pos]; }
-  uint64_t NodeStart(uint64_t node) const { return louds_.Select1(node); }
-  uint64_t NodeEnd(uint64_t node) const {  // one past its last edge
-    return node + 1 < shape_.nodes ? louds_.Select1(node + 1) : shape_.edges;
+  // Nodes are numbered in level order, the root 0; the first dense_nodes are
+  // dense. An edge is named by its node and a position: in a dense node the
+  // bit 256 * node + label, in a sparse node the index of its label.
+  bool IsDense(uint64_t node) const { return node < shape_.dense_nodes; }
+  uint8_t LabelAt(uint64_t node, uint64_t pos) const {
+    return IsDense(node) ? static_cast<uint8_t>(pos & 255) : data_[pos];
   }
-  bool FindLabel(uint64_t node, uint8_t label, uint64_t* pos) const {
-    const uint64_t end = NodeEnd(node);
-    for (uint64_t p = NodeStart(node); p < end; ++p) {
-      if (Label(p) == label) return *pos = p, true;
-      if (Label(p) > label) return false;
+  bool HasChild(uint64_t node, uint64_t pos) const { return IsDense(node) ? d_child_.Get(pos) : has_child_.Get(pos); }
+  // A node's child is node 1 + (has-child edges before it in level order).
+  uint64_t Child(uint64_t node, uint64_t pos) const {
+    return IsDense(node) ? d_child_.Rank1(pos) : shape_.dense_child_edges + has_child_.Rank1(pos);
+  }
+  // The first edge of `node` whose label is >= byte; false when it has none.
+  bool FirstAtLeast(uint64_t node, unsigned byte, uint64_t* pos) const {
+    if (IsDense(node)) {
+      uint64_t w = 4 * node + byte / 64;
+      uint64_t word = d_labels_.Word(w) & (~uint64_t{0} << (byte % 64));
+      while (word == 0) {
+        if (++w == 4 * node + 4) return false;
+        word = d_labels_.Word(w);
+      }
+      *pos = 64 * w + static_cast<uint64_t>(std::countr_zero(word));
+      return true;
     }
-    return false;
+    const uint64_t start = louds_.Select1(node - shape_.dense_nodes);
+    const uint64_t end = louds_.NextOne(start + 1);  // the next node's start, or edges
+    *pos = SearchLabels(start, end, static_cast<uint8_t>(byte));
+    return *pos < end;
   }
-  // Stored keys are numbered: leaves by edge position among leaf edges, then prefix keys by node.
-  uint64_t StoredIndexOfLeaf(uint64_t pos) const { return pos - (pos == 0 ? 0 : has_child_.Rank1(pos - 1)); }
+  // The edge after *pos in the same node; false at the node's last edge.
+  bool NextInNode(uint64_t node, uint64_t* pos) const {
+    if (IsDense(node)) {
+      const unsigned label = static_cast<unsigned>(*pos & 255);
+      return label < 255 && FirstAtLeast(node, label + 1, pos);
+    }
+    const uint64_t next = *pos + 1;
+    if (next >= shape_.edges || louds_.Get(next)) return false;
+    *pos = next;
+    return true;
+  }
+  // The first label in [start, end) that is >= byte, or end: 16 labels per
+  // step with SSE2 (unsigned a >= b is max(a, b) == a), as SuRF searches a
+  // node's labels with SIMD (Section 3.4 of the paper).
+  uint64_t SearchLabels(uint64_t start, uint64_t end, uint8_t byte) const {
+    uint64_t p = start;
+#ifdef __SSE2__
+    const __m128i want = _mm_set1_epi8(static_cast<char>(byte));
+    while (p < end && p + 16 <= bytes_) {  // a load may read past the node, never past the data
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data_ + p));
+      auto mask = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, want), x)));
+      if (end - p < 16) mask &= (uint32_t{1} << (end - p)) - 1;
+      if (mask != 0) return p + static_cast<uint64_t>(std::countr_zero(mask));
+      p += 16;
+    }
+#endif
+    while (p < end && data_[p] < byte) ++p;
+    return std::min(p, end);
+  }
+  // Stored keys are numbered: leaves in level order (the dense ones, then the
+  // sparse ones), then prefix keys by node.
+  uint64_t StoredIndexOfLeaf(uint64_t node, uint64_t pos) const {
+    if (IsDense(node)) return d_labels_.Rank1(pos) - 1 - d_child_.Rank1(pos);
+    return shape_.DenseLeaves() + pos - (pos == 0 ? 0 : has_child_.Rank1(pos - 1));
+  }
   uint64_t StoredIndexOfPrefixKey(uint64_t node) const {
-    return shape_.edges - shape_.child_edges + (node == 0 ? 0 : prefix_key_.Rank1(node - 1));
+    return shape_.Leaves() + (node == 0 ? 0 : prefix_key_.Rank1(node - 1));
   }
   uint64_t SuffixAt(uint64_t stored) const {
     const int bits = shape_.suffix_bits;
@@ -315,85 +484,74 @@ class SurfFilter final : public RangeFilter {
     return mine < theirs ? -1 : mine > theirs ? 1 : 0;
   }
 
-  // Leftmost stored key at or below `node` (whose path is c->path).
-  void Leftmost(uint64_t node, Candidate* c) const {
-    while (true) {
-      if (prefix_key_.Get(node)) {
+  // The candidate for the edge (node, pos) whose label is already on c->path:
+  // the leaf itself, or the leftmost stored key below its child.
+  bool TakeEdge(uint64_t node, uint64_t pos, Candidate* c) const {
+    while (HasChild(node, pos)) {
+      node = Child(node, pos);
+      if (prefix_key_.Get(node)) {  // the key ending at this node is the smallest below it
         c->exact = true;
         c->stored = StoredIndexOfPrefixKey(node);
-        return;
+        return true;
       }
-      const uint64_t pos = NodeStart(node);
-      c->path.push_back(static_cast<char>(Label(pos)));
-      if (!has_child_.Get(pos)) {
-        c->exact = false;
-        c->stored = StoredIndexOfLeaf(pos);
-        return;
-      }
-      node = has_child_.Rank1(pos);
+      if (!FirstAtLeast(node, 0, &pos)) return false;  // a node without edges: Validate refuses it
+      c->path.push_back(static_cast<char>(LabelAt(node, pos)));
     }
+    c->exact = false;
+    c->stored = StoredIndexOfLeaf(node, pos);
+    return true;
   }
 
   bool SeekAtLeast(Slice lo, Candidate* c) const {
-    // The path taken: per level the edge position; the node of each level.
-    std::vector<uint64_t> edge;
-    std::vector<uint64_t> node_of;
+    // Per level of the path taken: its node, and the edge followed from it.
+    PathStack<uint64_t> node_of, edge;
     uint64_t node = 0;
-    size_t d = 0;
     c->path.clear();
-    // Descend along lo.
-    uint64_t next_pos = 0;  // the edge to continue from when lo's byte has no edge
-    bool descend_from_next = false;
-    while (true) {
+    uint64_t pos = 0;
+    bool has_next;  // whether pos names the edge to continue from when lo's path ends
+    for (size_t d = 0;; ++d) {
       if (d == lo.size()) {  // every key below here is >= lo
-        Leftmost(node, c);
-        return true;
-      }
-      const uint8_t want = lo.udata()[d];
-      const uint64_t end = NodeEnd(node);
-      uint64_t p = NodeStart(node);
-      while (p < end && Label(p) < want) ++p;
-      node_of.push_back(node);
-      if (p < end && Label(p) == want) {
-        edge.push_back(p);
-        c->path.push_back(static_cast<char>(want));
-        if (has_child_.Get(p)) {
-          node = has_child_.Rank1(p);
-          ++d;
-          continue;
-        }
-        // A leaf whose stored prefix is a prefix of lo: the key may be below lo.
-        c->exact = false;
-        c->stored = StoredIndexOfLeaf(p);
-        if (CompareRealSuffix(c->stored, lo, d + 1) >= 0) return true;
-        next_pos = p + 1;  // the key is below lo: the next stored key after it
-        edge.pop_back();
-      } else {
-        next_pos = p;  // the first label above lo's byte, or the node's end
-      }
-      descend_from_next = true;
-      break;
-    }
-    // Move right: from next_pos in the deepest node, else up the path.
-    while (descend_from_next) {
-      const uint64_t n = node_of.back();
-      if (next_pos < NodeEnd(n)) {
-        c->path.resize(node_of.size() - 1);
-        c->path.push_back(static_cast<char>(Label(next_pos)));
-        if (!has_child_.Get(next_pos)) {
-          c->exact = false;
-          c->stored = StoredIndexOfLeaf(next_pos);
+        if (prefix_key_.Get(node)) {
+          c->exact = true;
+          c->stored = StoredIndexOfPrefixKey(node);
           return true;
         }
-        Leftmost(has_child_.Rank1(next_pos), c);
-        return true;
+        if (!FirstAtLeast(node, 0, &pos)) return false;
+        c->path.push_back(static_cast<char>(LabelAt(node, pos)));
+        return TakeEdge(node, pos, c);
+      }
+      const uint8_t want = lo.udata()[d];
+      node_of.push_back(node);
+      has_next = FirstAtLeast(node, want, &pos);  // the first label >= lo's byte
+      if (!has_next || LabelAt(node, pos) != want) break;
+      if (HasChild(node, pos)) {
+        c->path.push_back(static_cast<char>(want));
+        edge.push_back(pos);
+        node = Child(node, pos);
+        continue;
+      }
+      // A leaf whose stored prefix is a prefix of lo: the key may be below lo.
+      c->path.push_back(static_cast<char>(want));
+      c->exact = false;
+      c->stored = StoredIndexOfLeaf(node, pos);
+      if (CompareRealSuffix(c->stored, lo, d + 1) >= 0) return true;
+      has_next = NextInNode(node, &pos);  // the key is below lo: the next stored key after it
+      break;
+    }
+    // Move right: from pos in the deepest node, else up the path.
+    while (true) {
+      if (has_next) {
+        node = node_of.back();
+        c->path.truncate(node_of.size() - 1);
+        c->path.push_back(static_cast<char>(LabelAt(node, pos)));
+        return TakeEdge(node, pos, c);
       }
       node_of.pop_back();
       if (node_of.empty()) return false;
-      next_pos = edge.back() + 1;  // the edge taken in the parent
+      pos = edge.back();  // the edge taken in the parent
       edge.pop_back();
+      has_next = NextInNode(node_of.back(), &pos);
     }
-    return false;
   }
 
   bool MayBeAtMost(const Candidate& c, Slice hi) const {
@@ -406,10 +564,11 @@ class SurfFilter final : public RangeFilter {
   }
 
   SurfShape shape_;
+  int version_;
   std::vector<uint64_t> owned_;
   const uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
-  RankSelectView has_child_, louds_, prefix_key_;
+  RankSelectView has_child_, louds_, prefix_key_, d_labels_, d_child_;
   uint64_t suffix_at_ = 0;
 };
 
@@ -422,10 +581,12 @@ size_t CommonPrefix(Slice a, Slice b) {
 
 class SurfPolicy final : public RangeFilterPolicy {
  public:
-  SurfPolicy(Suffix suffix, int bits)
+  SurfPolicy(Suffix suffix, int bits, int dense_ratio)
       : suffix_(suffix),
         bits_(suffix == Suffix::kNone ? 0 : bits),
-        spec_(std::string(kVariantName) + ":suffix=" + SuffixName(suffix) + ",bits=" + std::to_string(bits_)) {}
+        dense_ratio_(dense_ratio),
+        spec_(std::string(kVariantName) + ":suffix=" + SuffixName(suffix) + ",bits=" + std::to_string(bits_) +
+              (dense_ratio == kDefaultDenseRatio ? "" : ",dense=" + std::to_string(dense_ratio))) {}
 
   const std::string& spec() const override { return spec_; }
   std::string_view variant() const override { return kVariantName; }
@@ -481,7 +642,9 @@ class SurfPolicy final : public RangeFilterPolicy {
     prefix_key.push_back(n > 0 && keys[0].size() == 0);  // the root: the empty key
     if (prefix_key.back()) prefix_suffixes.push_back(SuffixOf(keys[0], 0, suffix_, bits_));
     std::vector<std::pair<uint32_t, size_t>> leaves;  // (level, key) of each leaf edge
+    std::vector<size_t> level_begin;                  // the first edge of each level, then the end
     for (size_t d = 0; d < max_depth; ++d) {
+      level_begin.push_back(labels.size());
       size_t last = SIZE_MAX;           // previous key with an edge at this level
       size_t ends_at_child = SIZE_MAX;  // the current edge's key that ends at its child, if any
       auto close_edge = [&] {
@@ -517,6 +680,24 @@ class SurfPolicy final : public RangeFilterPolicy {
     std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [level, i] : leaves) suffixes.push_back(SuffixOf(keys[i], level + 1, suffix_, bits_));
     suffixes.insert(suffixes.end(), prefix_suffixes.begin(), prefix_suffixes.end());
+    level_begin.push_back(labels.size());
+    // The dense levels: LOUDS-Dense bitmaps for the nodes of levels < cut, in
+    // the same level order, so node numbers and suffix order do not change.
+    const size_t cut = DenseLevels(louds, level_begin);
+    const size_t dense_end = level_begin[cut];  // edges in dense nodes
+    const auto dense_nodes = static_cast<uint64_t>(std::count(louds.begin(), louds.begin() + dense_end, true));
+    std::vector<bool> d_labels(256 * dense_nodes), d_child(256 * dense_nodes);
+    for (size_t i = 0, node = 0; i < dense_end; ++i) {
+      if (louds[i] && i > 0) ++node;
+      d_labels[256 * node + labels[i]] = true;
+      d_child[256 * node + labels[i]] = has_child[i];
+    }
+    labels.erase(labels.begin(), labels.begin() + dense_end);
+    has_child.erase(has_child.begin(), has_child.begin() + dense_end);
+    louds.erase(louds.begin(), louds.begin() + dense_end);
+    shape.dense_nodes = dense_nodes;
+    shape.dense_edges = dense_end;
+    shape.dense_child_edges = static_cast<uint64_t>(std::count(d_child.begin(), d_child.end(), true));
     shape.edges = labels.size();
     shape.nodes = static_cast<uint64_t>(std::count(louds.begin(), louds.end(), true));
     shape.child_edges = static_cast<uint64_t>(std::count(has_child.begin(), has_child.end(), true));
@@ -543,12 +724,40 @@ class SurfPolicy final : public RangeFilterPolicy {
       words[suffix_base + w] |= suffixes[i] << b;
       if (b + static_cast<uint64_t>(bits_) > 64) words[suffix_base + w + 1] |= suffixes[i] >> (64 - b);
     }
-    *out = std::make_unique<SurfFilter>(shape, std::move(words));
+    if (dense_nodes > 0) {
+      AppendRankSelect(d_labels, &words, &rs);
+      AppendRankSelect(d_child, &words, &rs);
+    }
+    if (words.size() != shape.TotalWords()) {
+      return Status::Corruption("surf: internal error: " + std::to_string(words.size()) + " words for a layout of " +
+                                std::to_string(shape.TotalWords()));
+    }
+    *out = std::make_unique<SurfFilter>(shape, std::move(words), kLayoutVersion);
     return Status::OK();
+  }
+
+  // The number of top levels stored LOUDS-Dense (see the header comment):
+  // level `cut` joins the dense levels while the dense levels above it,
+  // times R, are smaller than the sparse encoding of it and all below.
+  size_t DenseLevels(const std::vector<bool>& louds, const std::vector<size_t>& level_begin) const {
+    if (dense_ratio_ == 0) return 0;
+    const size_t levels = level_begin.size() - 1, all_edges = level_begin.back();
+    size_t cut = 0;
+    uint64_t dense_bits = 0;
+    while (cut < levels &&
+           static_cast<uint64_t>(dense_ratio_) * dense_bits < kSparseBitsPerEdge * (all_edges - level_begin[cut])) {
+      const auto nodes =
+          static_cast<uint64_t>(std::count(louds.begin() + static_cast<ptrdiff_t>(level_begin[cut]),
+                                           louds.begin() + static_cast<ptrdiff_t>(level_begin[cut + 1]), true));
+      dense_bits += kDenseBitsPerNode * nodes;
+      ++cut;
+    }
+    return cut;
   }
 
   Suffix suffix_;
   int bits_;
+  int dense_ratio_;
   std::string spec_;
 };
 
@@ -556,29 +765,51 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   std::string suffix;
   int bits = 0;
   Status s = spec.GetChoice("suffix", "hash", {"none", "hash", "real"}, &suffix);
+  int dense = kDefaultDenseRatio;
   if (s.ok()) s = spec.GetInt("bits", 8, 0, 64, &bits);
-  if (s.ok()) s = spec.Finish({"suffix", "bits"});
+  if (s.ok()) s = spec.GetInt("dense", kDefaultDenseRatio, 0, 1 << 20, &dense);
+  if (s.ok()) s = spec.Finish({"suffix", "bits", "dense"});
   if (!s.ok()) return s;
   const Suffix kind = suffix == "none" ? Suffix::kNone : suffix == "hash" ? Suffix::kHash : Suffix::kReal;
-  *out = std::make_unique<SurfPolicy>(kind, bits);
+  *out = std::make_unique<SurfPolicy>(kind, bits, dense);
   return Status::OK();
 }
 
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
-  for (const char* key : {"keys", "suffix", "bits", "edges", "nodes", "child_edges", "prefix_keys"}) {
+  // Version 1 (no "version" field): LOUDS-Sparse only. Version 2 adds the
+  // LOUDS-Dense part, its words after the suffixes.
+  int version = 1;
+  Status s = layout.Has("version") ? layout.GetInt("version", 1, 1, kLayoutVersion, &version) : Status::OK();
+  if (!s.ok()) {
+    return Status::Corruption("surf layout '" + layout.text() + "': " + s.message() +
+                              " (this build reads versions 1 to " + std::to_string(kLayoutVersion) + ")");
+  }
+  std::vector<const char*> fields = {"keys", "suffix", "bits", "edges", "nodes", "child_edges", "prefix_keys"};
+  if (version >= 2) fields.insert(fields.end(), {"version", "dense_nodes", "dense_edges", "dense_child_edges"});
+  for (const char* key : fields) {
     if (!layout.Has(key)) return Status::Corruption("surf layout '" + layout.text() + "' lacks '" + key + "'");
   }
   std::string suffix;
   int bits = 0;
-  long long keys = 0, edges = 0, nodes = 0, child = 0, prefix = 0;
-  Status s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
+  long long keys = 0, edges = 0, nodes = 0, child = 0, prefix = 0, dnodes = 0, dedges = 0, dchild = 0;
+  s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
   if (s.ok()) s = layout.GetChoice("suffix", "none", {"none", "hash", "real"}, &suffix);
   if (s.ok()) s = layout.GetInt("bits", 0, 0, 64, &bits);
   if (s.ok()) s = layout.GetInt("edges", 0LL, 0LL, 1LL << 40, &edges);
   if (s.ok()) s = layout.GetInt("nodes", 0LL, 0LL, edges, &nodes);
   if (s.ok()) s = layout.GetInt("child_edges", 0LL, 0LL, edges, &child);
   if (s.ok()) s = layout.GetInt("prefix_keys", 0LL, 0LL, keys, &prefix);
-  if (s.ok()) s = layout.Finish({"keys", "suffix", "bits", "edges", "nodes", "child_edges", "prefix_keys"});
+  if (s.ok() && version >= 2) {
+    s = layout.GetInt("dense_nodes", 0LL, 0LL, 1LL << 32, &dnodes);
+    if (s.ok()) s = layout.GetInt("dense_edges", 0LL, 0LL, 256 * dnodes, &dedges);
+    if (s.ok()) s = layout.GetInt("dense_child_edges", 0LL, 0LL, dedges, &dchild);
+  }
+  if (s.ok() && version >= 2) {
+    s = layout.Finish({"keys", "suffix", "bits", "edges", "nodes", "child_edges", "prefix_keys", "version",
+                       "dense_nodes", "dense_edges", "dense_child_edges"});
+  } else if (s.ok()) {
+    s = layout.Finish({"keys", "suffix", "bits", "edges", "nodes", "child_edges", "prefix_keys"});
+  }
   if (!s.ok()) return Status::Corruption(s.message());
   SurfShape shape;
   shape.keys = static_cast<uint64_t>(keys);
@@ -588,15 +819,20 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
   shape.nodes = static_cast<uint64_t>(nodes);
   shape.child_edges = static_cast<uint64_t>(child);
   shape.prefix_keys = static_cast<uint64_t>(prefix);
-  if (shape.Stored() != shape.keys || (shape.edges > 0 && shape.nodes == 0)) {
+  shape.dense_nodes = static_cast<uint64_t>(dnodes);
+  shape.dense_edges = static_cast<uint64_t>(dedges);
+  shape.dense_child_edges = static_cast<uint64_t>(dchild);
+  if (shape.Stored() != shape.keys || (shape.edges > 0 && shape.nodes == 0) ||
+      (shape.AllEdges() > 0 && shape.dense_nodes == 0 && shape.edges == 0)) {
     return Status::Corruption("surf layout '" + layout.text() + "': " + std::to_string(shape.Stored()) +
-                              " stored keys (leaf edges + prefix keys) for " + std::to_string(keys) + " keys");
+                              " stored keys (leaf edges + prefix keys) for " + std::to_string(keys) +
+                              " keys, or edges without the nodes holding them");
   }
   if (data.size() != shape.TotalWords() * 8) {
     return Status::Corruption("surf layout '" + layout.text() + "' needs " + std::to_string(shape.TotalWords() * 8) +
                               " data bytes but the filter has " + std::to_string(data.size()));
   }
-  auto f = std::make_unique<SurfFilter>(shape, data);
+  auto f = std::make_unique<SurfFilter>(shape, data, version);
   s = f->Validate();
   if (!s.ok()) return s;
   *out = std::move(f);
@@ -605,12 +841,14 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
 
 FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     kVariantName,
-    "SuRF (Zhang et al., SIGMOD 2018): fast succinct trie (LOUDS-Sparse) of the keys' distinguishing prefixes with "
-    "hashed or real suffix bits; byte-string keys",
-    "suffix=none|hash|real (default hash) bits=0..64 (suffix bits per key, default 8)",
+    "SuRF (Zhang et al., SIGMOD 2018): fast succinct trie (LOUDS-Dense top levels, LOUDS-Sparse below) of the keys' "
+    "distinguishing prefixes with hashed or real suffix bits; byte-string keys",
+    "suffix=none|hash|real (default hash) bits=0..64 (suffix bits per key, default 8) dense=R (0..2^20, default 64: "
+    "dense levels while their size * R <= the sparse size below; 0 = LOUDS-Sparse only)",
     &Create,
     &OpenLayout,
-    {"surf:suffix=hash,bits=4", "surf:suffix=real,bits=8", "surf:suffix=none,bits=0"},
+    {"surf:suffix=hash,bits=4", "surf:suffix=real,bits=8", "surf:suffix=none,bits=0", "surf:suffix=real,bits=8,dense=1",
+     "surf:suffix=hash,bits=4,dense=0"},
     kRangeKeysBytes | kRangeKeysUint64,
     FpModelKind::kEmpirical,
     /*dynamic=*/false});
