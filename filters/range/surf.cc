@@ -118,6 +118,11 @@ class RankSelectView {
   const RankSelectShape& shape() const { return s_; }
   bool Get(uint64_t i) const { return (LoadWord(data_, i / 64) >> (i % 64)) & 1; }
   uint64_t Word(uint64_t w) const { return LoadWord(data_, w); }
+  // Starts loading what Get(i) and Rank1(i) read: bit i's word and its block count.
+  void Prefetch(uint64_t i) const {
+    __builtin_prefetch(data_ + 8 * (i / 64));
+    __builtin_prefetch(data_ + 8 * (s_.Words() + i / 512 / 2));
+  }
   // Ones in [0, i] (i < bits): the block's count plus at most 8 popcounts.
   uint64_t Rank1(uint64_t i) const {
     const uint64_t w = i / 64;
@@ -128,12 +133,25 @@ class RankSelectView {
     r += std::popcount(b == 63 ? last : last & ((uint64_t{2} << b) - 1));
     return r;
   }
-  // Position of the k-th one (0-based, k < ones): the sample of every 64th
-  // one names a 512-bit block, a binary search over the block counts up to
-  // the next sample's block finds the block holding it, then at most 8 words.
+  // Position of the k-th one (0-based, k < ones): up to 4 words from the
+  // sample of every 64th one; beyond, the sample names a 512-bit block, a
+  // binary search over the block counts up to the next sample's block finds
+  // the block holding it, then at most 8 words.
   uint64_t Select1(uint64_t k) const {
     const uint64_t sample = k / 64;
-    uint64_t b = Get32(s_.Words() + s_.CountWords(), sample) / 512;
+    const uint64_t from = Get32(s_.Words() + s_.CountWords(), sample);
+    {  // where ones are dense (the sample is near), a few words from the sample
+      uint64_t left = k % 64, w = from / 64;
+      uint64_t word = LoadWord(data_, w) & (~uint64_t{0} << (from % 64));
+      for (int i = 0; i < 4; ++i) {
+        const auto c = static_cast<uint64_t>(std::popcount(word));
+        if (left < c) return w * 64 + SelectInWord(word, left);
+        left -= c;
+        if (++w >= s_.Words()) return s_.bits;  // inconsistent data; Validate refuses it
+        word = LoadWord(data_, w);
+      }
+    }
+    uint64_t b = from / 512;
     uint64_t top = sample + 1 < s_.Samples() ? Get32(s_.Words() + s_.CountWords(), sample + 1) / 512 : s_.Blocks() - 1;
     top = std::min(top, s_.Blocks() - 1);
     while (b < top) {  // the last block in [b, top] whose count is <= k
@@ -332,7 +350,7 @@ class SurfFilter final : public RangeFilter {
     if (shape_.AllEdges() == 0) return key.empty() && SuffixMatches(StoredIndexOfPrefixKey(0), key, 0);  // only ""
     uint64_t node = 0;
     for (size_t d = 0;; ++d) {
-      if (d == key.size()) return prefix_key_.Get(node) && SuffixMatches(StoredIndexOfPrefixKey(node), key, d);
+      if (d == key.size()) return IsPrefixKey(node) && SuffixMatches(StoredIndexOfPrefixKey(node), key, d);
       const uint8_t want = key.udata()[d];
       uint64_t pos;
       if (!FirstAtLeast(node, want, &pos) || LabelAt(node, pos) != want) return false;
@@ -404,6 +422,9 @@ class SurfFilter final : public RangeFilter {
     return IsDense(node) ? static_cast<uint8_t>(pos & 255) : data_[pos];
   }
   bool HasChild(uint64_t node, uint64_t pos) const { return IsDense(node) ? d_child_.Get(pos) : has_child_.Get(pos); }
+  // Whether a key ends at the node; not read at all when no key is a proper
+  // prefix of another (fixed-length keys): one cache miss less per descent.
+  bool IsPrefixKey(uint64_t node) const { return shape_.prefix_keys != 0 && prefix_key_.Get(node); }
   // A node's child is node 1 + (has-child edges before it in level order).
   uint64_t Child(uint64_t node, uint64_t pos) const {
     return IsDense(node) ? d_child_.Rank1(pos) : shape_.dense_child_edges + has_child_.Rank1(pos);
@@ -411,6 +432,11 @@ class SurfFilter final : public RangeFilter {
   // The first edge of `node` whose label is >= byte; false when it has none.
   bool FirstAtLeast(uint64_t node, unsigned byte, uint64_t* pos) const {
     if (IsDense(node)) {
+      // The label and has-child bits of (node, byte), and the rank counts a
+      // child or leaf number needs, are at addresses known now: load them
+      // together rather than one miss after another.
+      d_labels_.Prefetch(256 * node + byte);
+      d_child_.Prefetch(256 * node + byte);
       uint64_t w = 4 * node + byte / 64;
       uint64_t word = d_labels_.Word(w) & (~uint64_t{0} << (byte % 64));
       while (word == 0) {
@@ -421,6 +447,7 @@ class SurfFilter final : public RangeFilter {
       return true;
     }
     const uint64_t start = louds_.Select1(node - shape_.dense_nodes);
+    has_child_.Prefetch(start);                      // read once the label is found
     const uint64_t end = louds_.NextOne(start + 1);  // the next node's start, or edges
     *pos = SearchLabels(start, end, static_cast<uint8_t>(byte));
     return *pos < end;
@@ -489,7 +516,7 @@ class SurfFilter final : public RangeFilter {
   bool TakeEdge(uint64_t node, uint64_t pos, Candidate* c) const {
     while (HasChild(node, pos)) {
       node = Child(node, pos);
-      if (prefix_key_.Get(node)) {  // the key ending at this node is the smallest below it
+      if (IsPrefixKey(node)) {  // the key ending at this node is the smallest below it
         c->exact = true;
         c->stored = StoredIndexOfPrefixKey(node);
         return true;
@@ -511,7 +538,7 @@ class SurfFilter final : public RangeFilter {
     bool has_next;  // whether pos names the edge to continue from when lo's path ends
     for (size_t d = 0;; ++d) {
       if (d == lo.size()) {  // every key below here is >= lo
-        if (prefix_key_.Get(node)) {
+        if (IsPrefixKey(node)) {
           c->exact = true;
           c->stored = StoredIndexOfPrefixKey(node);
           return true;
