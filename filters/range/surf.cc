@@ -1,15 +1,15 @@
 // SuRF: the Succinct Range Filter of Zhang, Lim, Leis, Andersen, Kaminsky,
 // Keeton, Pavlo, "SuRF: Practical Range Query Filtering with Fast Succinct
-// Tries" (SIGMOD 2018). Variant "surf:suffix=none|hash|real,bits=S".
+// Tries" (SIGMOD 2018). Variant "surf:suffix=none|hash|real,bits=S[,dense=R]".
 //
 // What it is. A trie over the byte-string keys (a uint64 key is its 8
 // big-endian bytes), cut below each key's shortest prefix that tells it apart
 // from its neighbours (paper, Section 3.1: SuRF-Base stores the minimum-length
-// prefixes), then encoded level by level in LOUDS-Sparse (Section 2.2): per
+// prefixes), then encoded level by level. LOUDS-Sparse (Section 2.3): per
 // edge its label byte (S-Labels), whether it continues to a child
 // (S-HasChild) and whether it starts a node (S-LOUDS). A node's child is
 // node rank1(S-HasChild, pos) and node k starts at select1(S-LOUDS, k), so the
-// trie costs 10 bits per edge plus the rank and select samples. A node where
+// sparse trie costs 10 bits per edge plus the rank and select samples. A node where
 // a key ends while longer keys continue carries an is-prefix-key bit (the
 // paper's terminator label). Each stored key (leaf or prefix key) may carry
 // S suffix bits (Section 3.2): hash (S bits of XXH3 of the whole key: point
@@ -17,12 +17,42 @@
 // real (the S key bits after the stored prefix: both point and range queries
 // can tell apart keys sharing the prefix down to those bits).
 //
-// Not implemented: LOUDS-Dense, the paper's bitmap encoding of the top
-// levels (Section 2.1), a speed and space optimization of the same trie.
-// Answers, and therefore the FP rate, are those of SuRF with any dense/sparse
-// cut; the space here is SuRF's with no dense levels (the paper's figures use
-// a dense-to-sparse size ratio of 64, which stores the densest top levels in
-// fewer bits).
+// LOUDS-DS (Section 2, LOUDS-Dense and LOUDS-DS): the top levels are LOUDS-Dense, the
+// rest LOUDS-Sparse, both numbering nodes in level order (root 0), so the
+// dense part is simply nodes 0..dense_nodes-1 and the move from a dense node
+// into the sparse part is a node number >= dense_nodes. A dense node n owns
+// bits [256n, 256n + 256) of two bitmaps: D-Labels (label b present) and
+// D-HasChild (edge b continues); both carry the same rank directory as the
+// sparse vectors (a uint32 count per 512 bits), no select. Along edge
+// (n, b), at bit p = 256n + b:
+//   child node      = rank1(D-HasChild, p)                (the root is 0)
+//   leaf number     = rank1(D-Labels, p) - 1 - rank1(D-HasChild, p)
+//   next label >= b = the first one of D-Labels in [p, 256n + 256)
+// and from a sparse edge at label index i:
+//   child node      = dense_child_edges + rank1(S-HasChild, i)
+//   leaf number     = dense leaves + i - rank1(S-HasChild, i - 1)
+// is-prefix-key keeps one bit per node over both parts. A sparse node's
+// labels are searched 16 at a time with SSE2 (the paper's optimizations use
+// SIMD label search too); a dense node needs no search at all.
+//
+// Cost. A dense node: 2 * 256 bits + 1 (prefix key) + 2 * 6.25% rank
+// counts, about 546 bits, whatever its fan-out; a sparse edge: 10 bits + the
+// rank and select samples. Dense wins per node once it has more than about
+// 51 edges, and costs at most two misses per level (label word, has-child
+// word, their counts prefetched together) against three or four for sparse
+// (select sample, LOUDS word, labels, has-child).
+//
+// Cut rule. Level c joins the dense part while R * (dense bits of levels
+// < c) < 10 * (sparse edges of levels >= c), with 513 bits per dense node
+// and R = 64 (the paper's ratio; spec option dense=R, dense=0 for
+// LOUDS-Sparse only). The test is on the levels already dense, as in the
+// reference builder (SuRFBuilder::determineCutoffLevel), so the cut lands one
+// level below the paper's inequality size(dense) * R <= size(sparse): for
+// 10^7 uniform 64-bit keys the levels 0-2 go dense (65793 nodes, 3.4
+// bits/key) and level 2, whose 65536 nodes hold 7.5 * 10^6 edges, costs
+// less dense than sparse (7.5 bits/key). Answers do not depend on the cut.
+// Serialized layout version 2 (the "version" field) appends the dense words
+// after the suffixes; version 1, LOUDS-Sparse only, still opens.
 //
 // Range query (Section 3.3, the iterator's moveToKeyGreaterThan): descend
 // along lo as far as the trie allows and find the first stored prefix P
@@ -465,7 +495,7 @@ class SurfFilter final : public RangeFilter {
   }
   // The first label in [start, end) that is >= byte, or end: 16 labels per
   // step with SSE2 (unsigned a >= b is max(a, b) == a), as SuRF searches a
-  // node's labels with SIMD (Section 3.4 of the paper).
+  // node's labels with SIMD.
   uint64_t SearchLabels(uint64_t start, uint64_t end, uint8_t byte) const {
     uint64_t p = start;
 #ifdef __SSE2__
