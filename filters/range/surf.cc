@@ -17,14 +17,15 @@
 // real (the S key bits after the stored prefix: both point and range queries
 // can tell apart keys sharing the prefix down to those bits).
 //
-// LOUDS-DS (Section 2, LOUDS-Dense and LOUDS-DS): the top levels are LOUDS-Dense, the
-// rest LOUDS-Sparse, both numbering nodes in level order (root 0), so the
-// dense part is simply nodes 0..dense_nodes-1 and the move from a dense node
-// into the sparse part is a node number >= dense_nodes. A dense node n owns
-// bits [256n, 256n + 256) of two bitmaps: D-Labels (label b present) and
-// D-HasChild (edge b continues); both carry the same rank directory as the
-// sparse vectors (a uint32 count per 512 bits), no select. Along edge
-// (n, b), at bit p = 256n + b:
+// LOUDS-DS (Section 2, LOUDS-Dense and LOUDS-DS): the top levels are
+// LOUDS-Dense, the rest LOUDS-Sparse, both numbering nodes in level order
+// (root 0), so the dense part is simply nodes 0..dense_nodes-1 and the move
+// from a dense node into the sparse part is a node number >= dense_nodes. A
+// dense node n has 256 label bits (D-Labels: label b present) and 256
+// has-child bits (D-HasChild: edge b continues), stored together in the 64
+// bytes of words 8n..8n+7 (one cache line per node; the paper keeps them as
+// two bitmaps), and one word of rank counts: label and has-child bits
+// before node n (DenseView). Along edge (n, b), at bit p = 256n + b:
 //   child node      = rank1(D-HasChild, p)                (the root is 0)
 //   leaf number     = rank1(D-Labels, p) - 1 - rank1(D-HasChild, p)
 //   next label >= b = the first one of D-Labels in [p, 256n + 256)
@@ -35,24 +36,25 @@
 // labels are searched 16 at a time with SSE2 (the paper's optimizations use
 // SIMD label search too); a dense node needs no search at all.
 //
-// Cost. A dense node: 2 * 256 bits + 1 (prefix key) + 2 * 6.25% rank
-// counts, about 546 bits, whatever its fan-out; a sparse edge: 10 bits + the
-// rank and select samples. Dense wins per node once it has more than about
-// 51 edges, and costs at most two misses per level (label word, has-child
-// word, their counts prefetched together) against three or four for sparse
-// (select sample, LOUDS word, labels, has-child).
+// Cost. A dense node: 9 words + the is-prefix-key bit = 577 bits whatever
+// its fan-out; a sparse edge: 10 bits + 6.25% rank counts and select
+// samples. Dense is the smaller encoding once a node has more than about 55
+// edges, and a step through it reads one line (and its count word, loaded
+// alongside) against a select sample, a LOUDS word, the labels and a
+// has-child word for a sparse step.
 //
 // Cut rule. Level c joins the dense part while R * (dense bits of levels
-// < c) < 10 * (sparse edges of levels >= c), with 513 bits per dense node
-// and R = 64 (the paper's ratio; spec option dense=R, dense=0 for
-// LOUDS-Sparse only). The test is on the levels already dense, as in the
-// reference builder (SuRFBuilder::determineCutoffLevel), so the cut lands one
-// level below the paper's inequality size(dense) * R <= size(sparse): for
-// 10^7 uniform 64-bit keys the levels 0-2 go dense (65793 nodes, 3.4
-// bits/key) and level 2, whose 65536 nodes hold 7.5 * 10^6 edges, costs
-// less dense than sparse (7.5 bits/key). Answers do not depend on the cut.
-// Serialized layout version 2 (the "version" field) appends the dense words
-// after the suffixes; version 1, LOUDS-Sparse only, still opens.
+// < c) < 10 * (sparse edges of levels >= c), 577 bits per dense node, R =
+// 64 (the paper's ratio; spec option dense=R, dense=0 for LOUDS-Sparse
+// only), and at most 2^24 dense nodes (the counts are 32-bit). The test is
+// on the levels already dense, as in the reference builder
+// (SuRFBuilder::determineCutoffLevel), so the cut lands one level below the
+// paper's inequality size(dense) * R <= size(sparse): for 10^7 uniform
+// 64-bit keys levels 0-2 go dense (65793 nodes, 3.8 bits/key), and level 2,
+// whose 65536 nodes hold 7.5 * 10^6 edges, costs less dense than sparse
+// (7.5 bits/key). Answers do not depend on the cut. Serialized layout
+// version 2 (the "version" field) appends the dense words after the
+// suffixes; version 1, LOUDS-Sparse only, still opens.
 //
 // Range query (Section 3.3, the iterator's moveToKeyGreaterThan): descend
 // along lo as far as the trie allows and find the first stored prefix P
@@ -90,10 +92,10 @@ namespace {
 
 constexpr char kVariantName[] = "surf";
 enum class Suffix : int { kNone = 0, kHash = 1, kReal = 2 };
-constexpr int kLayoutVersion = 2;                    // 2: LOUDS-Dense top levels; 1: LOUDS-Sparse only (still read)
-constexpr int kDefaultDenseRatio = 64;               // the paper's R (Section 3.1)
-constexpr uint64_t kDenseBitsPerNode = 2 * 256 + 1;  // labels, has-child, is-prefix-key
-constexpr uint64_t kSparseBitsPerEdge = 8 + 1 + 1;   // label, has-child, LOUDS
+constexpr int kLayoutVersion = 2;                   // 2: LOUDS-Dense top levels; 1: LOUDS-Sparse only (still read)
+constexpr int kDefaultDenseRatio = 64;              // the paper's R (Section 3.1)
+constexpr uint64_t kDenseBitsPerNode = 9 * 64 + 1;  // labels, has-child, counts; is-prefix-key
+constexpr uint64_t kSparseBitsPerEdge = 8 + 1 + 1;  // label, has-child, LOUDS
 const char* SuffixName(Suffix s) { return s == Suffix::kNone ? "none" : s == Suffix::kHash ? "hash" : "real"; }
 
 inline uint64_t LoadWord(const uint8_t* p, uint64_t i) {
@@ -277,6 +279,80 @@ class PathStack {
   size_t size_ = 0, cap_ = kInline;
 };
 
+// The LOUDS-Dense nodes: node n's 256 label bits (D-Labels) and 256
+// has-child bits (D-HasChild) share the 64 bytes of words 8n..8n+7, so one
+// cache line serves a node; after all nodes, one word per node counts the
+// label bits (low half) and has-child bits (high half) before it: a rank is
+// that count plus at most 4 popcounts within the line.
+class DenseView {
+ public:
+  static constexpr uint64_t kMaxNodes = uint64_t{1} << 24;  // counts stay below 2^32
+  static uint64_t Words(uint64_t nodes) { return 9 * nodes; }
+  DenseView() = default;
+  DenseView(uint64_t nodes, const uint8_t* data) : nodes_(nodes), data_(data) {}
+  uint64_t LabelWord(uint64_t node, uint64_t k) const { return LoadWord(data_, 8 * node + k); }
+  uint64_t ChildWord(uint64_t node, uint64_t k) const { return LoadWord(data_, 8 * node + 4 + k); }
+  uint64_t Counts(uint64_t node) const { return LoadWord(data_, 8 * nodes_ + node); }
+  // Starts loading everything a step through the node reads.
+  void Prefetch(uint64_t node) const {
+    __builtin_prefetch(data_ + 64 * node);
+    __builtin_prefetch(data_ + 8 * (8 * nodes_ + node));
+  }
+  // Bit p = 256 * node + label.
+  bool HasChild(uint64_t p) const { return (ChildWord(p / 256, p % 256 / 64) >> (p % 64)) & 1; }
+  // Ones in [0, p] of D-Labels, of D-HasChild.
+  uint64_t RankLabels(uint64_t p) const { return Rank(p, 0, 0); }
+  uint64_t RankChildren(uint64_t p) const { return Rank(p, 4, 32); }
+
+  // Fills the count words after the bitmaps.
+  static void FillCounts(uint64_t nodes, uint64_t* words) {
+    uint64_t labels = 0, children = 0;
+    for (uint64_t n = 0; n < nodes; ++n) {
+      words[8 * nodes + n] = labels | (children << 32);
+      for (uint64_t k = 0; k < 4; ++k) {
+        labels += static_cast<uint64_t>(std::popcount(words[8 * n + k]));
+        children += static_cast<uint64_t>(std::popcount(words[8 * n + 4 + k]));
+      }
+    }
+  }
+  // A node has a label, a has-child bit only where it has a label, and the
+  // counts match the bits and the layout's totals.
+  Status Validate(uint64_t edges, uint64_t child_edges) const {
+    uint64_t labels = 0, children = 0;
+    for (uint64_t n = 0; n < nodes_; ++n) {
+      const std::string where = "surf: dense node " + std::to_string(n);
+      if (Counts(n) != (labels | (children << 32))) return Status::Corruption(where + ": its rank counts are wrong");
+      uint64_t any = 0;
+      for (uint64_t k = 0; k < 4; ++k) {
+        any |= LabelWord(n, k);
+        if (ChildWord(n, k) & ~LabelWord(n, k)) return Status::Corruption(where + " has a child bit without a label");
+        labels += static_cast<uint64_t>(std::popcount(LabelWord(n, k)));
+        children += static_cast<uint64_t>(std::popcount(ChildWord(n, k)));
+      }
+      if (any == 0) return Status::Corruption(where + " has no label");
+    }
+    if (labels != edges || children != child_edges) {
+      return Status::Corruption("surf: the dense nodes hold " + std::to_string(labels) + " labels and " +
+                                std::to_string(children) + " child edges; the layout says " + std::to_string(edges) +
+                                " and " + std::to_string(child_edges));
+    }
+    return Status::OK();
+  }
+
+ private:
+  uint64_t Rank(uint64_t p, uint64_t first_word, int shift) const {
+    const uint64_t node = p / 256, k_end = p % 256 / 64;
+    uint64_t r = (Counts(node) >> shift) & 0xffffffffULL;
+    for (uint64_t k = 0; k < k_end; ++k)
+      r += static_cast<uint64_t>(std::popcount(LoadWord(data_, 8 * node + first_word + k)));
+    const uint64_t last = LoadWord(data_, 8 * node + first_word + k_end);
+    const int b = static_cast<int>(p % 64);
+    return r + static_cast<uint64_t>(std::popcount(b == 63 ? last : last & ((uint64_t{2} << b) - 1)));
+  }
+  uint64_t nodes_ = 0;
+  const uint8_t* data_ = nullptr;
+};
+
 // Everything a reader needs besides the words (the layout). edges, nodes
 // and child_edges count the LOUDS-Sparse part; the dense_* fields the
 // LOUDS-Dense part (0 in layout version 1, which had no dense part);
@@ -304,11 +380,7 @@ struct SurfShape {
   RankSelectShape Louds() const { return {edges, nodes}; }
   // One bit per node; the root exists even without edges (it may hold the empty key).
   RankSelectShape PrefixKey() const { return {std::max<uint64_t>(AllNodes(), 1), prefix_keys}; }
-  RankSelectShape DenseLabels() const { return {256 * dense_nodes, dense_edges}; }
-  RankSelectShape DenseHasChild() const { return {256 * dense_nodes, dense_child_edges}; }
-  uint64_t DenseWords() const {
-    return dense_nodes == 0 ? 0 : DenseLabels().TotalWords() + DenseHasChild().TotalWords();
-  }
+  uint64_t DenseWords() const { return DenseView::Words(dense_nodes); }
   uint64_t TotalWords() const {
     return LabelWords() + HasChild().TotalWords() + Louds().TotalWords() + PrefixKey().TotalWords() + SuffixWords() +
            DenseWords();
@@ -341,24 +413,12 @@ class SurfFilter final : public RangeFilter {
     Status s = has_child_.Validate("has-child");
     if (s.ok()) s = louds_.Validate("LOUDS");
     if (s.ok()) s = prefix_key_.Validate("prefix-key");
-    if (s.ok() && shape_.dense_nodes > 0) s = d_labels_.Validate("dense label");
-    if (s.ok() && shape_.dense_nodes > 0) s = d_child_.Validate("dense has-child");
+    if (s.ok()) s = dense_.Validate(shape_.dense_edges, shape_.dense_child_edges);
     if (s.ok() && shape_.edges > 0 && !louds_.Get(0)) s = Status::Corruption("surf: the first edge starts no node");
     // Every has-child edge points at a node that exists (child numbers 1..nodes-1).
     if (s.ok() && shape_.AllChildEdges() + 1 != shape_.AllNodes() && shape_.AllEdges() > 0) {
       s = Status::Corruption("surf: " + std::to_string(shape_.AllChildEdges()) + " child edges for " +
                              std::to_string(shape_.AllNodes()) + " nodes (a trie has one node more than child edges)");
-    }
-    // A dense node has a label, and a has-child bit only where it has a label.
-    for (uint64_t n = 0; s.ok() && n < shape_.dense_nodes; ++n) {
-      uint64_t any = 0;
-      for (uint64_t w = 4 * n; w < 4 * n + 4; ++w) {
-        any |= d_labels_.Word(w);
-        if (d_child_.Word(w) & ~d_labels_.Word(w)) {
-          s = Status::Corruption("surf: dense node " + std::to_string(n) + " has a child bit without a label");
-        }
-      }
-      if (s.ok() && any == 0) s = Status::Corruption("surf: dense node " + std::to_string(n) + " has no label");
     }
     return s;
   }
@@ -437,11 +497,7 @@ class SurfFilter final : public RangeFilter {
     w += shape_.PrefixKey().TotalWords();
     suffix_at_ = w;
     w += shape_.SuffixWords();
-    if (shape_.dense_nodes > 0) {
-      d_labels_ = RankSelectView(shape_.DenseLabels(), data + 8 * w);
-      w += shape_.DenseLabels().TotalWords();
-      d_child_ = RankSelectView(shape_.DenseHasChild(), data + 8 * w);
-    }
+    dense_ = DenseView(shape_.dense_nodes, data + 8 * w);
   }
 
   // Nodes are numbered in level order, the root 0; the first dense_nodes are
@@ -451,29 +507,29 @@ class SurfFilter final : public RangeFilter {
   uint8_t LabelAt(uint64_t node, uint64_t pos) const {
     return IsDense(node) ? static_cast<uint8_t>(pos & 255) : data_[pos];
   }
-  bool HasChild(uint64_t node, uint64_t pos) const { return IsDense(node) ? d_child_.Get(pos) : has_child_.Get(pos); }
+  bool HasChild(uint64_t node, uint64_t pos) const {
+    return IsDense(node) ? dense_.HasChild(pos) : has_child_.Get(pos);
+  }
   // Whether a key ends at the node; not read at all when no key is a proper
   // prefix of another (fixed-length keys): one cache miss less per descent.
   bool IsPrefixKey(uint64_t node) const { return shape_.prefix_keys != 0 && prefix_key_.Get(node); }
   // A node's child is node 1 + (has-child edges before it in level order).
   uint64_t Child(uint64_t node, uint64_t pos) const {
-    return IsDense(node) ? d_child_.Rank1(pos) : shape_.dense_child_edges + has_child_.Rank1(pos);
+    return IsDense(node) ? dense_.RankChildren(pos) : shape_.dense_child_edges + has_child_.Rank1(pos);
   }
   // The first edge of `node` whose label is >= byte; false when it has none.
   bool FirstAtLeast(uint64_t node, unsigned byte, uint64_t* pos) const {
     if (IsDense(node)) {
-      // The label and has-child bits of (node, byte), and the rank counts a
-      // child or leaf number needs, are at addresses known now: load them
-      // together rather than one miss after another.
-      d_labels_.Prefetch(256 * node + byte);
-      d_child_.Prefetch(256 * node + byte);
-      uint64_t w = 4 * node + byte / 64;
-      uint64_t word = d_labels_.Word(w) & (~uint64_t{0} << (byte % 64));
+      // The node's line and its counts load together (the counts are read
+      // only for a child or leaf number, after the label is found).
+      dense_.Prefetch(node);
+      uint64_t k = byte / 64;
+      uint64_t word = dense_.LabelWord(node, k) & (~uint64_t{0} << (byte % 64));
       while (word == 0) {
-        if (++w == 4 * node + 4) return false;
-        word = d_labels_.Word(w);
+        if (++k == 4) return false;
+        word = dense_.LabelWord(node, k);
       }
-      *pos = 64 * w + static_cast<uint64_t>(std::countr_zero(word));
+      *pos = 256 * node + 64 * k + static_cast<uint64_t>(std::countr_zero(word));
       return true;
     }
     const uint64_t start = louds_.Select1(node - shape_.dense_nodes);
@@ -514,7 +570,7 @@ class SurfFilter final : public RangeFilter {
   // Stored keys are numbered: leaves in level order (the dense ones, then the
   // sparse ones), then prefix keys by node.
   uint64_t StoredIndexOfLeaf(uint64_t node, uint64_t pos) const {
-    if (IsDense(node)) return d_labels_.Rank1(pos) - 1 - d_child_.Rank1(pos);
+    if (IsDense(node)) return dense_.RankLabels(pos) - 1 - dense_.RankChildren(pos);
     return shape_.DenseLeaves() + pos - (pos == 0 ? 0 : has_child_.Rank1(pos - 1));
   }
   uint64_t StoredIndexOfPrefixKey(uint64_t node) const {
@@ -625,7 +681,8 @@ class SurfFilter final : public RangeFilter {
   std::vector<uint64_t> owned_;
   const uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
-  RankSelectView has_child_, louds_, prefix_key_, d_labels_, d_child_;
+  RankSelectView has_child_, louds_, prefix_key_;
+  DenseView dense_;
   uint64_t suffix_at_ = 0;
 };
 
@@ -743,18 +800,21 @@ class SurfPolicy final : public RangeFilterPolicy {
     const size_t cut = DenseLevels(louds, level_begin);
     const size_t dense_end = level_begin[cut];  // edges in dense nodes
     const auto dense_nodes = static_cast<uint64_t>(std::count(louds.begin(), louds.begin() + dense_end, true));
-    std::vector<bool> d_labels(256 * dense_nodes), d_child(256 * dense_nodes);
+    std::vector<uint64_t> dense(DenseView::Words(dense_nodes), 0);
+    uint64_t dense_child_edges = 0;
     for (size_t i = 0, node = 0; i < dense_end; ++i) {
       if (louds[i] && i > 0) ++node;
-      d_labels[256 * node + labels[i]] = true;
-      d_child[256 * node + labels[i]] = has_child[i];
+      dense[8 * node + labels[i] / 64] |= uint64_t{1} << (labels[i] % 64);
+      if (has_child[i]) dense[8 * node + 4 + labels[i] / 64] |= uint64_t{1} << (labels[i] % 64);
+      dense_child_edges += has_child[i];
     }
+    DenseView::FillCounts(dense_nodes, dense.data());
     labels.erase(labels.begin(), labels.begin() + dense_end);
     has_child.erase(has_child.begin(), has_child.begin() + dense_end);
     louds.erase(louds.begin(), louds.begin() + dense_end);
     shape.dense_nodes = dense_nodes;
     shape.dense_edges = dense_end;
-    shape.dense_child_edges = static_cast<uint64_t>(std::count(d_child.begin(), d_child.end(), true));
+    shape.dense_child_edges = dense_child_edges;
     shape.edges = labels.size();
     shape.nodes = static_cast<uint64_t>(std::count(louds.begin(), louds.end(), true));
     shape.child_edges = static_cast<uint64_t>(std::count(has_child.begin(), has_child.end(), true));
@@ -781,10 +841,7 @@ class SurfPolicy final : public RangeFilterPolicy {
       words[suffix_base + w] |= suffixes[i] << b;
       if (b + static_cast<uint64_t>(bits_) > 64) words[suffix_base + w + 1] |= suffixes[i] >> (64 - b);
     }
-    if (dense_nodes > 0) {
-      AppendRankSelect(d_labels, &words, &rs);
-      AppendRankSelect(d_child, &words, &rs);
-    }
+    words.insert(words.end(), dense.begin(), dense.end());
     if (words.size() != shape.TotalWords()) {
       return Status::Corruption("surf: internal error: " + std::to_string(words.size()) + " words for a layout of " +
                                 std::to_string(shape.TotalWords()));
@@ -800,12 +857,14 @@ class SurfPolicy final : public RangeFilterPolicy {
     if (dense_ratio_ == 0) return 0;
     const size_t levels = level_begin.size() - 1, all_edges = level_begin.back();
     size_t cut = 0;
-    uint64_t dense_bits = 0;
+    uint64_t dense_bits = 0, dense_nodes = 0;
     while (cut < levels &&
            static_cast<uint64_t>(dense_ratio_) * dense_bits < kSparseBitsPerEdge * (all_edges - level_begin[cut])) {
       const auto nodes =
           static_cast<uint64_t>(std::count(louds.begin() + static_cast<ptrdiff_t>(level_begin[cut]),
                                            louds.begin() + static_cast<ptrdiff_t>(level_begin[cut + 1]), true));
+      if (dense_nodes + nodes > DenseView::kMaxNodes) break;
+      dense_nodes += nodes;
       dense_bits += kDenseBitsPerNode * nodes;
       ++cut;
     }
@@ -857,7 +916,7 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
   if (s.ok()) s = layout.GetInt("child_edges", 0LL, 0LL, edges, &child);
   if (s.ok()) s = layout.GetInt("prefix_keys", 0LL, 0LL, keys, &prefix);
   if (s.ok() && version >= 2) {
-    s = layout.GetInt("dense_nodes", 0LL, 0LL, 1LL << 32, &dnodes);
+    s = layout.GetInt("dense_nodes", 0LL, 0LL, static_cast<long long>(DenseView::kMaxNodes), &dnodes);
     if (s.ok()) s = layout.GetInt("dense_edges", 0LL, 0LL, 256 * dnodes, &dedges);
     if (s.ok()) s = layout.GetInt("dense_child_edges", 0LL, 0LL, dedges, &dchild);
   }

@@ -100,13 +100,13 @@ TEST(Surf, DenseLevelsChangeNoAnswerOnByteStrings) {
 }
 
 // The rule (surf.cc): level c joins the dense part while R * (dense bits of
-// levels < c) < 10 * (edges of levels >= c), a dense node costing 513 bits.
+// levels < c) < 10 * (edges of levels >= c), a dense node costing 577 bits.
 // 200000 uniform keys: level 0 is the root (256 edges), level 1 has 256
 // nodes, levels >= 2 hold about 2 * 10^5 edges. The root always joins (0 <
-// anything); level 1 joins for R = 64 (64 * 513 < ~2 * 10^6); level 2 does
-// not (64 * 513 * 257 = 8.4 * 10^6 > ~2.0 * 10^6): 257 dense nodes. For R = 1
-// level 2 joins (131841 < ~2 * 10^6) and level 3 does not (513 * (257 +
-// ~62000) = 3.2 * 10^7 > 10 * the few edges below level 3).
+// anything); level 1 joins for R = 64 (64 * 577 < ~2 * 10^6); level 2 does
+// not (64 * 577 * 257 = 9.5 * 10^6 > ~2 * 10^6): 257 dense nodes. For R = 1
+// level 2 joins (577 * 257 < ~2 * 10^6) and level 3 does not (577 * (257 +
+// ~53000) = 3.1 * 10^7 > 10 * the few edges below level 3).
 TEST(Surf, DenseCutFollowsTheSizeRule) {
   const auto keys = UniformSortedKeys(0xC07, 200000);
   auto f64 = MustBuildRange(*MustRangePolicy("surf:suffix=real,bits=8"), keys);
