@@ -150,6 +150,28 @@ double CacheLocalPoissonFpRate(double bits_per_key, int probes, int block_bits) 
 // estimate and quad-precision fallback of TwoPerWordPoissonFpRate.
 namespace {
 
+// The query's FP given the distribution of how many distinct bits it probes:
+//   sum_s pi_s sum_{u <= s} (-1)^u C(s, u) F(u),
+// where pi_s = P(s distinct query bits) and F(u) = P(u given bits all stay
+// unset) = all_set_factor[u] (inclusion-exclusion over which of the s bits
+// are unset). An alternating sum: its terms' magnitudes are kept for the
+// rounding estimate (`ulps_per_term`, internal::MakeAlternatingSum).
+template <typename Real>
+internal::AlternatingSum DistinctBitsInclusionExclusion(const std::vector<Real>& distinct,
+                                                        const std::vector<Real>& all_set_factor, double ulps_per_term) {
+  Real sum = 0, abs_sum = 0;
+  for (int s = 1; s < static_cast<int>(distinct.size()); ++s) {
+    Real binomial = 1;  // C(s, u)
+    for (int u = 0; u <= s; ++u) {
+      const Real term = distinct[s] * binomial * all_set_factor[u];
+      sum += u % 2 == 0 ? term : -term;
+      abs_sum += term;
+      binomial = binomial * Real(s - u) / Real(u + 1);
+    }
+  }
+  return internal::MakeAlternatingSum(sum, abs_sum, ulps_per_term);
+}
+
 // CacheLocalIdealFpRate's value as a sum of positive terms: the k j probes
 // of j keys leave C set bits of the block, and the query's k independent
 // uniform probes all land on set bits with probability (C/B)^k, so
@@ -235,17 +257,7 @@ double CacheLocalIdealFpRate(double bits_per_key, int probes, int block_bits) {
       }
       distinct[0] = 0;
     }
-    Real sum = 0, abs_sum = 0;
-    for (int s = 1; s <= max_distinct; ++s) {
-      Real binomial = 1;  // C(s, i)
-      for (int i = 0; i <= s; ++i) {
-        const Real term = distinct[s] * binomial * all_set_factor[i];
-        sum += i % 2 == 0 ? term : -term;
-        abs_sum += term;
-        binomial = binomial * Real(s - i) / Real(i + 1);
-      }
-    }
-    return internal::MakeAlternatingSum(sum, abs_sum, 8 + 4.0 * k + 4 * lambda_double);
+    return DistinctBitsInclusionExclusion(distinct, all_set_factor, 8 + 4.0 * k + 4 * lambda_double);
   };
   double relative_error = 0;
   if (const std::optional<double> fp = internal::TryAccurateAlternatingSum(sum_in, &relative_error)) return *fp;
@@ -310,17 +322,7 @@ double CacheLocalWalkFpRate(double bits_per_key, int probes, int block_bits) {
             distinct[s] * Real(s - 1) / others + (s >= 2 ? distinct[s - 1] * (bits - Real(s - 1)) / others : Real(0));
       }
     }
-    Real sum = 0, abs_sum = 0;
-    for (int s = 1; s <= max_distinct; ++s) {
-      Real binomial = 1;  // C(s, u)
-      for (int u = 0; u <= s; ++u) {
-        const Real term = distinct[s] * binomial * all_set_factor[u];
-        sum += u % 2 == 0 ? term : -term;
-        abs_sum += term;
-        binomial = binomial * Real(s - u) / Real(u + 1);
-      }
-    }
-    return internal::MakeAlternatingSum(sum, abs_sum, 8 + 4.0 * k + 4 * lambda_double);
+    return DistinctBitsInclusionExclusion(distinct, all_set_factor, 8 + 4.0 * k + 4 * lambda_double);
   };
   return internal::AccurateAlternatingSum(sum_in, "CacheLocalWalkFpRate(" + std::to_string(bits_per_key) + ", " +
                                                       std::to_string(probes) + ", " + std::to_string(block_bits) + ")");
