@@ -22,6 +22,7 @@
 
 #include "filters/filter_spec.h"
 #include "filters/range/elias_fano.h"
+#include "filters/range/fixed_divisor.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
 #include "filters/registry.h"
@@ -38,19 +39,21 @@ class BucketingFilter final : public RangeFilter {
 
   Status Validate() const { return view_.Validate(); }
 
-  bool MayContainRange(uint64_t lo, uint64_t hi) const override { return view_.AnyInRange(lo / bucket_, hi / bucket_); }
+  bool MayContainRange(uint64_t lo, uint64_t hi) const override {
+    return view_.AnyInRange(bucket_.Div(lo), bucket_.Div(hi));
+  }
   uint64_t num_keys() const override { return keys_; }
   size_t DataBytes() const override { return set_.data().size(); }
   void Serialize(std::string* out) const override { AppendRangeFilterBytes(set_.data(), Describe(), out); }
   std::string Describe() const override {
-    return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",bucket=" + std::to_string(bucket_) +
-           ",elements=" + std::to_string(view_.shape().n) + ",max=" + std::to_string(view_.shape().max) +
-           ",ef=" + std::to_string(ef::kFormatVersion);
+    return std::string(kVariantName) + ":keys=" + std::to_string(keys_) +
+           ",bucket=" + std::to_string(bucket_.divisor()) + ",elements=" + std::to_string(view_.shape().n) +
+           ",max=" + std::to_string(view_.shape().max) + ",ef=" + std::to_string(ef::kFormatVersion);
   }
 
  private:
   uint64_t keys_;
-  uint64_t bucket_;
+  FixedDivisor bucket_;  // key -> bucket id
   ef::Stored set_;
   const ef::View& view_;  // set_'s
 };
@@ -80,10 +83,11 @@ class BucketingPolicy final : public RangeFilterPolicy {
     Status s = CheckSortedUnique(keys, n);
     if (!s.ok()) return s;
     const uint64_t bucket = n == 0 ? 1 : BucketSize(n, keys[n - 1]);
+    const FixedDivisor div(bucket);
     std::vector<uint64_t> ids;
     ids.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      const uint64_t id = keys[i] / bucket;
+      const uint64_t id = div.Div(keys[i]);
       if (ids.empty() || ids.back() != id) ids.push_back(id);
     }
     *out = std::make_unique<BucketingFilter>(n, bucket,

@@ -31,22 +31,24 @@
 //
 // Query [a, b]: bucket h = a >> l starts after zero h - 1 (one select) and
 // ends at the next zero (found in the same word or the next one in the
-// usual case, otherwise by a select: buckets of any size cost O(log)); a
-// binary search over the bucket's low bits finds the first element >= a.
-// If the bucket holds none, the next element (index known) lies at or
-// before bucket b >> l exactly when a rank over the high vector says so;
-// again the next word is looked at first. So keys packed into a few huge
-// buckets (dense keys: 10^6 keys 4 apart) cost a few binary searches, not a
-// scan of the bucket.
+// usual case, otherwise by galloping over the block counts from the start:
+// O(log) in the bucket's length); the bucket's low bits are read in order
+// when it holds at most 8 elements (the usual case: at most 1 on average), else
+// binary-searched, for the first element >= a. If the bucket holds none,
+// the next element (index known) lies at or before bucket b >> l exactly
+// when a rank over the high vector says so; again the next word is looked
+// at first. So keys packed into a few huge buckets (dense keys: 10^6 keys 4
+// apart) cost a few binary searches, not a scan of the bucket.
 //
-// Serialized as little-endian words: low bits, high vector, block counts,
-// superblocks, samples. Read in place through memcpy loads (any alignment).
+// Serialized as little-endian words: low bits (padded to whole 512-bit
+// blocks), high vector, block counts, superblocks, samples. Read in place through memcpy loads (any alignment).
 // The block and sample arrays are uint32; a set must have fewer than 2^41
 // high bits (2^38 elements), far above what memory holds.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,11 @@ class View {
   uint64_t Rank1(uint64_t pos) const;
   // Position in the high vector of the z-th zero (z < zeros).
   uint64_t SelectZero(uint64_t z) const;
+  // The last block in [lo, hi] with at most z zeros before it: zero z's
+  // block when that lies in [lo, hi].
+  uint64_t LastBlockWithZerosAtMost(uint64_t z, uint64_t lo, uint64_t hi) const;
+  // Position of zero z, which lies in `block`.
+  uint64_t SelectZeroInBlock(uint64_t block, uint64_t z) const;
   // Position of the first zero at or after pos (one exists: the vector ends with one).
   uint64_t NextZero(uint64_t pos, uint64_t zeros_before_pos) const;
 
@@ -141,13 +148,14 @@ class View {
   uint64_t low_mask_ = 0;
 };
 
-// An Elias-Fano set a filter owns (built) or reads in place (opened).
+// An Elias-Fano set a filter owns (built, in a 64-byte-aligned buffer so a
+// block of the high vector is one cache line; 2 MiB-aligned and offered to
+// transparent huge pages from 16 MiB) or reads in place (opened).
 class Stored {
  public:
   Stored() = default;
-  Stored(const Shape& shape, std::vector<uint64_t> words);
   Stored(const Shape& shape, Slice data) : view_(shape, data.udata()), data_(data) {}
-  // Moving keeps the view valid: a moved vector keeps its buffer.
+  // Moving keeps the view valid: the buffer does not move.
   Stored(Stored&&) noexcept = default;
   Stored& operator=(Stored&&) noexcept = default;
 
@@ -155,7 +163,16 @@ class Stored {
   Slice data() const { return data_; }
 
  private:
-  std::vector<uint64_t> owned_;
+  friend Stored BuildStored(const uint64_t* sorted, size_t n, uint64_t max);
+  static constexpr size_t kCacheLine = 64;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static constexpr size_t kHugePageMinBytes = 8 * kHugePage;
+  struct AlignedFree {
+    void operator()(uint64_t* p) const;
+  };
+  explicit Stored(const Shape& shape);  // zeroed words of that shape
+
+  std::unique_ptr<uint64_t[], AlignedFree> owned_;
   View view_;
   Slice data_;
 };

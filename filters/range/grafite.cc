@@ -41,6 +41,7 @@
 
 #include "filters/filter_spec.h"
 #include "filters/range/elias_fano.h"
+#include "filters/range/fixed_divisor.h"
 #include "filters/range/radix_sort.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
@@ -69,36 +70,6 @@ double GrafiteBound(uint64_t n, uint64_t r, uint64_t l) {
   const double per_key = std::ceil(static_cast<double>(kPrime) / static_cast<double>(r)) / static_cast<double>(kPrime);
   return std::min(1.0, static_cast<double>(n) * static_cast<double>(l) * per_key);
 }
-
-// x / d and x % d for a divisor fixed at construction, without the
-// hardware divide (~40 cycles, twice per query and once per key built):
-// M = floor((2^64 - 1) / d) underestimates 2^64 / d by less than 1, so
-// q = floor(x M / 2^64) is floor(x / d) or one less, and one comparison
-// of the remainder corrects it.
-class FixedDivisor {
- public:
-  FixedDivisor() = default;
-  explicit FixedDivisor(uint64_t d) : d_(d), m_(UINT64_MAX / d) {}
-  uint64_t divisor() const { return d_; }
-  // Sets *rem = x % d and returns x / d.
-  uint64_t DivMod(uint64_t x, uint64_t* rem) const {
-    uint64_t q = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * m_) >> 64);
-    uint64_t r = x - q * d_;
-    if (r >= d_) ++q, r -= d_;
-    *rem = r;
-    return q;
-  }
-  // x % d.
-  uint64_t Mod(uint64_t x) const {
-    uint64_t rem;
-    DivMod(x, &rem);
-    return rem;
-  }
-
- private:
-  uint64_t d_ = 1;
-  uint64_t m_ = UINT64_MAX;
-};
 
 struct GrafiteHash {
   uint64_t r = 1, a = 0, b = 0;
