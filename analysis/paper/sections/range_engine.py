@@ -15,9 +15,11 @@ from pathlib import Path
 import pandas as pd
 
 from ...engine_data import benchmark_records, seek_fp
+from ...load import wilson
 from ..section import Inputs, Section, not_measured
 
 EXPERIMENT = "engine_range"
+SIM_EXPERIMENT = "range_filters"  # the simulator's rangefp records: each range filter's model or bound
 TARGETS = "targets.jsonl"
 LENGTHS = (1024,)
 # Table rows: (label, sweep, range_filter or None for the prefix-Bloom sweeps).
@@ -67,6 +69,44 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
                 fp = float(pd.Series([seek_fp(r) for _, r in h.iterrows()]).median())
                 cells.append(f"{_num(us)} ({_fp_text(fp)})" if label != "none" else _num(us))
             lines.append(f"{label} & " + " & ".join(cells) + "\\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def level_fp_table_tex(df: pd.DataFrame | None, sim: pd.DataFrame | None) -> str:
+    """The seek FP rate per level (the target_empty_ranges sweep: l = 2^10, uncorrelated, 10^6
+    keys, the repeats' tickers summed) with its 95% Wilson interval, beside the simulator's model or
+    bound for the same spec, length and correlation (experiment range_filters, 10^6 keys). Within:
+    an exact model within 4 binomial sigma of the level's table seeks, a bound not exceeded by more."""
+    if df is None:
+        return not_measured(EXPERIMENT)
+    rec = df[(df["sweep"] == "target_empty_ranges") & (df["benchmark"] == "seekempty")]
+    rec = rec[rec["range_filter"].fillna("none") != "none"].dropna(subset=["levels_level"])
+    if rec.empty:
+        return not_measured(EXPERIMENT)
+    lines = ["\\begin{tabular}{lrrlrl}", "\\toprule",
+             "range filter & level & table seeks & seek FP rate [95\\%] & model (kind) & within\\\\", "\\midrule"]
+    for spec, g in rec.groupby("range_filter", sort=True):
+        model, kind = math.nan, ""
+        if sim is not None:
+            m = sim[(sim["filter"] == spec) & (sim["range_length"] == 1024) & sim["correlation"].isna()]
+            if not m.empty:
+                model, kind = float(m["model_fp"].iloc[0]), str(m["fp_model_kind"].iloc[0])
+        per = g.groupby("levels_level")[["levels_seek_range_filtered", "levels_seek_range_filter_match"]].sum()
+        for level, row in per.iterrows():
+            asked = float(row["levels_seek_range_filtered"] + row["levels_seek_range_filter_match"])
+            if asked == 0:
+                continue
+            matches = float(row["levels_seek_range_filter_match"])
+            fp = matches / asked
+            low, high = (float(x[0]) for x in wilson(pd.Series([matches]), pd.Series([asked])))
+            within = "--"
+            if not math.isnan(model):
+                allowed = 4 * math.sqrt(model * (1 - model) / asked)
+                within = "yes" if (fp - model <= allowed and (kind == "upper_bound" or model - fp <= allowed)) else "no"
+            model_text = "--" if math.isnan(model) else f"{model:.4f} ({kind.replace('_', ' ')})"
+            lines.append(f"{_rf_label(spec)} & {int(level)} & {int(asked)} & {fp:.4f} [{low:.4f}, {high:.4f}] & "
+                         f"{model_text} & {within}\\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
 
@@ -196,4 +236,6 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
 
 def section(inputs: Inputs) -> Section:
     df = inputs.results(EXPERIMENT)
-    return Section(values=range_engine_values(inputs.results_root, df), files={"engine_range.tex": grid_table_tex(df)})
+    return Section(values=range_engine_values(inputs.results_root, df),
+                   files={"engine_range.tex": grid_table_tex(df),
+                          "engine_range_levels.tex": level_fp_table_tex(df, inputs.results(SIM_EXPERIMENT))})
