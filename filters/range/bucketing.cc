@@ -35,27 +35,26 @@ constexpr char kVariantName[] = "bucketing";
 class BucketingFilter final : public RangeFilter {
  public:
   BucketingFilter(uint64_t keys, uint64_t bucket, ef::Stored set)
-      : keys_(keys), bucket_(bucket), set_(std::move(set)), view_(set_.view()) {}
+      : keys_(keys), bucket_(bucket), set_(std::move(set)) {}
 
-  Status Validate() const { return view_.Validate(); }
+  Status Validate() const { return set_.view().Validate(); }
 
   bool MayContainRange(uint64_t lo, uint64_t hi) const override {
-    return view_.AnyInRange(bucket_.Div(lo), bucket_.Div(hi));
+    return set_.view().AnyInRange(bucket_.Div(lo), bucket_.Div(hi));
   }
   uint64_t num_keys() const override { return keys_; }
   size_t DataBytes() const override { return set_.data().size(); }
   void Serialize(std::string* out) const override { AppendRangeFilterBytes(set_.data(), Describe(), out); }
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) +
-           ",bucket=" + std::to_string(bucket_.divisor()) + ",elements=" + std::to_string(view_.shape().n) +
-           ",max=" + std::to_string(view_.shape().max) + ",ef=" + std::to_string(ef::kFormatVersion);
+           ",bucket=" + std::to_string(bucket_.divisor()) + ",elements=" + std::to_string(set_.view().shape().n) +
+           ",max=" + std::to_string(set_.view().shape().max) + ",ef=" + std::to_string(ef::kFormatVersion);
   }
 
  private:
   uint64_t keys_;
   FixedDivisor bucket_;  // key -> bucket id
   ef::Stored set_;
-  const ef::View& view_;  // set_'s
 };
 
 class BucketingPolicy final : public RangeFilterPolicy {

@@ -97,10 +97,9 @@ GrafiteHash HashFromSeed(uint64_t r, uint64_t seed) {
 
 class GrafiteFilter final : public RangeFilter {
  public:
-  GrafiteFilter(uint64_t keys, GrafiteHash hash, ef::Stored set)
-      : keys_(keys), hash_(hash), set_(std::move(set)), view_(set_.view()) {}
+  GrafiteFilter(uint64_t keys, GrafiteHash hash, ef::Stored set) : keys_(keys), hash_(hash), set_(std::move(set)) {}
 
-  Status Validate() const { return view_.Validate(); }
+  Status Validate() const { return set_.view().Validate(); }
 
   bool MayContainRange(uint64_t lo, uint64_t hi) const override {
     if (keys_ == 0) return false;
@@ -118,7 +117,7 @@ class GrafiteFilter final : public RangeFilter {
   bool MayContain(uint64_t key) const override {
     if (keys_ == 0) return false;
     const uint64_t h = hash_(key);
-    return view_.AnyInRange(h, h);
+    return set_.view().AnyInRange(h, h);
   }
 
   // The bound counts every key, whatever the hashes collided into.
@@ -133,7 +132,7 @@ class GrafiteFilter final : public RangeFilter {
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",r=" + std::to_string(hash_.r) +
            ",a=" + std::to_string(hash_.a) + ",b=" + std::to_string(hash_.b) +
-           ",elements=" + std::to_string(view_.shape().n) + ",ef=" + std::to_string(ef::kFormatVersion);
+           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(ef::kFormatVersion);
   }
 
  private:
@@ -143,14 +142,13 @@ class GrafiteFilter final : public RangeFilter {
   }
   // Some hash in the cyclic interval from s to e.
   bool Cyclic(uint64_t s, uint64_t e) const {
-    if (s <= e) return view_.AnyInRange(s, e);
-    return view_.AnyInRange(s, hash_.r - 1) || view_.AnyInRange(0, e);
+    if (s <= e) return set_.view().AnyInRange(s, e);
+    return set_.view().AnyInRange(s, hash_.r - 1) || set_.view().AnyInRange(0, e);
   }
 
   uint64_t keys_;
   GrafiteHash hash_;
   ef::Stored set_;
-  const ef::View& view_;  // set_'s
 };
 
 class GrafitePolicy final : public RangeFilterPolicy {
