@@ -22,6 +22,7 @@
 
 #include "filters/filter_spec.h"
 #include "filters/range/elias_fano.h"
+#include "filters/range/fixed_divisor.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
 #include "filters/registry.h"
@@ -33,33 +34,27 @@ constexpr char kVariantName[] = "bucketing";
 
 class BucketingFilter final : public RangeFilter {
  public:
-  BucketingFilter(uint64_t keys, uint64_t bucket, ef::Shape shape, std::vector<uint64_t> words)
-      : keys_(keys), bucket_(bucket), owned_(std::move(words)) {
-    data_ = reinterpret_cast<const uint8_t*>(owned_.data());
-    view_ = ef::View(shape, data_);
-    bytes_ = owned_.size() * 8;
+  BucketingFilter(uint64_t keys, uint64_t bucket, ef::Stored set)
+      : keys_(keys), bucket_(bucket), set_(std::move(set)) {}
+
+  Status Validate() const { return set_.view().Validate(); }
+
+  bool MayContainRange(uint64_t lo, uint64_t hi) const override {
+    return set_.view().AnyInRange(bucket_.Div(lo), bucket_.Div(hi));
   }
-  BucketingFilter(uint64_t keys, uint64_t bucket, ef::Shape shape, Slice data)
-      : keys_(keys), bucket_(bucket), view_(shape, data.udata()), data_(data.udata()), bytes_(data.size()) {}
-
-  Status Validate() const { return view_.Validate(); }
-
-  bool MayContainRange(uint64_t lo, uint64_t hi) const override { return view_.AnyInRange(lo / bucket_, hi / bucket_); }
   uint64_t num_keys() const override { return keys_; }
-  size_t DataBytes() const override { return bytes_; }
-  void Serialize(std::string* out) const override { AppendRangeFilterBytes(Slice(data_, bytes_), Describe(), out); }
+  size_t DataBytes() const override { return set_.data().size(); }
+  void Serialize(std::string* out) const override { AppendRangeFilterBytes(set_.data(), Describe(), out); }
   std::string Describe() const override {
-    return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",bucket=" + std::to_string(bucket_) +
-           ",elements=" + std::to_string(view_.shape().n) + ",max=" + std::to_string(view_.shape().max);
+    return std::string(kVariantName) + ":keys=" + std::to_string(keys_) +
+           ",bucket=" + std::to_string(bucket_.divisor()) + ",elements=" + std::to_string(set_.view().shape().n) +
+           ",max=" + std::to_string(set_.view().shape().max) + ",ef=" + std::to_string(ef::kFormatVersion);
   }
 
  private:
   uint64_t keys_;
-  uint64_t bucket_;
-  std::vector<uint64_t> owned_;
-  ef::View view_;
-  const uint8_t* data_ = nullptr;
-  size_t bytes_ = 0;
+  FixedDivisor bucket_;  // key -> bucket id
+  ef::Stored set_;
 };
 
 class BucketingPolicy final : public RangeFilterPolicy {
@@ -87,15 +82,15 @@ class BucketingPolicy final : public RangeFilterPolicy {
     Status s = CheckSortedUnique(keys, n);
     if (!s.ok()) return s;
     const uint64_t bucket = n == 0 ? 1 : BucketSize(n, keys[n - 1]);
+    const FixedDivisor div(bucket);
     std::vector<uint64_t> ids;
     ids.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      const uint64_t id = keys[i] / bucket;
+      const uint64_t id = div.Div(keys[i]);
       if (ids.empty() || ids.back() != id) ids.push_back(id);
     }
-    std::vector<uint64_t> words;
-    const ef::Shape shape = ef::Build(ids.data(), ids.size(), ids.empty() ? 0 : ids.back(), &words);
-    *out = std::make_unique<BucketingFilter>(n, bucket, shape, std::move(words));
+    *out = std::make_unique<BucketingFilter>(n, bucket,
+                                             ef::BuildStored(ids.data(), ids.size(), ids.empty() ? 0 : ids.back()));
     return Status::OK();
   }
 
@@ -119,18 +114,22 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "bucketing:keys=N,bucket=S,elements=M,max=ID".
+// Layout "bucketing:keys=N,bucket=S,elements=M,max=ID,ef=2" (ef: elias_fano.h's kFormatVersion).
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
   for (const char* key : {"keys", "bucket", "elements", "max"}) {
     if (!layout.Has(key)) return Status::Corruption("bucketing layout '" + layout.text() + "' lacks '" + key + "'");
   }
-  long long keys = 0, bucket = 0, elements = 0, max = 0;
+  long long keys = 0, bucket = 0, elements = 0, max = 0, version = 0;
+  const bool has_version = layout.Has("ef");
   Status s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
   if (s.ok()) s = layout.GetInt("bucket", 1LL, 1LL, LLONG_MAX, &bucket);
   if (s.ok()) s = layout.GetInt("elements", 0LL, 0LL, keys, &elements);
   if (s.ok()) s = layout.GetInt("max", 0LL, 0LL, LLONG_MAX, &max);
-  if (s.ok()) s = layout.Finish({"keys", "bucket", "elements", "max"});
+  if (s.ok()) s = layout.GetInt("ef", 0LL, 0LL, LLONG_MAX, &version);
+  if (s.ok()) s = layout.Finish({"keys", "bucket", "elements", "max", "ef"});
   if (!s.ok()) return Status::Corruption(s.message());
+  s = ef::CheckFormatVersion(has_version, version, "bucketing layout '" + layout.text() + "'");
+  if (!s.ok()) return s;
   if ((keys == 0) != (elements == 0) ||
       (elements > 0 && static_cast<unsigned long long>(elements - 1) > static_cast<unsigned long long>(max))) {
     return Status::Corruption("bucketing layout '" + layout.text() + "': " + std::to_string(elements) +
@@ -138,15 +137,11 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
                               std::to_string(max));
   }
   ef::Shape shape;
-  shape.n = static_cast<uint64_t>(elements);
-  shape.max = static_cast<uint64_t>(max);
-  shape.low_bits = ef::LowBitsFor(shape.n, shape.max);
-  if (data.size() != shape.TotalWords() * 8) {
-    return Status::Corruption("bucketing layout '" + layout.text() + "' needs " +
-                              std::to_string(shape.TotalWords() * 8) + " data bytes but the filter has " +
-                              std::to_string(data.size()));
-  }
-  auto f = std::make_unique<BucketingFilter>(static_cast<uint64_t>(keys), static_cast<uint64_t>(bucket), shape, data);
+  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(max), data.size(),
+                       "bucketing layout '" + layout.text() + "'", &shape);
+  if (!s.ok()) return s;
+  auto f = std::make_unique<BucketingFilter>(static_cast<uint64_t>(keys), static_cast<uint64_t>(bucket),
+                                             ef::Stored(shape, data));
   s = f->Validate();
   if (!s.ok()) return Status::Corruption("bucketing: " + s.message());
   *out = std::move(f);

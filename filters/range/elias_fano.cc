@@ -1,9 +1,15 @@
-// Elias-Fano build, select and range-emptiness query (elias_fano.h).
+// Elias-Fano build, rank/select directory and range-emptiness query (elias_fano.h).
 #include "filters/range/elias_fano.h"
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if defined(__BMI2__)
 #include <immintrin.h>
@@ -11,6 +17,9 @@
 
 namespace filterlab::ef {
 namespace {
+
+constexpr uint64_t kWordsPerBlock = kBlockBits / 64;
+constexpr uint64_t kMaxHighBits = uint64_t{1} << 41;  // block and sample indices fit uint32
 
 // Position (0..63) of the r-th (0-based) set bit of x; x has more than r set bits.
 inline int SelectInWord(uint64_t x, int r) {
@@ -22,17 +31,47 @@ inline int SelectInWord(uint64_t x, int r) {
 #endif
 }
 
-uint64_t Ceil64(uint64_t bits) { return bits / 64 + (bits % 64 != 0); }
+uint64_t Ceil(uint64_t x, uint64_t d) { return x / d + (x % d != 0); }
+
+void Put32(uint64_t* words, uint64_t i, uint64_t v) { words[i / 2] |= (v & 0xffffffffu) << (32 * (i % 2)); }
+
+// The directory (block counts, superblocks, samples) of a high vector, into
+// `index` (shape.IndexWords() words, zeroed by the caller).
+void BuildIndex(const Shape& shape, const uint64_t* high, uint64_t* index) {
+  const uint64_t high_words = shape.HighWords(), high_bits = shape.HighBits();
+  uint64_t* counts = index;
+  uint64_t* supers = counts + shape.BlockCountWords();
+  uint64_t* samples = supers + shape.Superblocks();
+  uint64_t ones = 0, zero = 0;
+  for (uint64_t w = 0; w < high_words; ++w) {
+    const uint64_t block = w / kWordsPerBlock;
+    if (w % kWordsPerBlock == 0) {
+      if (block % kBlocksPerSuperblock == 0) supers[block / kBlocksPerSuperblock] = ones;
+      Put32(counts, block, ones - supers[block / kBlocksPerSuperblock]);
+    }
+    uint64_t zeros = ~high[w];
+    if (w == high_words - 1 && high_bits % 64 != 0) zeros &= (uint64_t{1} << (high_bits % 64)) - 1;
+    const auto count = static_cast<uint64_t>(std::popcount(zeros));
+    // The next sampled zero index at or after `zero`; sampled if in this word.
+    const uint64_t next = Ceil(zero, kZerosPerSample) * kZerosPerSample;
+    for (uint64_t z = next; z < zero + count; z += kZerosPerSample) Put32(samples, z / kZerosPerSample, block);
+    zero += count;
+    ones += static_cast<uint64_t>(std::popcount(high[w]));  // bits past the end are zero
+  }
+}
 
 }  // namespace
 
-uint64_t Shape::LowWords() const { return Ceil64(n * static_cast<uint64_t>(low_bits)); }
-uint64_t Shape::HighBits() const { return n + (max >> low_bits) + 1; }
-uint64_t Shape::HighWords() const { return Ceil64(HighBits()); }
-uint64_t Shape::Samples() const {
-  const uint64_t zeros = (max >> low_bits) + 1;
-  return zeros / kZerosPerSample + (zeros % kZerosPerSample != 0);
-}
+// Padded to whole blocks: the high vector starts on a 64-byte boundary of a
+// 64-byte-aligned buffer, so a block is one cache line.
+uint64_t Shape::LowWords() const { return Ceil(n * static_cast<uint64_t>(low_bits), kBlockBits) * kWordsPerBlock; }
+uint64_t Shape::HighBits() const { return n + Zeros(); }
+uint64_t Shape::HighWords() const { return Ceil(HighBits(), 64); }
+uint64_t Shape::Blocks() const { return Ceil(HighBits(), kBlockBits); }
+uint64_t Shape::BlockCountWords() const { return Ceil(Blocks(), 2); }
+uint64_t Shape::Superblocks() const { return Ceil(Blocks(), kBlocksPerSuperblock); }
+uint64_t Shape::Samples() const { return Ceil(Zeros(), kZerosPerSample); }
+uint64_t Shape::SampleWords() const { return Ceil(Samples(), 2); }
 
 int LowBitsFor(uint64_t n, uint64_t max) {
   if (n == 0) return 0;
@@ -42,18 +81,23 @@ int LowBitsFor(uint64_t n, uint64_t max) {
   return l;
 }
 
-Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words) {
+namespace {
+
+Shape ShapeOf(uint64_t n, uint64_t max) {
   Shape s;
   s.n = n;
   s.max = max;
   s.low_bits = LowBitsFor(n, max);
+  return s;
+}
+
+// Fills `words` (s.TotalWords(), zeroed) with the set of sorted values.
+void BuildInto(const Shape& s, const uint64_t* sorted, uint64_t* words) {
   const int l = s.low_bits;
-  const uint64_t low_words = s.LowWords(), high_words = s.HighWords();
-  words->assign(low_words + high_words + s.Samples(), 0);
-  uint64_t* low = words->data();
-  uint64_t* high = low + low_words;
+  uint64_t* low = words;
+  uint64_t* high = low + s.LowWords();
   const uint64_t mask = l == 0 ? 0 : (~uint64_t{0} >> (64 - l));
-  for (uint64_t i = 0; i < n; ++i) {
+  for (uint64_t i = 0; i < s.n; ++i) {
     const uint64_t v = sorted[i];
     if (l != 0) {
       const uint64_t bit = i * static_cast<uint64_t>(l);
@@ -64,31 +108,53 @@ Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t
     const uint64_t pos = (v >> l) + i;
     high[pos / 64] |= uint64_t{1} << (pos % 64);
   }
-  // Sample every kZerosPerSample-th zero.
-  uint64_t* samples = high + high_words;
-  const uint64_t high_bits = s.HighBits();
-  uint64_t zero = 0;
-  for (uint64_t w = 0; w < high_words; ++w) {
-    uint64_t zeros = ~high[w];
-    if (w == high_words - 1 && high_bits % 64 != 0) zeros &= (uint64_t{1} << (high_bits % 64)) - 1;
-    const uint64_t count = static_cast<uint64_t>(std::popcount(zeros));
-    // Samples falling in this word: zero indices that are multiples of the sample rate.
-    uint64_t next = (zero + kZerosPerSample - 1) / kZerosPerSample * kZerosPerSample;
-    while (next < zero + count) {
-      samples[next / kZerosPerSample] =
-          w * 64 + static_cast<uint64_t>(SelectInWord(zeros, static_cast<int>(next - zero)));
-      next += kZerosPerSample;
-    }
-    zero += count;
-  }
+  BuildIndex(s, high, high + s.HighWords());
+}
+
+}  // namespace
+
+Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words) {
+  const Shape s = ShapeOf(n, max);
+  words->assign(s.TotalWords(), 0);
+  BuildInto(s, sorted, words->data());
   return s;
+}
+
+Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::string& what, Shape* shape) {
+  const Shape s = ShapeOf(n, max);
+  // n and (max >> l) + 1 are each at most 2^63 (n <= max + 1), so HighBits
+  // cannot wrap; refuse before the word counts could.
+  if (s.HighBits() >= kMaxHighBits) {
+    return Status::Corruption(what + ": an Elias-Fano set of " + std::to_string(n) + " elements up to " +
+                              std::to_string(max) +
+                              " would need 2^41 or more high bits, more than this format indexes");
+  }
+  if (data_bytes != s.TotalWords() * 8) {
+    return Status::Corruption(what + " needs " + std::to_string(s.TotalWords() * 8) +
+                              " data bytes (Elias-Fano format " + std::to_string(kFormatVersion) + ") but has " +
+                              std::to_string(data_bytes));
+  }
+  *shape = s;
+  return Status::OK();
+}
+
+Status CheckFormatVersion(bool has_version, long long version, const std::string& what) {
+  if (has_version && version == kFormatVersion) return Status::OK();
+  return Status::Corruption(what + ": Elias-Fano format " +
+                            (has_version ? std::to_string(version) : "1 (no 'ef' field)") +
+                            ", this reader reads format " + std::to_string(kFormatVersion) +
+                            " only (format 2 added the rank/select directory); rebuild the filter from its keys");
 }
 
 void View::Init() {
   low_words_ = shape_.LowWords();
   high_words_ = shape_.HighWords();
   high_bits_ = shape_.HighBits();
-  samples_at_ = low_words_ + high_words_;
+  blocks_ = shape_.Blocks();
+  counts_at_ = low_words_ + high_words_;
+  supers_at_ = counts_at_ + shape_.BlockCountWords();
+  samples_at_ = supers_at_ + shape_.Superblocks();
+  samples_ = shape_.Samples();
   low_mask_ = shape_.low_bits == 0 ? 0 : (~uint64_t{0} >> (64 - shape_.low_bits));
 }
 
@@ -96,6 +162,12 @@ uint64_t View::Word(uint64_t i) const {
   uint64_t w;
   std::memcpy(&w, words_ + 8 * i, 8);
   return w;
+}
+
+uint32_t View::Word32(uint64_t word_at, uint64_t i) const {
+  uint32_t v;
+  std::memcpy(&v, words_ + 8 * word_at + 4 * i, 4);
+  return v;
 }
 
 uint64_t View::Low(uint64_t i) const {
@@ -108,21 +180,72 @@ uint64_t View::Low(uint64_t i) const {
   return v & low_mask_;
 }
 
+uint64_t View::OnesBeforeBlock(uint64_t block) const {
+  return Word(supers_at_ + block / kBlocksPerSuperblock) + Word32(counts_at_, block);
+}
+
+uint64_t View::Rank1(uint64_t pos) const {
+  if (pos >= high_bits_) return shape_.n;
+  const uint64_t block = pos / kBlockBits;
+  uint64_t ones = OnesBeforeBlock(block);
+  const uint64_t w_end = pos / 64;
+  for (uint64_t w = block * kWordsPerBlock; w < w_end; ++w) ones += static_cast<uint64_t>(std::popcount(HighWord(w)));
+  if (pos % 64 != 0) ones += static_cast<uint64_t>(std::popcount(HighWord(w_end) << (64 - pos % 64)));
+  return ones;
+}
+
 uint64_t View::SelectZero(uint64_t z) const {
-  const uint64_t pos = Word(samples_at_ + z / kZerosPerSample);
-  uint64_t remaining = z % kZerosPerSample;
-  if (remaining == 0) return pos;
-  uint64_t w = pos / 64;
-  const uint64_t b = pos % 64;
-  uint64_t zeros = b == 63 ? 0 : ~HighWord(w) & (~uint64_t{0} << (b + 1));
-  uint64_t count = static_cast<uint64_t>(std::popcount(zeros));
-  while (count < remaining && w + 1 < high_words_) {
-    remaining -= count;
-    zeros = ~HighWord(++w);
-    count = static_cast<uint64_t>(std::popcount(zeros));
+  // The block holding zero z: the last with at most z zeros before it,
+  // between the blocks of the samples around z.
+  const uint64_t s = z / kZerosPerSample;
+  uint64_t lo = Word32(samples_at_, s);
+  uint64_t hi = s + 1 < samples_ ? Word32(samples_at_, s + 1) : blocks_ - 1;
+  return SelectZeroInBlock(LastBlockWithZerosAtMost(z, lo, hi), z);
+}
+
+uint64_t View::LastBlockWithZerosAtMost(uint64_t z, uint64_t lo, uint64_t hi) const {
+  while (hi - lo > 8) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (ZerosBeforeBlock(mid) <= z) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
   }
-  if (count < remaining) return high_bits_;  // only on inconsistent words; Validate refuses those
-  return w * 64 + static_cast<uint64_t>(SelectInWord(zeros, static_cast<int>(remaining - 1)));
+  while (lo < hi && ZerosBeforeBlock(lo + 1) <= z) ++lo;
+  return lo;
+}
+
+uint64_t View::SelectZeroInBlock(uint64_t block, uint64_t z) const {
+  // The last word's bits past the vector are zero; its zeros past the end
+  // are never reached on consistent words.
+  uint64_t remaining = z - ZerosBeforeBlock(block);
+  uint64_t w = block * kWordsPerBlock;
+  const uint64_t w_end = std::min(w + kWordsPerBlock, high_words_);
+  for (; w < w_end; ++w) {
+    const uint64_t zeros = ~HighWord(w);
+    const auto count = static_cast<uint64_t>(std::popcount(zeros));
+    if (remaining < count) return w * 64 + static_cast<uint64_t>(SelectInWord(zeros, static_cast<int>(remaining)));
+    remaining -= count;
+  }
+  return high_bits_;  // only on inconsistent words; Validate refuses those
+}
+
+uint64_t View::NextZero(uint64_t pos, uint64_t zeros_before_pos) const {
+  // Usually in this word or the next (buckets hold at most 1 element on average).
+  uint64_t w = pos / 64;
+  uint64_t zeros = ~HighWord(w) & (~uint64_t{0} << (pos % 64));
+  if (zeros != 0) return w * 64 + static_cast<uint64_t>(std::countr_zero(zeros));
+  if (++w < high_words_ && (zeros = ~HighWord(w)) != 0) return w * 64 + static_cast<uint64_t>(std::countr_zero(zeros));
+  // A long bucket: gallop over the block counts from pos's block (at most
+  // zeros_before_pos zeros before it), O(log) in the bucket's length.
+  const uint64_t z = zeros_before_pos;
+  uint64_t lo = pos / kBlockBits, step = 1;
+  while (lo + step < blocks_ && ZerosBeforeBlock(lo + step) <= z) {
+    lo += step;
+    step *= 2;
+  }
+  return SelectZeroInBlock(LastBlockWithZerosAtMost(z, lo, std::min(lo + step - 1, blocks_ - 1)), z);
 }
 
 bool View::AnyInRange(uint64_t a, uint64_t b) const {
@@ -131,28 +254,23 @@ bool View::AnyInRange(uint64_t a, uint64_t b) const {
   const int l = shape_.low_bits;
   const uint64_t h = a >> l;
   const uint64_t h_b = b >> l;
-  // Start of bucket h in the high vector, and the index of its first element.
+  // Bucket h: the ones between zero h - 1 and zero h; `first` is the index
+  // of its first element (the ones before it).
   const uint64_t start = h == 0 ? 0 : SelectZero(h - 1) + 1;
-  if (start >= high_bits_) return false;
+  if (start >= high_bits_) return false;  // only on inconsistent words
   const uint64_t first = start - h;
-  // The bucket's elements are the run of ones from `start`.
-  uint64_t pos = start;
-  uint64_t w = pos / 64;
-  uint64_t word = HighWord(w) >> (pos % 64);
-  uint64_t run = static_cast<uint64_t>(std::countr_one(word));
-  if (run >= 64 - pos % 64) {
-    run = 64 - pos % 64;
-    while (w + 1 < high_words_) {
-      const uint64_t next = HighWord(++w);
-      const auto ones = static_cast<uint64_t>(std::countr_one(next));
-      run += ones;
-      if (ones < 64) break;
-    }
-  }
-  run = std::min(run, shape_.n - std::min(first, shape_.n));
+  const uint64_t end = NextZero(start, h);
+  if (end >= high_bits_ || end < start) return false;  // only on inconsistent words
+  const uint64_t next_index = std::min(first + (end - start), shape_.n);
   // First element of the bucket with low bits >= a's (binary search: sorted).
   const uint64_t a_low = a & low_mask_;
-  uint64_t lo = first, hi = first + run;
+  uint64_t lo = first, hi = next_index;
+  if (hi - lo <= 8) {  // the usual bucket (at most 1 element on average): in order, one read each
+    for (; lo < hi; ++lo) {
+      const uint64_t low = Low(lo);
+      if (low >= a_low) return ((h << l) | low) <= b;
+    }
+  }
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
     if (Low(mid) < a_low) {
@@ -161,57 +279,91 @@ bool View::AnyInRange(uint64_t a, uint64_t b) const {
       hi = mid;
     }
   }
-  if (lo < first + run) return ((h << l) | Low(lo)) <= b;
-  // Successor is the next element, in a later bucket: find its one bit, but
-  // only as far as bucket b >> l could put it.
-  const uint64_t next_index = first + run;
+  if (lo < next_index) return ((h << l) | Low(lo)) <= b;
+  // Otherwise the successor is element next_index, in a later bucket; it is
+  // in a bucket <= h_b exactly when its one lies before position
+  // h_b + next_index + 1 (where it sits if its bucket is h_b).
   if (next_index >= shape_.n || h_b == h) return false;
-  pos = start + run + 1;  // after bucket h's terminating zero
-  const uint64_t limit = std::min(high_bits_, h_b + next_index + 1);
-  while (pos < limit) {
-    w = pos / 64;
-    const uint64_t ones = HighWord(w) >> (pos % 64);
-    if (ones != 0) {
-      const uint64_t p1 = pos + static_cast<uint64_t>(std::countr_zero(ones));
-      if (p1 >= limit) return false;
-      const uint64_t high = p1 - next_index;
-      return ((high << l) | Low(next_index)) <= b;
-    }
-    pos = (w + 1) * 64;
+  const uint64_t last = h_b + next_index;  // its position if in bucket h_b
+  uint64_t p1 = high_bits_;
+  // Look at the word after the bucket's end first.
+  const uint64_t pos = end + 1;
+  if (pos < high_bits_) {
+    const uint64_t ones = HighWord(pos / 64) & (~uint64_t{0} << (pos % 64));
+    if (ones != 0) p1 = pos / 64 * 64 + static_cast<uint64_t>(std::countr_zero(ones));
   }
-  return false;
+  if (p1 == high_bits_) {
+    if (last < pos / 64 * 64 + 64) return false;  // the word ends past `last` without a one
+    // A rank says whether a one lies in [end, last): then its bucket is < h_b.
+    if (Rank1(last) > next_index) return true;
+    p1 = last;
+    if (p1 >= high_bits_ || ((HighWord(p1 / 64) >> (p1 % 64)) & 1) == 0) return false;
+  }
+  if (p1 > last) return false;
+  return (((p1 - next_index) << l) | Low(next_index)) <= b;
 }
 
 Status View::Validate() const {
-  const uint64_t zeros_expected = (shape_.max >> shape_.low_bits) + 1;
-  uint64_t ones = 0, zero = 0;
+  const uint64_t zeros_expected = shape_.Zeros();
+  if (high_bits_ >= kMaxHighBits) return Status::Corruption("Elias-Fano set too large for its format");
+  uint64_t ones = 0;
+  std::vector<uint64_t> high(high_words_);
   for (uint64_t w = 0; w < high_words_; ++w) {
-    const uint64_t word = HighWord(w);
-    uint64_t valid = ~uint64_t{0};
-    if (w == high_words_ - 1 && high_bits_ % 64 != 0) {
-      valid = (uint64_t{1} << (high_bits_ % 64)) - 1;
-      if ((word & ~valid) != 0) return Status::Corruption("Elias-Fano high bits set past the vector's end");
+    high[w] = HighWord(w);
+    if (w == high_words_ - 1 && high_bits_ % 64 != 0 && (high[w] >> (high_bits_ % 64)) != 0) {
+      return Status::Corruption("Elias-Fano high bits set past the vector's end");
     }
-    const uint64_t zeros = ~word & valid;
-    const auto count = static_cast<uint64_t>(std::popcount(zeros));
-    uint64_t next = (zero + kZerosPerSample - 1) / kZerosPerSample * kZerosPerSample;
-    while (next < zero + count) {
-      const uint64_t expect = w * 64 + static_cast<uint64_t>(SelectInWord(zeros, static_cast<int>(next - zero)));
-      if (next / kZerosPerSample >= shape_.Samples() || Word(samples_at_ + next / kZerosPerSample) != expect) {
-        return Status::Corruption("Elias-Fano select sample " + std::to_string(next / kZerosPerSample) +
-                                  " does not point at zero " + std::to_string(next));
-      }
-      next += kZerosPerSample;
-    }
-    zero += count;
-    ones += static_cast<uint64_t>(std::popcount(word & valid));
+    ones += static_cast<uint64_t>(std::popcount(high[w]));
   }
-  if (ones != shape_.n || zero != zeros_expected) {
+  const uint64_t zeros = high_bits_ - ones;
+  if (ones != shape_.n || zeros != zeros_expected) {
     return Status::Corruption("Elias-Fano high vector holds " + std::to_string(ones) + " ones and " +
-                              std::to_string(zero) + " zeros; its shape says " + std::to_string(shape_.n) + " and " +
+                              std::to_string(zeros) + " zeros; its shape says " + std::to_string(shape_.n) + " and " +
                               std::to_string(zeros_expected));
   }
+  std::vector<uint64_t> index(shape_.IndexWords(), 0);
+  BuildIndex(shape_, high.data(), index.data());
+  for (uint64_t i = 0; i < index.size(); ++i) {
+    if (Word(counts_at_ + i) != index[i]) {
+      const char* part = i < shape_.BlockCountWords()                          ? "block count"
+                         : i < shape_.BlockCountWords() + shape_.Superblocks() ? "superblock count"
+                                                                               : "zero sample";
+      return Status::Corruption(std::string("Elias-Fano rank/select directory word ") + std::to_string(i) + " (" +
+                                part + ") does not match the high vector");
+    }
+  }
   return Status::OK();
+}
+
+void Stored::AlignedFree::operator()(uint64_t* p) const { std::free(p); }
+
+// A query reads one cache line of the high vector and one of the low bits,
+// at random: with 4 KiB pages a set of tens of MB (10^7 keys at 16 bits/key:
+// 20 MB) also misses the TLB on most queries. A set of at least
+// kHugePageMinBytes is allocated on 2 MiB boundaries and offered to the
+// kernel's transparent huge pages (madvise; a hint: without THP, or with
+// THP off, the pages stay small), at most 1/8 of slack for the rounding.
+Stored::Stored(const Shape& shape) {
+  const size_t bytes = static_cast<size_t>(shape.TotalWords()) * 8;
+  const bool huge = bytes >= kHugePageMinBytes;
+  const size_t align = huge ? kHugePage : kCacheLine;
+  const size_t rounded = std::max((bytes + align - 1) / align * align, align);
+  auto* words = static_cast<uint64_t*>(std::aligned_alloc(align, rounded));
+  if (words == nullptr) throw std::bad_alloc();
+#if defined(__linux__)
+  if (huge) (void)madvise(words, rounded, MADV_HUGEPAGE);  // before the first touch
+#endif
+  std::memset(words, 0, rounded);
+  owned_.reset(words);
+  const auto* data = reinterpret_cast<const uint8_t*>(words);
+  view_ = View(shape, data);
+  data_ = Slice(data, bytes);
+}
+
+Stored BuildStored(const uint64_t* sorted, size_t n, uint64_t max) {
+  Stored set(ShapeOf(n, max));
+  BuildInto(set.view().shape(), sorted, set.owned_.get());
+  return set;
 }
 
 }  // namespace filterlab::ef

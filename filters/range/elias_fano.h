@@ -1,36 +1,54 @@
 // Elias-Fano: a sorted set of n distinct integers in [0, max] stored in about
 // n (2 + log2((max + 1) / n)) bits, answering "is there an element in
-// [a, b]?" with one select and a short scan. The container of Grafite and of
-// bucketing (grafite.h, bucketing.cc), as in Costa, Ferragina, Vinciguerra,
-// "Grafite: Taming Adversarial Queries with Optimal Range Filters" (SIGMOD
-// 2024), Section 3, which stores the hashed keys in Elias-Fano (Elias 1974,
-// Fano 1971; Vigna, "Quasi-succinct indices", WSDM 2013, for the select).
+// [a, b]?" (a successor query) in O(log) time whatever the distribution. The
+// container of Grafite and of bucketing (grafite.cc, bucketing.cc), as in
+// Costa, Ferragina, Vinciguerra, "Grafite: Taming Adversarial Queries with
+// Optimal Range Filters" (SIGMOD 2024), Section 3, which stores the hashed
+// keys in Elias-Fano (Elias 1974, Fano 1971; Vigna, "Quasi-succinct indices",
+// WSDM 2013, and "Broadword implementation of rank/select queries", WEA 2008,
+// for the rank/select directory).
 //
 // Layout. Each element v is split into its low l = floor(log2((max + 1) / n))
 // bits, stored packed (n l bits), and its high part h = v >> l, stored in
 // unary: element i sets bit h + i of the high bit vector, whose
 // (max >> l) + 1 zeros end the buckets 0, 1, ... in order. So the high
-// vector has n ones and (max >> l) + 1 zeros: between n and 2n + 1 bits.
-// Space, per element: l + 1 + ((max >> l) + 1) / n, which is 2 + log2((max +
+// vector has n ones and (max >> l) + 1 zeros, which lies in [n, 2n] when
+// n <= max: between 2n and 3n bits.
+//
+// Rank/select directory over the high vector (format 2, kFormatVersion):
+//  - ones before each 512-bit block, as a uint32 relative to its superblock
+//    of 2^16 blocks, whose uint64 holds the ones before it: rank in O(1)
+//    (two loads and at most 8 popcounts);
+//  - for every 1024th zero, the index of the block holding it (uint32): the
+//    z-th zero lies between the blocks of samples z / 1024 and z / 1024 + 1,
+//    found by a binary search over the block counts (a linear step when the
+//    two are a few blocks apart, the usual case), then inside the block.
+// Space, per element: directory 32 / 512 per high bit (<= 0.19), samples
+// 32 / 1024 per zero (<= 0.0625), superblocks negligible: at most 0.25 bits
+// over the EF's own l + 1 + ((max >> l) + 1) / n, which is 2 + log2((max +
 // 1)/n) when (max + 1)/n is a power of two and at most 0.09 bits less in
 // between (the frac f of the log gives 1 + 2^f - f <= 2).
 //
-// Select. The position of every 512th zero is sampled (a uint64 each: at most
-// (2n + 1) / 512 * 64 bits, 0.25 bits per element), and the z-th zero is
-// found from the sample before it by counting zeros a word at a time, then
-// selecting inside the word. A query for [a, b] finds where bucket a >> l
-// starts (the zero before it), skips the bucket's elements below a, and
-// takes the first element at or after a: the answer is whether it is <= b.
-// Expected work: one sample, about 4 words of the high vector (the sample's
-// 256 zeros on average lie ~384 bits ahead), one bucket (< 1 element on
-// average), and one low-bits read.
+// Query [a, b]: bucket h = a >> l starts after zero h - 1 (one select) and
+// ends at the next zero (found in the same word or the next one in the
+// usual case, otherwise by galloping over the block counts from the start:
+// O(log) in the bucket's length); the bucket's low bits are read in order
+// when it holds at most 8 elements (the usual case: at most 1 on average), else
+// binary-searched, for the first element >= a. If the bucket holds none,
+// the next element (index known) lies at or before bucket b >> l exactly
+// when a rank over the high vector says so; again the next word is looked
+// at first. So keys packed into a few huge buckets (dense keys: 10^6 keys 4
+// apart) cost a few binary searches, not a scan of the bucket.
 //
-// Serialized as little-endian uint64 words: low bits, then the high vector,
-// then the samples. Read in place through memcpy loads (any alignment).
+// Serialized as little-endian words: low bits (padded to whole 512-bit
+// blocks), high vector, block counts, superblocks, samples. Read in place through memcpy loads (any alignment).
+// The block and sample arrays are uint32; a set must have fewer than 2^41
+// high bits (2^38 elements), far above what memory holds.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,19 +57,33 @@
 
 namespace filterlab::ef {
 
+// The serialized layout's version; a filter's layout text states it
+// (grafite.cc, bucketing.cc), and a reader refuses other versions.
+// 1: zero samples only (linear scans); 2: the rank/select directory above.
+inline constexpr int kFormatVersion = 2;
+
+inline constexpr uint64_t kBlockBits = 512;
+inline constexpr uint64_t kBlocksPerSuperblock = uint64_t{1} << 16;
+inline constexpr uint64_t kZerosPerSample = 1024;
+
 // What a reader needs besides the words (kept in the owning filter's layout).
 struct Shape {
   uint64_t n = 0;    // elements
   uint64_t max = 0;  // every element is <= max
   int low_bits = 0;  // l
-  // Derived sizes (words).
+  // Derived sizes (words, unless named otherwise).
   uint64_t LowWords() const;
   uint64_t HighBits() const;  // n + (max >> l) + 1
   uint64_t HighWords() const;
-  uint64_t Samples() const;  // one per 512 zeros
-  uint64_t TotalWords() const { return LowWords() + HighWords() + Samples(); }
+  uint64_t Zeros() const { return (max >> low_bits) + 1; }
+  uint64_t Blocks() const;           // 512-bit blocks of the high vector
+  uint64_t BlockCountWords() const;  // uint32 per block
+  uint64_t Superblocks() const;      // uint64 per 2^16 blocks
+  uint64_t Samples() const;          // uint32 per 1024 zeros
+  uint64_t SampleWords() const;
+  uint64_t IndexWords() const { return BlockCountWords() + Superblocks() + SampleWords(); }
+  uint64_t TotalWords() const { return LowWords() + HighWords() + IndexWords(); }
 };
-inline constexpr uint64_t kZerosPerSample = 512;
 
 // l for n elements up to max: floor(log2((max + 1) / n)), 0 when n > max.
 int LowBitsFor(uint64_t n, uint64_t max);
@@ -59,15 +91,24 @@ int LowBitsFor(uint64_t n, uint64_t max);
 // Builds the words of a set from sorted, distinct values <= max.
 Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words);
 
+// The shape of n elements up to max, checked against the data's size: what a
+// filter's layout reader calls (`what` names the filter in the error).
+Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::string& what, Shape* shape);
+
+// Checks a layout's "ef=V" field (present: has_version) against
+// kFormatVersion; Corruption naming the versions otherwise (`what` names the
+// layout).
+Status CheckFormatVersion(bool has_version, long long version, const std::string& what);
+
 // Read-only view over the words (owned by the caller).
 class View {
  public:
   View() = default;
   View(const Shape& shape, const uint8_t* words) : shape_(shape), words_(words) { Init(); }
 
-  // Checks the words against the shape: the samples point at zeros in order,
-  // the high vector holds exactly n ones and (max >> l) + 1 zeros. Corruption
-  // naming the first inconsistency.
+  // Checks the words against the shape: the high vector holds exactly n ones
+  // and (max >> l) + 1 zeros, and the directory is the one its words give.
+  // Corruption naming the first inconsistency.
   Status Validate() const;
 
   // Whether some element lies in [a, b] (a <= b).
@@ -77,18 +118,66 @@ class View {
  private:
   void Init();
   uint64_t Word(uint64_t i) const;
+  uint32_t Word32(uint64_t word_at, uint64_t i) const;
   uint64_t HighWord(uint64_t i) const { return Word(low_words_ + i); }
   uint64_t Low(uint64_t i) const;
+  uint64_t OnesBeforeBlock(uint64_t block) const;
+  uint64_t ZerosBeforeBlock(uint64_t block) const { return block * kBlockBits - OnesBeforeBlock(block); }
+  // Ones in [0, pos) of the high vector (pos <= its length).
+  uint64_t Rank1(uint64_t pos) const;
   // Position in the high vector of the z-th zero (z < zeros).
   uint64_t SelectZero(uint64_t z) const;
+  // The last block in [lo, hi] with at most z zeros before it: zero z's
+  // block when that lies in [lo, hi].
+  uint64_t LastBlockWithZerosAtMost(uint64_t z, uint64_t lo, uint64_t hi) const;
+  // Position of zero z, which lies in `block`.
+  uint64_t SelectZeroInBlock(uint64_t block, uint64_t z) const;
+  // Position of the first zero at or after pos (one exists: the vector ends with one).
+  uint64_t NextZero(uint64_t pos, uint64_t zeros_before_pos) const;
 
   Shape shape_;
   const uint8_t* words_ = nullptr;
   uint64_t low_words_ = 0;
   uint64_t high_words_ = 0;
   uint64_t high_bits_ = 0;
-  uint64_t samples_at_ = 0;  // word index of the first sample
+  uint64_t blocks_ = 0;
+  uint64_t counts_at_ = 0;   // word index of the block counts
+  uint64_t supers_at_ = 0;   // of the superblocks
+  uint64_t samples_at_ = 0;  // of the samples
+  uint64_t samples_ = 0;
   uint64_t low_mask_ = 0;
 };
+
+// An Elias-Fano set a filter owns (built, in a 64-byte-aligned buffer so a
+// block of the high vector is one cache line; 2 MiB-aligned and offered to
+// transparent huge pages from 16 MiB) or reads in place (opened).
+class Stored {
+ public:
+  Stored() = default;
+  Stored(const Shape& shape, Slice data) : view_(shape, data.udata()), data_(data) {}
+  // Moving keeps the view valid: the buffer does not move.
+  Stored(Stored&&) noexcept = default;
+  Stored& operator=(Stored&&) noexcept = default;
+
+  const View& view() const { return view_; }
+  Slice data() const { return data_; }
+
+ private:
+  friend Stored BuildStored(const uint64_t* sorted, size_t n, uint64_t max);
+  static constexpr size_t kCacheLine = 64;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static constexpr size_t kHugePageMinBytes = 8 * kHugePage;
+  struct AlignedFree {
+    void operator()(uint64_t* p) const;
+  };
+  explicit Stored(const Shape& shape);  // zeroed words of that shape
+
+  std::unique_ptr<uint64_t[], AlignedFree> owned_;
+  View view_;
+  Slice data_;
+};
+
+// Builds a Stored set from sorted, distinct values <= max.
+Stored BuildStored(const uint64_t* sorted, size_t n, uint64_t max);
 
 }  // namespace filterlab::ef

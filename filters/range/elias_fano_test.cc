@@ -63,8 +63,50 @@ TEST(EliasFano, AnswersExactlyOnUniformAndClusteredSets) {
   CheckAgainstExact({UINT64_MAX}, UINT64_MAX, 16, kQueries);
 }
 
+// Values packed into a few huge buckets (runs of thousands of ones in the
+// high vector) between long runs of zeros: what dense keys give Grafite.
+// Every select, rank and successor path of the directory (bucket ends and
+// successors found past the next word) against the sorted values.
+TEST(EliasFano, DenseBucketsAnswerExactly) {
+  const int kQueries = static_cast<int>(SanitizerScaled(200000, 10));
+  const uint64_t n = SanitizerScaled(100000, 10);
+  // n values 4 apart at an offset, in a universe of n 2^14 (l = 14: buckets
+  // of 2^14 values hold 4096 each), plus a few spread ones.
+  std::vector<uint64_t> values;
+  const uint64_t max = (n << 14) - 1;
+  for (uint64_t i = 0; i < n; ++i) values.push_back(max / 3 + 4 * i);
+  for (uint64_t v : {uint64_t{0}, uint64_t{5}, max / 7, max - 1000, max}) values.push_back(v);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  CheckAgainstExact(values, max, 17, kQueries);
+  // All in bucket 0: l = 14 and every value below 3 * 4000 < 2^14.
+  std::vector<uint64_t> one_bucket;
+  for (uint64_t i = 0; i < 4000; ++i) one_bucket.push_back(3 * i);
+  CheckAgainstExact(one_bucket, (uint64_t{4000} << 14) - 1, 18, kQueries);
+}
+
+// More than 2^16 blocks of 512 bits: block counts relative to a second
+// superblock (12 * 10^6 values, Release builds only: the sanitizers' run
+// would take minutes for the same paths the small sets cover).
+TEST(EliasFano, SetsPastOneSuperblockAnswerExactly) {
+  if (kSanitizedBuild) GTEST_SKIP() << "12M elements; covered in Release";
+  const uint64_t n = 12000000;
+  std::vector<uint64_t> values(n);
+  SplitMix64 rng(19);
+  uint64_t v = 0;
+  // Steps of 1 or 2 (mean 1.875): max < 2n, so l = 0 and the high vector
+  // holds ~2.875n > 2^25 bits.
+  for (auto& x : values) x = (v += 1 + (rng.Next() % 8 != 0));
+  const Shape s = [&] {
+    std::vector<uint64_t> words;
+    return Build(values.data(), values.size(), values.back(), &words);
+  }();
+  ASSERT_GT(s.Blocks(), kBlocksPerSuperblock);
+  CheckAgainstExact(values, values.back(), 20, 200000);
+}
+
 TEST(EliasFano, SpaceIsWithinTwoBitsAndAQuarterOfTheLogRatio) {
-  // 2 + log2((max+1)/n) at most, plus at most 0.25 bits of select samples.
+  // 2 + log2((max+1)/n) at most, plus at most 0.25 bits of rank/select directory.
   for (uint64_t ratio_log : {4, 10, 17, 30}) {
     const size_t n = 100000;
     const uint64_t max = (uint64_t{n} << ratio_log) - 1;

@@ -26,7 +26,7 @@
 // Sizing: bpk = B gives r = ceil(n 2^(B-2)), so FPR <= l / 2^(B-2); eps and
 // range = L give r = ceil(n L / eps), FPR <= eps at l = L. Elias-Fano stores
 // the n hashes in n (2 + log2(r/n)) bits at most (elias_fano.h), so the filter
-// spends B bits per key plus the select samples (<= 0.25): within 2.25 bits
+// spends B bits per key plus the rank/select directory (<= 0.25): within 2.25 bits
 // per key of the lower bound n log2(L/eps) of Goswami et al. ("Approximate
 // range emptiness in constant time and optimal space", SODA 2015). The
 // measured FPR of uniform keys is 1 - (1 - l/r)^n ~= 1 - exp(-l / 2^(B-2)).
@@ -41,6 +41,7 @@
 
 #include "filters/filter_spec.h"
 #include "filters/range/elias_fano.h"
+#include "filters/range/fixed_divisor.h"
 #include "filters/range/radix_sort.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
@@ -70,36 +71,6 @@ double GrafiteBound(uint64_t n, uint64_t r, uint64_t l) {
   return std::min(1.0, static_cast<double>(n) * static_cast<double>(l) * per_key);
 }
 
-// x / d and x % d for a divisor fixed at construction, without the
-// hardware divide (~40 cycles, twice per query and once per key built):
-// M = floor((2^64 - 1) / d) underestimates 2^64 / d by less than 1, so
-// q = floor(x M / 2^64) is floor(x / d) or one less, and one comparison
-// of the remainder corrects it.
-class FixedDivisor {
- public:
-  FixedDivisor() = default;
-  explicit FixedDivisor(uint64_t d) : d_(d), m_(UINT64_MAX / d) {}
-  uint64_t divisor() const { return d_; }
-  // Sets *rem = x % d and returns x / d.
-  uint64_t DivMod(uint64_t x, uint64_t* rem) const {
-    uint64_t q = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * m_) >> 64);
-    uint64_t r = x - q * d_;
-    if (r >= d_) ++q, r -= d_;
-    *rem = r;
-    return q;
-  }
-  // x % d.
-  uint64_t Mod(uint64_t x) const {
-    uint64_t rem;
-    DivMod(x, &rem);
-    return rem;
-  }
-
- private:
-  uint64_t d_ = 1;
-  uint64_t m_ = UINT64_MAX;
-};
-
 struct GrafiteHash {
   uint64_t r = 1, a = 0, b = 0;
   FixedDivisor div;
@@ -126,16 +97,9 @@ GrafiteHash HashFromSeed(uint64_t r, uint64_t seed) {
 
 class GrafiteFilter final : public RangeFilter {
  public:
-  GrafiteFilter(uint64_t keys, GrafiteHash hash, ef::Shape shape, std::vector<uint64_t> words)
-      : keys_(keys), hash_(hash), owned_(std::move(words)) {
-    data_ = reinterpret_cast<const uint8_t*>(owned_.data());
-    view_ = ef::View(shape, data_);
-    bytes_ = owned_.size() * 8;
-  }
-  GrafiteFilter(uint64_t keys, GrafiteHash hash, ef::Shape shape, Slice data)
-      : keys_(keys), hash_(hash), view_(shape, data.udata()), data_(data.udata()), bytes_(data.size()) {}
+  GrafiteFilter(uint64_t keys, GrafiteHash hash, ef::Stored set) : keys_(keys), hash_(hash), set_(std::move(set)) {}
 
-  Status Validate() const { return view_.Validate(); }
+  Status Validate() const { return set_.view().Validate(); }
 
   bool MayContainRange(uint64_t lo, uint64_t hi) const override {
     if (keys_ == 0) return false;
@@ -153,7 +117,7 @@ class GrafiteFilter final : public RangeFilter {
   bool MayContain(uint64_t key) const override {
     if (keys_ == 0) return false;
     const uint64_t h = hash_(key);
-    return view_.AnyInRange(h, h);
+    return set_.view().AnyInRange(h, h);
   }
 
   // The bound counts every key, whatever the hashes collided into.
@@ -163,12 +127,12 @@ class GrafiteFilter final : public RangeFilter {
   }
 
   uint64_t num_keys() const override { return keys_; }
-  size_t DataBytes() const override { return bytes_; }
-  void Serialize(std::string* out) const override { AppendRangeFilterBytes(Slice(data_, bytes_), Describe(), out); }
+  size_t DataBytes() const override { return set_.data().size(); }
+  void Serialize(std::string* out) const override { AppendRangeFilterBytes(set_.data(), Describe(), out); }
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",r=" + std::to_string(hash_.r) +
            ",a=" + std::to_string(hash_.a) + ",b=" + std::to_string(hash_.b) +
-           ",elements=" + std::to_string(view_.shape().n);
+           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(ef::kFormatVersion);
   }
 
  private:
@@ -178,16 +142,13 @@ class GrafiteFilter final : public RangeFilter {
   }
   // Some hash in the cyclic interval from s to e.
   bool Cyclic(uint64_t s, uint64_t e) const {
-    if (s <= e) return view_.AnyInRange(s, e);
-    return view_.AnyInRange(s, hash_.r - 1) || view_.AnyInRange(0, e);
+    if (s <= e) return set_.view().AnyInRange(s, e);
+    return set_.view().AnyInRange(s, hash_.r - 1) || set_.view().AnyInRange(0, e);
   }
 
   uint64_t keys_;
   GrafiteHash hash_;
-  std::vector<uint64_t> owned_;
-  ef::View view_;
-  const uint8_t* data_ = nullptr;
-  size_t bytes_ = 0;
+  ef::Stored set_;
 };
 
 class GrafitePolicy final : public RangeFilterPolicy {
@@ -237,9 +198,7 @@ class GrafitePolicy final : public RangeFilterPolicy {
     for (size_t i = 0; i < n; ++i) hashes[i] = hash(keys[i]);
     RadixSortBelow(&hashes, r - 1);
     hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
-    std::vector<uint64_t> words;
-    const ef::Shape shape = ef::Build(hashes.data(), hashes.size(), r - 1, &words);
-    *out = std::make_unique<GrafiteFilter>(n, hash, shape, std::move(words));
+    *out = std::make_unique<GrafiteFilter>(n, hash, ef::BuildStored(hashes.data(), hashes.size(), r - 1));
     return Status::OK();
   }
 
@@ -287,39 +246,38 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M".
+// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M,ef=2" (ef: elias_fano.h's kFormatVersion).
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
   for (const char* key : {"keys", "r", "a", "b", "elements"}) {
     if (!layout.Has(key)) return Status::Corruption("grafite layout '" + layout.text() + "' lacks '" + key + "'");
   }
-  long long keys = 0, r = 0, a = 0, b = 0, elements = 0;
+  long long keys = 0, r = 0, a = 0, b = 0, elements = 0, version = 0;
+  const bool has_version = layout.Has("ef");
   Status s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
   if (s.ok()) s = layout.GetInt("r", 1LL, 1LL, static_cast<long long>(kMaxReducedUniverse), &r);
   if (s.ok()) s = layout.GetInt("a", 0LL, 0LL, static_cast<long long>(kPrime - 1), &a);
   if (s.ok()) s = layout.GetInt("b", 0LL, 0LL, static_cast<long long>(kPrime - 1), &b);
   if (s.ok()) s = layout.GetInt("elements", 0LL, 0LL, keys, &elements);
-  if (s.ok()) s = layout.Finish({"keys", "r", "a", "b", "elements"});
+  if (s.ok()) s = layout.GetInt("ef", 0LL, 0LL, LLONG_MAX, &version);
+  if (s.ok()) s = layout.Finish({"keys", "r", "a", "b", "elements", "ef"});
   if (!s.ok()) return Status::Corruption(s.message());
+  s = ef::CheckFormatVersion(has_version, version, "grafite layout '" + layout.text() + "'");
+  if (!s.ok()) return s;
   if ((keys == 0) != (elements == 0) || elements > r) {
     return Status::Corruption("grafite layout '" + layout.text() + "': " + std::to_string(elements) +
                               " distinct hashes cannot come from " + std::to_string(keys) + " keys in [0, " +
                               std::to_string(r) + ")");
   }
   ef::Shape shape;
-  shape.n = static_cast<uint64_t>(elements);
-  shape.max = static_cast<uint64_t>(r) - 1;
-  shape.low_bits = ef::LowBitsFor(shape.n, shape.max);
-  if (data.size() != shape.TotalWords() * 8) {
-    return Status::Corruption("grafite layout '" + layout.text() + "' needs " + std::to_string(shape.TotalWords() * 8) +
-                              " data bytes (Elias-Fano of its hashes) but the filter has " +
-                              std::to_string(data.size()));
-  }
+  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(r) - 1, data.size(),
+                       "grafite layout '" + layout.text() + "' (Elias-Fano of its hashes)", &shape);
+  if (!s.ok()) return s;
   GrafiteHash hash;
   hash.r = static_cast<uint64_t>(r);
   hash.a = static_cast<uint64_t>(a);
   hash.b = static_cast<uint64_t>(b);
   hash.Init();
-  auto f = std::make_unique<GrafiteFilter>(static_cast<uint64_t>(keys), hash, shape, data);
+  auto f = std::make_unique<GrafiteFilter>(static_cast<uint64_t>(keys), hash, ef::Stored(shape, data));
   s = f->Validate();
   if (!s.ok()) return Status::Corruption("grafite: " + s.message());
   *out = std::move(f);

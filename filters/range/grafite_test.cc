@@ -4,11 +4,15 @@
 // give, over range lengths 2^0..2^12 (the paper's lemma test, scaled down).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "common/test_scale.h"
 #include "filters/fp_tolerance.h"
+#include "filters/range/elias_fano.h"
+#include "filters/range/range_serialization.h"
 #include "filters/range/range_test_util.h"
 #include "filters/range/range_workload.h"
 
@@ -90,6 +94,67 @@ TEST(Grafite, CorrelatedQueriesMeetTheSameBound) {
   // And not trivially low: uniform keys give 1 - exp(-32/2^10) ~ 0.0308 here too.
   const double expected = 1 - std::exp(-32.0 / std::exp2(10));
   EXPECT_NEAR(p_hat, expected, 4 * BinomialSigma(expected, queries) + 0.05 * expected);
+}
+
+// Keys packed into a small part of the universe (10^6 keys spaced 4 apart
+// from 0, 10^5 under sanitizers) all lie in hash block 0 (r = n 2^14 values),
+// where the hash is a rotation: one-to-one, so a range inside [0, r) holds a
+// hash exactly when it holds a key, and the filter must answer as the sorted
+// keys do. Their hashes fill a few Elias-Fano buckets with thousands of
+// elements each (the case the rank/select directory keeps O(log); its speed:
+// `filterlab-sim rangespeed --key_dist dense`, see filters/range/README.md).
+TEST(Grafite, DenseKeysAnswerAsTheSortedKeys) {
+  auto policy = MustRangePolicy("grafite:bpk=16");
+  const size_t n = SanitizerScaled(1000000, 10);
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = 4 * i;
+  auto f = MustBuildRange(*policy, keys);
+  // A wrong hash block (not all keys in block 0) would make the oracle wrong.
+  const uint64_t r = static_cast<uint64_t>(std::ceil(static_cast<double>(n) * std::exp2(14)));
+  ASSERT_LT(keys.back(), r);
+  SplitMix64 rng(0xDE45E);
+  const int queries = static_cast<int>(SanitizerScaled(200000, 10));
+  int positives = 0;
+  for (int i = 0; i < queries; ++i) {
+    // Left ends over the keys and a little past them; half the ranges of 1
+    // to 4 values (empty between keys), half up to 2^20.
+    const uint64_t lo = rng.Next() % (4 * n + 4096);
+    const uint64_t len = i % 2 == 0 ? rng.Next() % 4 : rng.Next() >> (44 + rng.Next() % 20);
+    const uint64_t hi = std::min(r - 1, lo + len);
+    const auto it = std::lower_bound(keys.begin(), keys.end(), lo);
+    const bool oracle = it != keys.end() && *it <= hi;
+    ASSERT_EQ(f->MayContainRange(lo, hi), oracle) << "[" << lo << ", " << hi << "]";
+    positives += oracle;
+  }
+  // Both answers occur often.
+  EXPECT_GT(positives, queries / 10);
+  EXPECT_LT(positives, queries - queries / 10);
+  for (size_t i = 0; i < n; i += 97) ASSERT_FALSE(f->MayContain(keys[i] + 1 + i % 3)) << keys[i];
+}
+
+// The layout states the Elias-Fano format (ef=2, elias_fano.h); bytes of
+// format 1 (no 'ef' field) or of an unknown version are refused with the
+// reason, even behind a valid checksum, for Grafite and bucketing alike.
+TEST(Grafite, LayoutsOfAnotherEliasFanoFormatAreRefused) {
+  for (const char* spec : {"grafite:bpk=12", "bucketing:bpk=12"}) {
+    auto f = MustBuildRange(*MustRangePolicy(spec), range_testing::UniformSortedKeys(3, 1000));
+    std::string bytes;
+    f->Serialize(&bytes);
+    Slice data;
+    std::string layout;
+    ASSERT_TRUE(ParseRangeFilterBytes(Slice(bytes), &data, &layout).ok());
+    const std::string field = ",ef=" + std::to_string(ef::kFormatVersion);
+    ASSERT_EQ(layout.substr(layout.size() - field.size()), field) << layout;
+    const std::string stem = layout.substr(0, layout.size() - field.size());
+    for (const std::string& other : {stem, stem + ",ef=1", stem + ",ef=3"}) {
+      std::string rewritten;
+      AppendRangeFilterBytes(data, other, &rewritten);
+      std::unique_ptr<RangeFilter> g;
+      const Status s = OpenRangeFilter(Slice(rewritten), &g);
+      EXPECT_TRUE(s.IsCorruption()) << other << ": " << s.ToString();
+      EXPECT_NE(s.message().find("Elias-Fano format"), std::string::npos) << s.ToString();
+    }
+  }
 }
 
 TEST(Grafite, SpecsSizeByBitsPerKeyOrByEpsAtARange) {
