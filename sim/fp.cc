@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/parallel.h"
 #include "common/timer.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_tolerance.h"
@@ -16,7 +17,6 @@
 #include "hashing/remix.h"
 #include "sim/keygen.h"
 #include "sim/machine.h"
-#include "sim/parallel.h"
 
 namespace filterlab::sim {
 namespace {

@@ -3,11 +3,11 @@
 #include <memory>
 #include <mutex>
 
+#include "common/parallel.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "hashing/remix.h"
 #include "sim/keygen.h"
-#include "sim/parallel.h"
 
 namespace filterlab::sim {
 

@@ -19,8 +19,6 @@
 // --range-examples every range variant's.
 #include "tools/check_spec.h"
 
-#include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +29,7 @@
 #include <vector>
 
 #include "common/json_out.h"
+#include "common/parallel.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/registry.h"
@@ -158,15 +157,8 @@ int RunCheckSpec(int argc, char** argv) {
   // grid asks thousands (fp_vs_bits: 1800). Output keeps the input's order.
   std::vector<nlohmann::ordered_json> records(specs.size());
   std::vector<std::string> errors(specs.size());
-  std::atomic<size_t> next{0};
-  auto resolve = [&] {
-    for (size_t i = next++; i < specs.size(); i = next++) records[i] = SpecRecord(specs[i], &errors[i]);
-  };
-  const size_t threads = std::min<size_t>(specs.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(resolve);
-  resolve();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(specs.size(), static_cast<int>(std::thread::hardware_concurrency()),
+              [&](uint64_t i, int) { records[i] = SpecRecord(specs[i], &errors[i]); });
   bool all_ok = true;
   for (size_t i = 0; i < specs.size(); ++i) {
     const std::string& input = specs[i];

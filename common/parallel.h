@@ -2,7 +2,8 @@
 // handing out items one at a time from an atomic counter. Which worker gets an
 // item varies from run to run, so callers make each item's work depend only on
 // the item (its own seed) and combine per-worker results with order-free sums:
-// that is what keeps the simulator's counts independent of the thread count.
+// that is what keeps the simulator's counts independent of the thread count
+// (check-spec, whose items write only their own slots, needs no more).
 #pragma once
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace filterlab::sim {
+namespace filterlab {
 
 template <typename Fn>
 void ParallelFor(uint64_t n, int threads, Fn&& fn) {
@@ -33,4 +34,4 @@ void ParallelFor(uint64_t n, int threads, Fn&& fn) {
   for (auto& t : pool) t.join();
 }
 
-}  // namespace filterlab::sim
+}  // namespace filterlab
