@@ -75,7 +75,6 @@ TEST(WormViewTest, EveryVariantOpensInPlaceWhenLineAlignedAndCopiesOtherwise) {
 // A scheme whose shape is what SizeShape makes of it, to ask WormViewOps
 // about shapes no registered variant builds.
 struct ProbeOnlyScheme : SchemeBase {
-  static constexpr int kMaxProbes = 30;
   static uint64_t UnitBits(int) { return 64; }
   static void InitShape(WormShape* s) { s->range = LargestOddAtMost(s->bits); }
   static bool Query(const uint64_t*, const WormShape&, uint64_t) { return true; }
