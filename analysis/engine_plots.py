@@ -19,8 +19,8 @@ import seaborn as sns
 
 from . import allocation_plot
 from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians, multiget_summary,
-                          range_summary, space_summary, toggle_summary)
-from .style import FP_LABEL, palette
+                          range_seek_summary, range_summary, space_summary, toggle_summary)
+from .style import FP_LABEL, PAGE, marker, palette
 
 OPS_LABEL = "operations per second"
 US_LABEL = "µs per lookup"
@@ -358,5 +358,62 @@ def engine_io(df: pd.DataFrame, width: float = 10, height: float = 7.5, titles: 
     return fig
 
 
+def range_seek_label(sweep: str, engine: str, range_filter: str, prefix_extractor: str) -> str:
+    """How a line of the empty-range seek figures is named: the range filter's spec, or the prefix
+    Bloom of the engine (ours or RocksDB's) with its prefix extractor."""
+    if range_filter and range_filter != "none":
+        return range_filter
+    if prefix_extractor and prefix_extractor != "none":
+        return f"{'RocksDB' if engine == 'rocksdb' else 'engine'} prefix Bloom ({prefix_extractor})"
+    return "none"
+
+
+def range_seeks(df: pd.DataFrame):
+    """Bounded seeks into empty ranges (experiment engine_range): us per seek (median, whiskers
+    min..max over runs) and data blocks read per seek against the range length l, one panel column
+    per correlation, one line per range filter, for none and for the prefix Blooms. The target
+    sweeps (other key counts) are left out: their figures are in the section's text."""
+    s = range_seek_summary(df)
+    if s is None:
+        return None
+    s = s[~s["sweep"].str.startswith("target_")]
+    if s.empty or s["range_size"].nunique() < 2:
+        return None
+    s = s.assign(line=[range_seek_label(*r) for r in zip(s["sweep"], s["engine"], s["range_filter"],
+                                                         s["prefix_extractor"])])
+    lines = list(dict.fromkeys(s["line"]))
+    colors = palette(lines)
+    correlations = sorted(s["range_correlation"].unique())
+    fig, axes = plt.subplots(2, len(correlations), figsize=(PAGE, 5.2), squeeze=False, sharex=True)
+    seen_families: dict[str, int] = {}
+    styles = {}
+    for lab in lines:  # a family's second member (two Rosetta sizes) is dashed
+        fam = lab.split(":", 1)[0]
+        styles[lab] = "-" if seen_families.get(fam, 0) == 0 else "--"
+        seen_families[fam] = seen_families.get(fam, 0) + 1
+    for j, corr in enumerate(correlations):
+        for lab in lines:
+            g = s[(s["line"] == lab) & (s["range_correlation"] == corr)].sort_values("range_size")
+            if g.empty:
+                continue
+            kw = dict(color=colors[lab], marker=marker(lab), ms=3, lw=1, ls=styles[lab])
+            axes[0][j].errorbar(g["range_size"], g["us"], yerr=[g["us"] - g["us_min"], g["us_max"] - g["us"]],
+                                capsize=1.5, label=lab, **kw)
+            axes[1][j].plot(g["range_size"], g["data_per_seek"], **kw)
+        axes[0][j].set_title("uncorrelated" if corr < 0 else f"correlated, d = {corr:g}")
+        axes[0][j].set_yscale("log")
+        axes[1][j].set_yscale("symlog", linthresh=0.01)
+        axes[1][j].set_ylim(0, 1.5 * max(float(s["data_per_seek"].max()), 0.01))
+        axes[1][j].set_xlabel("range length l")
+        for row in axes:
+            row[j].set_xscale("log", base=2)
+    axes[0][0].set_ylabel("µs per seek")
+    axes[1][0].set_ylabel("data blocks read per seek")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7, bbox_to_anchor=(0.5, -0.01))
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return fig
+
+
 KINDS = {"engine_io": engine_io, "multiget": multiget, "hash_index": hash_index, "memtable_filter": memtable_filter,
-         "range_estimates": range_estimates, "engine_filters": engine_filters, **allocation_plot.KINDS}
+         "range_estimates": range_estimates, "engine_filters": engine_filters, "range_seeks": range_seeks, **allocation_plot.KINDS}

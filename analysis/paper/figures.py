@@ -406,6 +406,13 @@ def _range(kind):
     return lambda df, claims: range_plots.KINDS[kind](df)
 
 
+def range_seeks(df: pd.DataFrame, claims) -> plt.Figure | None:
+    """engine_range: us and data blocks per empty-range seek against the range length, as `./filterlab plot` draws it."""
+    from .. import engine_plots
+
+    return engine_plots.range_seeks(df)
+
+
 FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_estimates": ("engine_range_estimates", range_estimates),
            "model_accuracy": ("model_accuracy", model_accuracy),
@@ -418,4 +425,5 @@ FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "allocation_cost": ("engine_allocation", allocation_cost),
            "range_bits": ("range_filters", _range("range_fp_vs_bits")),
            "range_corr": ("range_filters", _range("range_fp_vs_correlation")),
-           "range_lemma": ("range_filters", _range("range_lemma"))}
+           "range_lemma": ("range_filters", _range("range_lemma")),
+           "range_seeks": ("engine_range", range_seeks)}

@@ -217,12 +217,14 @@ def engine_frame() -> pd.DataFrame:
                          "run_key": f"model{policy}", "base_filter": "fastlocal", "seed": 0, "record_index": 0,
                          "command": "lsm", "policy": policy, "size_ratio": 10.0, "levels": 4,
                          "bits_per_key": bpk, "expected_reads": reads * 5 / bpk})
-    # Empty-range seeks (engine_range): grafite passes 6% of its table seeks, no range filter asks none.
-    for spec, us, match in (("grafite:bpk=16", 5.0, 60), ("none", 20.0, None)):
+    # Empty-range seeks (engine_range) at two range lengths: grafite passes 6% of its table seeks, no
+    # range filter asks none.
+    for spec, us, match, length in (("grafite:bpk=16", 5.0, 60, 1024), ("none", 20.0, None, 1024),
+                                    ("grafite:bpk=16", 9.0, 940, 65536), ("none", 21.0, None, 65536)):
         for seed in (0, 1):
-            stats = ({"seek_stats_total_filtered": 940, "seek_stats_total_filter_match": match}
+            stats = ({"seek_stats_total_filtered": 1000 - match, "seek_stats_total_filter_match": match}
                      if match is not None else {})
-            rows += _lsm_rows("range_seeks", "fastlocal", seed, {"bpk": 10, "range_filter": spec, "range_size": 1024,
+            rows += _lsm_rows("range_seeks", "fastlocal", seed, {"bpk": 10, "range_filter": spec, "range_size": length,
                                                                   "range_correlation": -1.0}, [
                 {"benchmark": "seekempty", "micros_per_op": us, "seek_stats_total_data": 100 if match else 1500,
                  **stats}])

@@ -199,9 +199,10 @@ def test_space_per_stored_entry_not_per_num():
     assert r["median_on"] - r["median_off"] == pytest.approx(63_000 / 63_000)
 
 
-def _seekempty(run, sweep, rf, us, filtered, match, data, ops=1000, corr=-1.0, prefix=None):
-    return {"run_key": run, "benchmark": "seekempty", "sweep": sweep, "engine": "filterlab", "range_filter": rf,
-            "prefix_extractor": prefix, "range_size": 1024.0, "range_correlation": corr, "micros_per_op": us,
+def _seekempty(run, sweep, rf, us, filtered, match, data, ops=1000, corr=-1.0, prefix=None, length=1024.0,
+               engine="filterlab"):
+    return {"run_key": run, "benchmark": "seekempty", "sweep": sweep, "engine": engine, "range_filter": rf,
+            "prefix_extractor": prefix, "range_size": length, "range_correlation": corr, "micros_per_op": us,
             "ops": ops, "seek_stats_total_filtered": filtered, "seek_stats_total_filter_match": match,
             "seek_stats_total_data": data}
 
@@ -219,3 +220,27 @@ def test_range_seeks_table_pools_the_seek_fp_and_takes_medians():
     # No filter asked: no seek FP rate.
     assert "| t | filterlab | none |  | 1024 | none | 1 | 20.00 (20.00–20.00) | 1.500 |  |" in md
     assert engine_tables.range_seeks_table(pd.DataFrame([{**rows[0], "benchmark": "readrandom"}])) is None
+
+
+def test_range_seeks_figure_draws_us_and_data_blocks_against_the_range_length():
+    rows = []
+    for i, length in enumerate((1.0, 1024.0, 65536.0)):
+        rows += [_seekempty(f"g{i}", "range_filters", "grafite:bpk=16", 1.0 + i, 900, 100, 100 * (i + 1), length=length),
+                 _seekempty(f"n{i}", "range_filters", "none", 10.0, 0, 0, 1500, length=length),
+                 _seekempty(f"c{i}", "range_filters", "grafite:bpk=16", 2.0, 500, 500, 500, length=length, corr=0.8),
+                 _seekempty(f"r{i}", "prefix_bloom_rocksdb", None, 4.0, 10, 0, 0, length=length, prefix="fixed:6",
+                            engine="rocksdb"),
+                 # The target sweeps hold other key counts: not drawn.
+                 _seekempty(f"t{i}", "target_empty_ranges", "rosetta:bpk=16,range=1024", 99.0, 1, 1, 1, length=length)]
+    fig = engine_plots.range_seeks(pd.DataFrame(rows))
+    us, data = fig.axes[0], fig.axes[2]
+    assert [fig.axes[0].get_title(), fig.axes[1].get_title()] == ["uncorrelated", "correlated, d = 0.8"]
+    assert fig_legend(fig) == ["grafite:bpk=16", "none", "RocksDB prefix Bloom (fixed:6)"]
+    grafite_us = us.lines[0].get_data()
+    assert list(grafite_us[0]) == [1.0, 1024.0, 65536.0] and list(grafite_us[1]) == [1.0, 2.0, 3.0]
+    assert list(data.lines[0].get_ydata()) == pytest.approx([0.1, 0.2, 0.3])  # data blocks / ops
+    assert us.get_xscale() == "log" and data.get_xlabel() == "range length l"
+    assert all(99.0 not in line.get_ydata() for ax in fig.axes for line in ax.lines)
+    plt.close(fig)
+    # One range length only (the quick config): no figure.
+    assert engine_plots.range_seeks(pd.DataFrame([r for r in rows if r["range_size"] == 1024.0])) is None

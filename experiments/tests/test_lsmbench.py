@@ -377,10 +377,11 @@ def expected_runs(name: str, build: Path) -> int:
     # engine_block_seek: one gbench run times every block size, index and repetition.
     if name == "engine_block_seek":
         return 1
-    # engine_range: the targets at 3 repeats (3 range filters; 2 engines), then one repeat of 5 range
-    # filters x 2 correlations and of the engine's and RocksDB's prefix Bloom at 2 correlations each.
+    # engine_range: the targets at 3 repeats (3 range filters; 2 engines), then one repeat of 8 range
+    # filters x 9 range lengths x 2 correlations and of the engine's and RocksDB's prefix Bloom at 9
+    # lengths x 2 correlations each.
     if name == "engine_range":
-        return 3 * 3 + 3 * 2 + 5 * 2 + 2 + 2
+        return 3 * 3 + 3 * 2 + 8 * 9 * 2 + 2 * 9 * 2
     # engine_multiget: strides and batched/Get loop are collapsed, one run measures all 8 pairs.
     return 3 * {"engine_multiget": 2 * 6,  # engines x batch sizes
                 "engine_hash_index": 2 * 2 * 2,  # value sizes x engines x off/on

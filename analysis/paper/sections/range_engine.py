@@ -14,17 +14,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...engine_data import benchmark_records, seek_fp
+from ...engine_data import benchmark_records, range_seek_summary, seek_fp
 from ...load import wilson
 from ..section import Inputs, Section, not_measured
 
 EXPERIMENT = "engine_range"
 SIM_EXPERIMENT = "range_filters"  # the simulator's rangefp records: each range filter's model or bound
 TARGETS = "targets.jsonl"
-LENGTHS = (1024,)
+# The table's columns; the figure (engine_plots.range_seeks) draws every length of the sweep, 2^0..2^16.
+LENGTHS = (1, 16, 1024, 65536)
 # Table rows: (label, sweep, range_filter or None for the prefix-Bloom sweeps).
 ROWS = (("none", "range_filters", "none"), ("Grafite", "range_filters", "grafite:bpk=16"),
-        ("Rosetta", "range_filters", "rosetta:bpk=16,range=1024"), ("bucketing", "range_filters", "bucketing:bpk=16"),
+        ("Rosetta ($2^{10}$)", "range_filters", "rosetta:bpk=16,range=1024"),
+        ("Rosetta ($2^{16}$)", "range_filters", "rosetta:bpk=16,range=65536"),
+        ("bucketing", "range_filters", "bucketing:bpk=16"), ("SuRF (real, 8)", "range_filters", "surf:suffix=real,bits=8"),
+        ("Memento", "range_filters", "memento:bpk=16,range=1024"),
         ("prefix Bloom (range filter)", "range_filters", "prefix_bloom:prefix=6,bpk=16"),
         ("prefix Bloom (engine)", "prefix_bloom_engine", None), ("RocksDB prefix Bloom", "prefix_bloom_rocksdb", None))
 
@@ -234,8 +238,51 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
     return vals
 
 
+def _pow2(n: float) -> str:
+    return f"$2^{{{int(round(math.log2(n)))}}}$"
+
+
+def length_sweep_values(df: pd.DataFrame | None) -> dict[str, str]:
+    """What the text says of the sweep over range lengths (sweep range_filters, uncorrelated unless
+    named): the shortest length at which a filter's seeks are no faster than no filter's, the spread
+    of SuRF's and bucketing's us per seek over every length, and the correlated seek FP rates of the
+    filters that keep one key's neighbourhood (bucketing, SuRF, the prefix Bloom)."""
+    vals = {f"rangeEngineL{n}": "--" for n in ("GrafiteSlower", "MementoSlower", "RosettaSlower", "SurfLow",
+                                                   "SurfHigh", "BucketingLow", "BucketingHigh", "NoneLow", "NoneHigh",
+                                                   "CorrBucketingFp", "CorrSurfFp", "CorrPrefixFp", "Lengths")}
+    s = range_seek_summary(df) if df is not None else None
+    if s is None:
+        return vals
+    s = s[s["sweep"] == "range_filters"]
+    if s.empty:
+        return vals
+    lengths = sorted(s["range_size"].unique())
+    vals["rangeEngineLLengths"] = f"{_pow2(lengths[0])}--{_pow2(lengths[-1])}"
+
+    def series(spec: str, corr: float = -1.0) -> pd.DataFrame:
+        return s[(s["range_filter"] == spec) & (s["range_correlation"] == corr)].set_index("range_size")
+
+    none = series("none")["us"]
+    for spec, n in (("grafite:bpk=16", "Grafite"), ("memento:bpk=16,range=1024", "Memento"),
+                    ("rosetta:bpk=16,range=1024", "Rosetta")):
+        us = series(spec)["us"]
+        slower = [n_ for n_ in lengths if n_ in us.index and n_ in none.index and us[n_] >= none[n_]]
+        vals[f"rangeEngineL{n}Slower"] = _pow2(slower[0]) if slower else "none of the lengths"
+    for spec, n in (("surf:suffix=real,bits=8", "Surf"), ("bucketing:bpk=16", "Bucketing"), ("none", "None")):
+        us = series(spec)["us"]
+        if not us.empty:
+            vals[f"rangeEngineL{n}Low"] = _num(float(us.min()))
+            vals[f"rangeEngineL{n}High"] = _num(float(us.max()))
+    for spec, n in (("bucketing:bpk=16", "Bucketing"), ("surf:suffix=real,bits=8", "Surf"),
+                    ("prefix_bloom:prefix=6,bpk=16", "Prefix")):
+        g = s[(s["range_filter"].map(lambda v: v == spec or v.startswith(spec + ","))) & (s["range_correlation"] == 0.8)]
+        if not g.empty:
+            vals[f"rangeEngineLCorr{n}Fp"] = _num(float(g["seek_fp"].median()))
+    return vals
+
+
 def section(inputs: Inputs) -> Section:
     df = inputs.results(EXPERIMENT)
-    return Section(values=range_engine_values(inputs.results_root, df),
+    return Section(values={**range_engine_values(inputs.results_root, df), **length_sweep_values(df)},
                    files={"engine_range.tex": grid_table_tex(df),
                           "engine_range_levels.tex": level_fp_table_tex(df, inputs.results(SIM_EXPERIMENT))})
