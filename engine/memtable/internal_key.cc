@@ -7,38 +7,20 @@
 
 namespace filterlab::engine {
 
-bool IsKnownValueType(uint8_t type) {
-  switch (type) {
-    case kTypeDeletion:
-    case kTypeValue:
-    case kTypeMerge:
-    case kTypeSingleDeletion:
-    case kTypeRangeDeletion: return true;
-    default: return false;
-  }
-}
-
 void AppendInternalKey(std::string* dst, const Slice& user_key, SequenceNumber seq, ValueType type) {
   assert(seq <= kMaxSequenceNumber);
   dst->append(user_key.data(), user_key.size());
   PutFixed64(dst, PackSequenceAndType(seq, type));
 }
 
-Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out) {
+Status InternalKeyParseError(const Slice& internal_key) {
   if (internal_key.size() < kInternalKeyTrailerBytes) {
     return Status::Corruption("internal key of " + std::to_string(internal_key.size()) +
                               " bytes is shorter than its 8-byte sequence/type trailer");
   }
-  const uint64_t trailer = ExtractTrailer(internal_key);
-  const auto type = static_cast<uint8_t>(trailer & 0xff);
-  if (!IsKnownValueType(type)) {
-    return Status::Corruption("internal key has unknown value type " + std::to_string(type) +
-                              " (allowed: 0 deletion, 1 value, 2 merge, 7 single deletion, 15 range deletion)");
-  }
-  out->user_key = ExtractUserKey(internal_key);
-  out->sequence = trailer >> 8;
-  out->type = static_cast<ValueType>(type);
-  return Status::OK();
+  const auto type = static_cast<uint8_t>(ExtractTrailer(internal_key) & 0xff);
+  return Status::Corruption("internal key has unknown value type " + std::to_string(type) +
+                            " (allowed: 0 deletion, 1 value, 2 merge, 7 single deletion, 15 range deletion)");
 }
 
 LookupKey::LookupKey(const Slice& user_key, SequenceNumber snapshot) {

@@ -34,7 +34,8 @@ enum ValueType : uint8_t {
 // sorts first.
 inline constexpr ValueType kValueTypeForSeek = kTypeRangeDeletion;
 
-bool IsKnownValueType(uint8_t type);
+// One of the ValueType values above (bits 0, 1, 2, 7 and 15 of the mask).
+inline bool IsKnownValueType(uint8_t type) { return type < 16 && ((0x8087u >> type) & 1u) != 0; }
 
 inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) { return (seq << 8) | type; }
 
@@ -46,8 +47,6 @@ struct ParsedInternalKey {
 
 // Appends user_key ‖ trailer. Precondition: seq ≤ kMaxSequenceNumber.
 void AppendInternalKey(std::string* dst, const Slice& user_key, SequenceNumber seq, ValueType type);
-// Corruption (naming the problem) when shorter than the trailer or the type is unknown.
-Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out);
 
 // Precondition: internal_key.size() >= 8 (callers validate first).
 inline Slice ExtractUserKey(const Slice& internal_key) {
@@ -55,6 +54,26 @@ inline Slice ExtractUserKey(const Slice& internal_key) {
 }
 inline uint64_t ExtractTrailer(const Slice& internal_key) {
   return DecodeFixed64(internal_key.data() + internal_key.size() - kInternalKeyTrailerBytes);
+}
+
+// The Corruption ParseInternalKey returns for a key it cannot parse.
+Status InternalKeyParseError(const Slice& internal_key);
+// Corruption (naming the problem) when shorter than the trailer or the type
+// is unknown. Inline, with the error built out of line: a DB iterator parses
+// every entry it passes, and the call and the OK status cost more than the parse.
+inline Status ParseInternalKey(const Slice& internal_key, ParsedInternalKey* out) {
+  if (internal_key.size() < kInternalKeyTrailerBytes) [[unlikely]] {
+    return InternalKeyParseError(internal_key);
+  }
+  const uint64_t trailer = ExtractTrailer(internal_key);
+  const auto type = static_cast<uint8_t>(trailer & 0xff);
+  if (!IsKnownValueType(type)) [[unlikely]] {
+    return InternalKeyParseError(internal_key);
+  }
+  out->user_key = ExtractUserKey(internal_key);
+  out->sequence = trailer >> 8;
+  out->type = static_cast<ValueType>(type);
+  return Status::OK();
 }
 
 // Three-way comparison in internal-key order. Preconditions: both ≥ 8 bytes.

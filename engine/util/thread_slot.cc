@@ -28,13 +28,17 @@ struct SlotToken {
     // the next holder's first loads.
     std::lock_guard<std::mutex> l(slots_mu);
     slot_taken[index] = false;
+    // Anything this thread still counts (another thread_local's destructor)
+    // goes to the shared slot, with atomic adds, not to the freed index.
+    thread_slot_internal::cached_slot = kSharedThreadSlot;
   }
 };
 
 }  // namespace
 
-size_t ThisThreadSlot() {
+size_t thread_slot_internal::RegisterThisThread() {
   thread_local SlotToken token;
+  cached_slot = token.index;
   return token.index;
 }
 

@@ -27,7 +27,21 @@ inline constexpr size_t kSharedThreadSlot = kThreadSlots - 1;
 
 // The calling thread's slot index (see above). Cheap after the first call:
 // a thread_local read.
-size_t ThisThreadSlot();
+namespace thread_slot_internal {
+// The calling thread's slot once it has one; kThreadSlots before its first
+// ThisThreadSlot() call. A trivially constructed thread_local, so reading it
+// is one thread-pointer-relative load with no initialisation guard: every
+// counter bump on the read path pays only that (the registration, whose
+// thread_local has a destructor and so a guard, runs once per thread).
+inline thread_local size_t cached_slot = kThreadSlots;
+// Takes a slot for the calling thread (or the shared one) and caches it.
+size_t RegisterThisThread();
+}  // namespace thread_slot_internal
+
+inline size_t ThisThreadSlot() {
+  const size_t slot = thread_slot_internal::cached_slot;
+  return slot != kThreadSlots ? slot : thread_slot_internal::RegisterThisThread();
+}
 
 // N relaxed counters, one copy per thread slot, each slot on its own cache
 // lines. Add from any thread; Sum reads all slots (a total that may miss
