@@ -206,17 +206,20 @@ class MergingIter final : public InternalIterator {
 
  private:
   // An erroring child makes the whole merge invalid: skipping it would
-  // silently hide its keys.
+  // silently hide its keys. Every child iterator here is invalid once it has
+  // an error, so only an invalid child's status is asked: a valid one costs
+  // one virtual call less per step (and no Status copy).
   void FindSmallest() {
     current_ = nullptr;
     for (auto& c : children_) {
-      if (!c->status().ok()) {
-        current_ = nullptr;
-        return;
+      if (!c->Valid()) {
+        if (!c->status().ok()) {
+          current_ = nullptr;
+          return;
+        }
+        continue;
       }
-      if (c->Valid() && (current_ == nullptr || CompareInternalKeys(c->key(), current_->key()) < 0)) {
-        current_ = c.get();
-      }
+      if (current_ == nullptr || CompareInternalKeys(c->key(), current_->key()) < 0) current_ = c.get();
     }
   }
 
