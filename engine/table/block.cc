@@ -178,7 +178,6 @@ void BlockIter::SetCorruption(const std::string& what) {
 void BlockIter::SeekToRestartPoint(uint32_t index) {
   key_size_ = 0;
   value_ = Slice();
-  restart_index_ = index;
   next_offset_ = block_->RestartOffset(index);
 }
 
@@ -225,9 +224,6 @@ bool BlockIter::ParseNextEntry() {
   }
   value_ = Slice(p + non_shared, value_len);
   next_offset_ = static_cast<size_t>(p + non_shared + value_len - base);
-  while (restart_index_ + 1 < block_->num_restarts_ && block_->RestartOffset(restart_index_ + 1) <= current_) {
-    ++restart_index_;
-  }
   valid_ = true;
   return true;
 }

@@ -178,7 +178,6 @@ class BlockIter {
   Slice value_;
   size_t current_ = 0;      // offset of the current entry
   size_t next_offset_ = 0;  // offset after the current entry
-  uint32_t restart_index_ = 0;
   HashOutcome last_hash_outcome_ = HashOutcome::kNoIndex;
 };
 
