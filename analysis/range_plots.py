@@ -27,9 +27,13 @@ def _rows(df: pd.DataFrame, command: str, sweep: str | None = None) -> pd.DataFr
     return with_labels(out) if "label" not in out else out
 
 
-def _label(row_label: str, filter_spec: str) -> str:
+def _label(row_label: str, filter_spec: str, surf_by_suffix: bool = False) -> str:
     """A legend entry: the base label, and for Rosetta and Memento the range they are sized for
-    (Rosetta's memory split, Memento's partition)."""
+    (Rosetta's memory split, Memento's partition). With surf_by_suffix (FP against bits/key, where
+    SuRF's size moves with its suffix bits) SuRF's specs join one line per suffix kind: real suffixes
+    of every length with no suffix (0 real bits), hashed suffixes apart."""
+    if surf_by_suffix and filter_spec.startswith("surf:"):
+        return "surf hashed suffix" if "suffix=hash" in filter_spec else "surf real suffix"
     if "range=" in filter_spec and row_label.startswith(("rosetta", "memento")) and "range=" not in row_label:
         return row_label + " range=" + filter_spec.split("range=", 1)[1].split(",", 1)[0]
     return row_label
@@ -58,7 +62,7 @@ def range_fp_vs_bits(df: pd.DataFrame):
     fp = _rows(df, "rangefp", "fp_vs_bits")
     if fp.empty:
         return None
-    fp = fp.assign(legend=[_label(a, b) for a, b in zip(fp["label"], fp["filter"])])
+    fp = fp.assign(legend=[_label(a, b, surf_by_suffix=True) for a, b in zip(fp["label"], fp["filter"])])
     fp = fp.assign(corr=fp["correlation"].fillna(-1.0))
     agg = pooled(fp, ["legend", "filter", "range_length", "corr"])
     panels = sorted({(int(r), float(c)) for r, c in zip(agg["range_length"], agg["corr"])})

@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include "filters/trailer.h"
 
@@ -119,9 +121,50 @@ FpModelClaim FpModelClaimOf(const FilterPolicy& policy) {
   return claim;
 }
 
+namespace {
+
+// ModelFpRateAt's memo. Some models cost a millisecond (software quad precision, sums over
+// patterns), and the level allocation asks every point of a family's menu at every level each time
+// it solves (Options::Validate, RewriteFilters, each flush's NoteTableFilter), mostly at key counts
+// it asked before. A registered variant's model is a function of its canonical spec and n, so the
+// pair is the key; policies of unregistered variants (test doubles) are not memoized. Bounded:
+// cleared when full.
+class ModelMemo {
+ public:
+  static constexpr size_t kMaxEntries = size_t{1} << 16;
+
+  bool Find(const std::string& key, double* fp) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = values_.find(key);
+    if (it == values_.end()) return false;
+    *fp = it->second;
+    return true;
+  }
+  void Put(const std::string& key, double fp) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (values_.size() >= kMaxEntries) values_.clear();
+    values_.emplace(key, fp);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, double> values_;
+};
+
+ModelMemo& Memo() {
+  static ModelMemo* memo = new ModelMemo;  // never destroyed: flush threads may outlive static teardown
+  return *memo;
+}
+
+}  // namespace
+
 Status ModelFpRateAt(const FilterPolicy& policy, size_t n, double* fp) {
+  const bool memoized = FindFilterVariant(policy.variant()) != nullptr;
+  const std::string key = memoized ? policy.spec() + "@" + std::to_string(n) : std::string();
+  if (memoized && Memo().Find(key, fp)) return Status::OK();
   try {
     *fp = policy.ModelFpRate(n);
+    if (memoized) Memo().Put(key, *fp);
     return Status::OK();
   } catch (const std::logic_error& e) {  // std::invalid_argument, std::domain_error (fp_model_internal.h)
     return Status::InvalidArgument(policy.spec() + ": no model FP rate at " + std::to_string(n) + " keys: " + e.what());

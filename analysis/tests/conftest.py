@@ -283,6 +283,9 @@ def range_frame() -> pd.DataFrame:
                 fp_row(sweep, "bucketing", bpk, length, corr, 1.0 if corr else 1e-3)
                 fp_row(sweep, "prefix_bloom:prefix=6", bpk, length, corr, 1.0 if corr else 1e-2, "exact",
                        1.0 if corr else 1e-2)
+    # SuRF's own sweep: no bpk; real suffixes (none = 0 real bits) and a hashed one.
+    for spec, fp in (("surf:suffix=none", 0.05), ("surf:suffix=real,bits=8", 0.002), ("surf:suffix=hash,bits=8", 0.05)):
+        fp_row("fp_vs_bits_5_surf", spec, None, 32, None, fp)
     for corr in (None, 0.0, 0.5, 1.0):
         fp_row("fp_vs_correlation", "grafite", 20.0, 32, corr, 1e-4, "upper_bound", 1.2e-4)
         fp_row("fp_vs_correlation", "bucketing", 20.0, 32, corr, 1e-5 if corr is None or corr < 0.5 else 1.0)

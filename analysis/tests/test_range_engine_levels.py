@@ -49,3 +49,13 @@ def test_without_a_model_the_verdict_is_a_dash():
     spec = "bucketing:bpk=16"
     rows = _rows(level_fp_table_tex(_engine(spec, [(1, 100, 1)]), None))
     assert rows == [["bucketing", "1", "101", rows[0][3], "--", "--"]]
+
+
+def test_the_engines_own_model_at_the_tables_key_count_comes_first():
+    spec = "rosetta:bpk=16,range=1024"
+    # Level 1 holds small tables (model 0.40 there): its 0.40 agrees, though the simulator's model at
+    # 10^6 keys (0.42) is 5.8 sigma away; level 2's records have no range_model_fp: the simulator's.
+    df = _engine(spec, [(1, 6000, 4000), (1, 6000, 4000), (2, 5800, 4200)])
+    df["levels_range_model_fp"] = [0.40, 0.40, math.nan]
+    rows = _rows(level_fp_table_tex(df, _sim(spec, 0.42, "exact")))
+    assert [(r[1], r[4], r[5]) for r in rows] == [("1", "0.4000 (exact)", "yes"), ("2", "0.4200 (exact)", "yes")]

@@ -18,6 +18,11 @@ def test_fp_vs_bits_panels_series_and_lower_bound(results_dir):
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert {"grafite", "bucketing", "prefix_bloom:prefix=6"} <= set(labels)
     assert "lower bound $L/2^{b}$" in labels
+    # SuRF's specs join one line per suffix kind: no suffix and 8 real bits, and the hashed one apart.
+    assert {"surf real suffix", "surf hashed suffix"} <= set(labels)
+    surf_panel = next(ax for ax in fig.axes if ax.get_title() == "range $2^{5}$, uncorrelated")
+    real = next(c for c in surf_panel.containers if c.get_label() == "surf real suffix")
+    assert sorted(real.lines[0].get_ydata()) == [0.002, 0.05]
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
     # Series keep their family's colour in every panel.

@@ -336,7 +336,11 @@ void DeclareRecordFields(FlagSet* flags) {
        "filter_true_positive (ints, since the benchmark started) and fp_rate (number, or null without "
        "lookups of absent keys: (positive - true_positive) / (checked - true_positive)); filterlab engine "
        "also: entries (int), filter_bytes (int), model_fp (number: the model FP rate a lookup of an absent "
-       "key expects at one of its tables, 1 without a filter), reach (number: the expected number of the level's "
+       "key expects at one of its tables, 1 without a filter), range_filter (string: the range filter spec "
+       "its tables hold, or empty), range_filter_bytes (int), range_model_fp (number: the range filter's model "
+       "or bound FP rate for an empty range of --range_size values placed independently of the keys, at the "
+       "level's mean keys per table; null without a range filter or without a model), reach (number: the expected "
+       "number of the level's "
        "tables a lookup probes, lookups following the stored keys), wasted_reads (int: lookups - filter_useful - "
        "found) and every level ticker (ints since the benchmark started): " +
        level_tickers)

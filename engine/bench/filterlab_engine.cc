@@ -4,8 +4,13 @@
 // cache, write buffer, level and file sizes), so a run's JSON names exactly
 // what was measured. Its statistics are the DB's typed DbStats (GetStats);
 // the filter counters are zeroed before each benchmark.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
 #include "engine/bench/engine.h"
 #include "engine/db/db.h"
+#include "filters/range/range_filter.h"
 
 namespace filterlab::lsmbench {
 namespace {
@@ -86,6 +91,21 @@ class FilterlabEngine : public Engine {
     (*record)["level_multiplier"] = config_.level_multiplier;
     (*record)["num_levels"] = config_.num_levels;
   }
+  // The model (or bound) FP rate of the level's range filter for an empty range of --range_size
+  // values placed independently of the keys, at the level's mean keys per table: what a seek into
+  // an uncorrelated empty range expects at one of its tables. Null without a range filter, without
+  // tables, or where the variant has no model (kind empirical).
+  JsonRecord RangeModelFp(const db::LevelStats& level) const {
+    std::unique_ptr<RangeFilterPolicy> policy;
+    if (level.range_filter.empty() || level.range_filter == "none" || level.files == 0 ||
+        !NewRangeFilterPolicy(level.range_filter, &policy).ok()) {
+      return nullptr;
+    }
+    const uint64_t keys_per_table = std::max<uint64_t>(1, level.entries / static_cast<uint64_t>(level.files));
+    const double fp =
+        policy->ModelFpRate(keys_per_table, static_cast<uint64_t>(std::max<int64_t>(1, config_.range_size)));
+    return std::isnan(fp) ? JsonRecord(nullptr) : JsonRecord(fp);
+  }
   JsonRecord Levels() override {
     JsonRecord levels = JsonRecord::array();
     for (const db::LevelStats& level : db_->GetStats().levels) {
@@ -98,6 +118,7 @@ class FilterlabEngine : public Engine {
       entry["filter_bytes"] = level.filter_bytes;
       entry["range_filter"] = level.range_filter;
       entry["range_filter_bytes"] = level.range_filter_bytes;
+      entry["range_model_fp"] = RangeModelFp(level);
       entry["model_fp"] = level.model_fp;
       entry["reach"] = level.reach;
       for (size_t t = 0; t < db::kNumLevelTickers; ++t) entry[db::kLevelTickerInfo[t].name] = level.tickers.values[t];

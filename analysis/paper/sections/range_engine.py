@@ -79,9 +79,10 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
 
 def level_fp_table_tex(df: pd.DataFrame | None, sim: pd.DataFrame | None) -> str:
     """The seek FP rate per level (the target_empty_ranges sweep: l = 2^10, uncorrelated, 10^6
-    keys, the repeats' tickers summed) with its 95% Wilson interval, beside the simulator's model or
-    bound for the same spec, length and correlation (experiment range_filters, 10^6 keys). Within:
-    an exact model within 4 binomial sigma of the level's table seeks, a bound not exceeded by more."""
+    keys, the repeats' tickers summed) with its 95% Wilson interval, beside the filter's model or
+    bound at the level's mean keys per table (lsmbench's range_model_fp; records without it: the
+    simulator's for the same spec and length at 10^6 keys, experiment range_filters). Within: an
+    exact model within 4 binomial sigma of the level's table seeks, a bound not exceeded by more."""
     if df is None:
         return not_measured(EXPERIMENT)
     rec = df[(df["sweep"] == "target_empty_ranges") & (df["benchmark"] == "seekempty")]
@@ -97,7 +98,13 @@ def level_fp_table_tex(df: pd.DataFrame | None, sim: pd.DataFrame | None) -> str
             if not m.empty:
                 model, kind = float(m["model_fp"].iloc[0]), str(m["fp_model_kind"].iloc[0])
         per = g.groupby("levels_level")[["levels_seek_range_filtered", "levels_seek_range_filter_match"]].sum()
+        # The engine's own model at the level's mean keys per table (lsmbench's range_model_fp), where
+        # the records have it; else the simulator's at 10^6 keys.
+        own = (g.groupby("levels_level")["levels_range_model_fp"].median() if "levels_range_model_fp" in g
+               else pd.Series(dtype=float))
         for level, row in per.iterrows():
+            level_model = float(own.get(level, math.nan))
+            model_here = level_model if not math.isnan(level_model) else model
             asked = float(row["levels_seek_range_filtered"] + row["levels_seek_range_filter_match"])
             if asked == 0:
                 continue
@@ -105,10 +112,11 @@ def level_fp_table_tex(df: pd.DataFrame | None, sim: pd.DataFrame | None) -> str
             fp = matches / asked
             low, high = (float(x[0]) for x in wilson(pd.Series([matches]), pd.Series([asked])))
             within = "--"
-            if not math.isnan(model):
-                allowed = 4 * math.sqrt(model * (1 - model) / asked)
-                within = "yes" if (fp - model <= allowed and (kind == "upper_bound" or model - fp <= allowed)) else "no"
-            model_text = "--" if math.isnan(model) else f"{model:.4f} ({kind.replace('_', ' ')})"
+            if not math.isnan(model_here):
+                allowed = 4 * math.sqrt(model_here * (1 - model_here) / asked)
+                within = "yes" if (fp - model_here <= allowed and (kind == "upper_bound" or model_here - fp <= allowed)) \
+                    else "no"
+            model_text = "--" if math.isnan(model_here) else f"{model_here:.4f} ({kind.replace('_', ' ') or 'model'})"
             lines.append(f"{_rf_label(spec)} & {int(level)} & {int(asked)} & {fp:.4f} [{low:.4f}, {high:.4f}] & "
                          f"{model_text} & {within}\\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]

@@ -51,11 +51,48 @@ def range_peers_table_tex(cells: pd.DataFrame | None) -> str:
     return "\n".join(rows) + "\n"
 
 
+SURF_MEMENTO_KEYS = ("rangeSurfSparseBits", "rangeSurfDenseBits", "rangeSurfFpTen", "rangeSurfFpCorrMin",
+                     "rangeMementoFpFive", "rangeMementoBoundFive", "rangeMementoFpFiveCorr")
+
+
+def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
+    """SuRF with 8 real suffix bits: bits/key LOUDS-Sparse only (its FP sweeps) and with the default
+    dense cut (its correlation sweep), its FP at 2^10 uncorrelated, and the lowest correlated FP of any
+    SuRF point; Memento at 16 bits/key and 2^5: FP uncorrelated and correlated, and its bound."""
+    out = {}
+
+    def rows(sweep: str, spec: str, length: int | None = None, corr=None) -> pd.DataFrame:
+        r = fp_rows[(fp_rows["sweep"] == sweep) & (fp_rows["filter"] == spec)]
+        if length is not None:
+            r = r[r["range_length"] == length]
+        return r[r["correlation"].isna()] if corr is None else r[r["correlation"] == corr]
+
+    sparse = rows("fp_vs_bits_10_surf", "surf:suffix=real,bits=8,dense=0", 1024)
+    if not sparse.empty:
+        out["rangeSurfSparseBits"] = f"{float(sparse['bits_per_key'].iloc[0]):.1f}"
+        out["rangeSurfFpTen"] = f"{100 * float(sparse['fp'].iloc[0]):.3f}\\%"
+    dense = rows("fp_vs_correlation_surf", "surf:suffix=real,bits=8")
+    if not dense.empty:
+        out["rangeSurfDenseBits"] = f"{float(dense['bits_per_key'].iloc[0]):.1f}"
+    corr = fp_rows[fp_rows["sweep"].astype(str).str.match(r"fp_vs_bits_\d+_surf") & (fp_rows["correlation"] == 0.8)]
+    if not corr.empty:
+        out["rangeSurfFpCorrMin"] = f"{float(corr['fp'].min()):.4f}"
+    memento = rows("fp_vs_bits_5_memento", "memento:bpk=16,range=32", 32)
+    memento_corr = rows("fp_vs_bits_5_memento", "memento:bpk=16,range=32", 32, 0.8)
+    if not memento.empty:
+        out["rangeMementoFpFive"] = f"{100 * float(memento['fp'].iloc[0]):.2f}\\%"
+        out["rangeMementoBoundFive"] = f"{100 * float(memento['model_fp'].iloc[0]):.2f}\\%"
+    if not memento_corr.empty:
+        out["rangeMementoFpFiveCorr"] = f"{100 * float(memento_corr['fp'].iloc[0]):.2f}\\%"
+    return out
+
+
 def range_filter_values(inputs: Inputs) -> dict[str, str]:
     """At 16 bits/key, ranges of 2^10 and the sweep's correlation, the best range filter's FP over
     prefix Bloom's and over bucketing's; the settings; the peer summary."""
     out = {"rangeBestCorr": "--", "rangeBestCorrBucketing": "--", "rangeCorr": "--", "rangeCorrSpanLog": "--",
-           "rangeLemmaEps": "--", "rangePeerNote": "Not measured: no committed results for the side-by-side run."}
+           "rangeLemmaEps": "--", "rangePeerNote": "Not measured: no committed results for the side-by-side run.",
+           **dict.fromkeys(SURF_MEMENTO_KEYS, "--")}
     df = inputs.results("range_filters")
     if df is not None and "range_length" in df:
         fp_rows = df[df["command"] == "rangefp"]
@@ -79,6 +116,7 @@ def range_filter_values(inputs: Inputs) -> dict[str, str]:
                 if other in fp.index and fp[other] > 0:
                     out[key] = (f"{best / fp[other]:.3f} ({escape(best_name)} {100 * best:.2f}\\% against "
                                 f"{100 * fp[other]:.1f}\\%)")
+        out.update(surf_memento_values(fp_rows))
     cells = range_peer_cells(inputs)
     if cells is not None and not cells.empty:
         parts = [f"{escape(variant)}: build {g['build_ratio'].min():.2f}--{g['build_ratio'].max():.2f}x, "
