@@ -169,7 +169,8 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
              "TOneRosettaCpuRatio", "TTwoCpuRatio", "TTwoCpuLow", "TTwoCpuHigh", "TThreeCpuRatio", "TThreeCpuLow",
              "TThreeCpuHigh", "TThreeOursCpu", "TThreeLevelCpu", "TFourReadCpuRatio", "TFourMissingCpuRatio",
              "TFourMultiCpuRatio", "TFourLoopCpuRatio", "TOneNoneCpu", "TOneGrafiteCpu", "TTwoOursCpu",
-             "TTwoRocksCpu", "RunLoad")
+             "TTwoRocksCpu", "RunLoad", "TThreeMainRatio", "TThreeMainLow", "TThreeMainHigh",
+             "TFourMissingMainRatio", "TFourMissingMainLow", "TFourMissingMainHigh")
     vals = {f"rangeEngine{n}": "--" for n in names}
 
     def put(n: str, v: float, f: str = "{:.2f}") -> None:
@@ -234,6 +235,15 @@ def range_engine_values(results_root: Path, df: pd.DataFrame | None) -> dict[str
         put("TThreeCpuRatio", ratio)
         put("TThreeCpuLow", lo)
         put("TThreeCpuHigh", hi)
+        # main before the engine-speed work (t3_main, t4_main), a third side in the same rounds.
+        _, _, ratio, lo, hi = _round_ratio(t, "seekrandom", "t3_leveldb", "t3_main")
+        put("TThreeMainRatio", ratio)
+        put("TThreeMainLow", lo)
+        put("TThreeMainHigh", hi)
+        _, _, ratio, lo, hi = _round_ratio(t, "readmissing", "t4_base", "t4_main")
+        put("TFourMissingMainRatio", ratio)
+        put("TFourMissingMainLow", lo)
+        put("TFourMissingMainHigh", hi)
         for bench, n, batched in (("readrandom", "Read", None), ("readmissing", "Missing", None),
                                   ("multireadrandom", "Multi", True), ("multireadrandom", "Loop", False)):
             _, _, ratio, lo, hi = _round_ratio(t, bench, "t4_base", "t4_new", batched)
