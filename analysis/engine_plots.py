@@ -20,7 +20,7 @@ import seaborn as sns
 from . import allocation_plot
 from .engine_data import (benchmark_rows, context_label, filter_rows, level_fp, medians, multiget_summary,
                           range_seek_summary, range_summary, space_summary, toggle_summary)
-from .style import FP_LABEL, PAGE, marker, palette
+from .style import FP_LABEL, PAGE, family, marker, palette
 
 OPS_LABEL = "operations per second"
 US_LABEL = "µs per lookup"
@@ -385,12 +385,11 @@ def range_seeks(df: pd.DataFrame):
     colors = palette(lines)
     correlations = sorted(s["range_correlation"].unique())
     fig, axes = plt.subplots(2, len(correlations), figsize=(PAGE, 5.2), squeeze=False, sharex=True)
-    seen_families: dict[str, int] = {}
+    seen_families: set[str] = set()
     styles = {}
-    for lab in lines:  # a family's second member (two Rosetta sizes) is dashed
-        fam = lab.split(":", 1)[0]
-        styles[lab] = "-" if seen_families.get(fam, 0) == 0 else "--"
-        seen_families[fam] = seen_families.get(fam, 0) + 1
+    for lab in lines:  # a family's later members (the second Rosetta size) are dashed
+        styles[lab] = "--" if family(lab) in seen_families else "-"
+        seen_families.add(family(lab))
     for j, corr in enumerate(correlations):
         for lab in lines:
             g = s[(s["line"] == lab) & (s["range_correlation"] == corr)].sort_values("range_size")

@@ -43,6 +43,12 @@ def _fp_text(v: float) -> str:
     return "0" if v == 0 else f"{v:.2g}"
 
 
+def _names_spec(specs: pd.Series, spec: str) -> pd.Series:
+    """Which of `specs` are `spec` as written or with parameters the engine's canonical spec appends
+    (prefix_bloom's whole_key=0)."""
+    return specs.fillna("").map(lambda v: v == spec or v.startswith(spec + ","))
+
+
 def _rf_label(spec: str) -> str:
     return spec.split(":")[0]
 
@@ -62,7 +68,7 @@ def grid_table_tex(df: pd.DataFrame | None) -> str:
         for label, sweep, rf in ROWS:
             g = rec[(rec["sweep"] == sweep) & (rec["range_correlation"] == corr)]
             if rf is not None:
-                g = g[g["range_filter"].fillna("").map(lambda v: v == rf or v.startswith(rf + ","))]
+                g = g[_names_spec(g["range_filter"], rf)]
             cells = []
             for n in LENGTHS:
                 h = g[g["range_size"] == n]
@@ -293,7 +299,7 @@ def length_sweep_values(df: pd.DataFrame | None) -> dict[str, str]:
             vals[f"rangeEngineL{n}High"] = _num(float(us.max()))
     for spec, n in (("bucketing:bpk=16", "Bucketing"), ("surf:suffix=real,bits=8", "Surf"),
                     ("prefix_bloom:prefix=6,bpk=16", "Prefix")):
-        g = s[(s["range_filter"].map(lambda v: v == spec or v.startswith(spec + ","))) & (s["range_correlation"] == 0.8)]
+        g = s[_names_spec(s["range_filter"], spec) & (s["range_correlation"] == 0.8)]
         if not g.empty:
             vals[f"rangeEngineLCorr{n}Fp"] = _num(float(g["seek_fp"].median()))
     return vals
