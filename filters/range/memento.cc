@@ -22,12 +22,21 @@
 // range inside p's partition. Longer ranges probe every touched prefix, up
 // to kMaxProbedPrefixes of them, and are answered true beyond.
 //
-// Inserts. Built filters and NewDynamic ones take keys one at a time
-// (memento_table.h's Insert: the slots from the insert point to the next
-// empty one shift by one). Above load 0.95, or when runs reach the last
-// slot, the filter expands. A filter opened from bytes is read-only.
-// num_keys() counts the inserts: a key inserted twice counts twice (its
-// slot is not repeated; the filter cannot tell it from a colliding key).
+// Inserts and deletes. Built filters and NewDynamic ones take keys one at
+// a time (memento_table.h's Insert: the slots from the insert point to the
+// next empty one shift by one) and delete them (Table::Erase: the runs after
+// the removed slot move back). Every key takes its own slot, also when two
+// distinct keys give the same entry (prefixes colliding in quotient and
+// fingerprint, equal mementos) or a key is inserted twice: the table is a
+// multiset, so a delete removes one copy and the other key stays (the
+// authors' code deletes one key's memento the same way: qf_delete_single in
+// github.com/n3slami/Memento_Filter, include/memento.h). Delete of an entry the table
+// lacks is refused (NotFound, nothing changed); a key never inserted whose
+// entry is there (a false-positive point) would remove another key's entry,
+// so, as for every quotient filter, only inserted keys may be deleted. Above
+// load 0.95, or when runs reach the last slot, an insert expands the filter;
+// deletes never shrink it. A filter opened from bytes is read-only.
+// num_keys() counts inserts minus deletes.
 //
 // Not as the paper: its encoding packs the second and later mementos of a
 // box into m-bit fields (the box's first slot keeps the fingerprint); here
@@ -154,19 +163,18 @@ class MementoFilter final : public RangeFilter {
   }
 
   bool SupportsInsert() const override { return dynamic_; }
+  bool SupportsDelete() const override { return dynamic_; }
   Status Insert(uint64_t key) override {
     if (!dynamic_) return RangeFilter::Insert(key);
-    uint64_t q, fp;
-    hash_.Split(key >> memento_bits_, &q, &fp);
-    const uint64_t remainder = (fp << memento_bits_) | (key & MementoMask());
+    uint64_t q, remainder;
+    EntryOf(key, &q, &remainder);
     const double load = static_cast<double>(table_.used_slots() + 1) / static_cast<double>(hash_.quotients);
     if (load > kMaxLoad) {
       Status s = Expand();
       if (!s.ok()) return s;
       return Insert(key);
     }
-    bool added = false;
-    Status s = table_.Insert(q, remainder, &added);
+    Status s = table_.Insert(q, remainder);
     if (s.IsNotFound()) {  // runs reached the last slot: more slots at the end, else double
       s = table_.shape().slots < DynamicSlots(hash_.quotients) ? AddSpillSlots() : Expand();
       if (!s.ok()) return s;
@@ -175,6 +183,22 @@ class MementoFilter final : public RangeFilter {
     if (!s.ok()) return s;
     ++keys_;
     prefixes_ = keys_;  // an upper bound: inserts do not see which prefixes are new
+    return Status::OK();
+  }
+
+  Status Delete(uint64_t key) override {
+    if (!dynamic_) return RangeFilter::Delete(key);
+    uint64_t q, remainder;
+    EntryOf(key, &q, &remainder);
+    Status s = table_.Erase(q, remainder);
+    if (s.IsNotFound()) {
+      return Status::NotFound("memento: key " + std::to_string(key) +
+                              " is not in the filter (no stored entry matches its prefix's fingerprint and its "
+                              "memento); only inserted keys can be deleted");
+    }
+    if (!s.ok()) return s;
+    --keys_;
+    prefixes_ = std::min(prefixes_, keys_);  // still an upper bound on the stored prefixes
     return Status::OK();
   }
 
@@ -236,6 +260,12 @@ class MementoFilter final : public RangeFilter {
 
  private:
   uint64_t MementoMask() const { return (uint64_t{1} << memento_bits_) - 1; }
+  // The key's quotient and remainder fingerprint:memento.
+  void EntryOf(uint64_t key, uint64_t* q, uint64_t* remainder) const {
+    uint64_t fp;
+    hash_.Split(key >> memento_bits_, q, &fp);
+    *remainder = (fp << memento_bits_) | (key & MementoMask());
+  }
   bool Probe(uint64_t prefix, uint64_t a, uint64_t b) const {
     uint64_t q, fp;
     hash_.Split(prefix, &q, &fp);
@@ -304,8 +334,9 @@ class MementoPolicy final : public RangeFilterPolicy {
       hash.Split(p, &q, &fp);
       entries[i] = {q, (fp << memento_bits_) | (keys[i] & mask)};
     }
+    // Equal entries (prefixes colliding in quotient and fingerprint, equal
+    // mementos) each keep a slot, so either key can be deleted later.
     std::sort(entries.begin(), entries.end());
-    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
     Table table;
     s = Table::Load(hash.quotients, fingerprint_bits_ + memento_bits_, hash.quotients, entries, &table);
     if (!s.ok()) return Status::InvalidArgument(spec_ + ": " + s.message());
@@ -413,9 +444,9 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
   Table table(shape, data.udata());
   s = table.Validate();
   if (!s.ok()) return Status::Corruption(s.message());
-  if (table.used_slots() > static_cast<uint64_t>(keys) || (keys > 0) != (table.used_slots() > 0)) {
+  if (table.used_slots() != static_cast<uint64_t>(keys)) {
     return Status::Corruption("memento layout '" + layout.text() + "': " + std::to_string(table.used_slots()) +
-                              " stored entries cannot come from " + std::to_string(keys) + " keys");
+                              " stored entries for " + std::to_string(keys) + " keys (each key takes one)");
   }
   PrefixHash hash;
   hash.salt = SaltFor(static_cast<uint64_t>(seed));
@@ -429,7 +460,7 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
 FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     kVariantName,
     "Memento filter (Eslami, Dayan, SIGMOD 2025): prefixes of range-sized partitions hashed into a rank-and-select "
-    "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts and expansion; "
+    "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts, deletes and expansion; "
     "FPR <= t D/(N 2^f) over t touched partitions for any keys and queries",
     "bpk=4..64 (bits per key, default 16; needs (f + m + 2.25)/0.95 <= bpk with f >= 1 fingerprint bits) "
     "range=1..2^40 (the longest range of interest: partitions of R = 2^m >= range values, default 64); "

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace filterlab::memento {
 namespace {
@@ -131,7 +132,7 @@ Status Table::Load(uint64_t quotients, int width, uint64_t min_slots, const std:
   uint64_t next = 0;
   for (size_t i = 0; i < sorted.size(); ++i) {
     const Entry& e = sorted[i];
-    if (e.quotient >= quotients || e.remainder > max_remainder || (i > 0 && !(sorted[i - 1] < e))) {
+    if (e.quotient >= quotients || e.remainder > max_remainder || (i > 0 && e < sorted[i - 1])) {
       return Status::InvalidArgument("memento table: entry #" + std::to_string(i) +
                                      " is out of range or out of order (quotients " + std::to_string(quotients) +
                                      ", width " + std::to_string(width) + ")");
@@ -162,8 +163,7 @@ Status Table::Load(uint64_t quotients, int width, uint64_t min_slots, const std:
   return Status::OK();
 }
 
-Status Table::Insert(uint64_t q, uint64_t remainder, bool* added) {
-  *added = false;
+Status Table::Insert(uint64_t q, uint64_t remainder) {
   const bool new_run = !Occupied(q);
   uint64_t pos = 0, run_end = 0;
   if (new_run) {
@@ -173,9 +173,7 @@ Status Table::Insert(uint64_t q, uint64_t remainder, bool* added) {
     FindRun(q, &start, &run_end);
     pos = run_end + 1;
     for (uint64_t i = start; i <= run_end; ++i) {
-      const uint64_t r = Remainder(i);
-      if (r == remainder) return Status::OK();
-      if (r > remainder) {
+      if (Remainder(i) > remainder) {
         pos = i;
         break;
       }
@@ -213,8 +211,68 @@ Status Table::Insert(uint64_t q, uint64_t remainder, bool* added) {
     SetBit(kRunends, pos, false);
   }
   ++used_;
-  *added = true;
   return RecomputeOffsets(q / 64 + 1, empty / 64);
+}
+
+Status Table::Erase(uint64_t q, uint64_t remainder) {
+  uint64_t start = 0, run_end = 0;
+  uint64_t victim = shape_.slots;
+  if (FindRun(q, &start, &run_end)) {
+    for (uint64_t i = start; i <= run_end && i < shape_.slots; ++i) {
+      const uint64_t r = Remainder(i);
+      if (r >= remainder) {
+        if (r == remainder) victim = i;
+        break;
+      }
+    }
+  }
+  if (victim >= shape_.slots) {
+    return Status::NotFound("memento table: no entry (" + std::to_string(q) + ", " + std::to_string(remainder) + ")");
+  }
+  // The full stretch [start, empty) from q's run to the next empty slot
+  // holds q's run and the runs of the next occupied quotients, one after
+  // the other. Each run starts at max(its quotient, the slot after the
+  // previous run), so the stretch is rewritten from q's (unchanged) start
+  // with the victim left out: the later runs move back by one slot or stop
+  // at their canonical slot.
+  uint64_t empty = run_end + 1;
+  while (empty < shape_.slots) {
+    const uint64_t after = AfterRunendUpTo(empty);
+    if (after <= empty) break;
+    empty = after;
+  }
+  std::vector<Entry> stretch;
+  stretch.reserve(empty - start);
+  for (uint64_t quotient = q, i = start; i < empty;) {
+    const uint64_t end = SelectRunend(i, 1);
+    for (uint64_t j = i; j <= end; ++j) {
+      if (j != victim) stretch.push_back({quotient, Remainder(j)});
+    }
+    i = end + 1;
+    if (i >= empty) break;
+    // The next run belongs to the next occupied quotient (at or before i,
+    // since slot i is full and runs never start before their quotient).
+    uint64_t next = quotient + 1;
+    while (!Occupied(next)) ++next;
+    quotient = next;
+  }
+  for (uint64_t j = start; j < empty; ++j) {
+    SetRemainder(j, 0);
+    SetBit(kRunends, j, false);
+  }
+  if (start == run_end) SetBit(kOccupied, q, false);  // q's run was the victim alone
+  uint64_t next = start;
+  for (size_t k = 0; k < stretch.size(); ++k) {
+    const Entry& e = stretch[k];
+    const bool first_of_run = k == 0 || stretch[k - 1].quotient != e.quotient;
+    const uint64_t pos = first_of_run ? std::max(next, e.quotient) : next;
+    SetRemainder(pos, e.remainder);
+    if (k + 1 == stretch.size() || stretch[k + 1].quotient != e.quotient) SetBit(kRunends, pos, true);
+    next = pos + 1;
+  }
+  --used_;
+  // Offsets only shrink, so none can pass kMaxOffset.
+  return RecomputeOffsets(q / 64 + 1, (empty - 1) / 64 + 1);
 }
 
 Status Table::Validate() {
@@ -236,9 +294,9 @@ Status Table::Validate() {
         return Status::Corruption("memento table: the run of quotient " + std::to_string(q) + " has no end");
       }
       for (uint64_t i = start + 1; i <= end; ++i) {
-        if (Remainder(i) <= Remainder(i - 1)) {
-          return Status::Corruption("memento table: the run of quotient " + std::to_string(q) +
-                                    " is not strictly ascending at slot " + std::to_string(i));
+        if (Remainder(i) < Remainder(i - 1)) {
+          return Status::Corruption("memento table: the run of quotient " + std::to_string(q) + " descends at slot " +
+                                    std::to_string(i));
         }
       }
       used += end - start + 1;

@@ -3,8 +3,11 @@
 // Counting Filter: Making Every Bit Count", SIGMOD 2017, Section 3) holding
 // sorted runs of fixed-width remainders.
 //
-// An entry is (quotient q < N, remainder of `width` bits). Entries of one
-// quotient form a run of consecutive slots, sorted ascending by remainder;
+// An entry is (quotient q < N, remainder of `width` bits). The table is a
+// multiset: an entry added twice takes two slots, so a delete removes one
+// copy and leaves the other (what makes deletes exact for a filter whose
+// distinct keys may share an entry). Entries of one quotient form a run of
+// consecutive slots, sorted ascending (non-decreasing) by remainder;
 // runs appear in quotient order, each starting at its canonical slot q or
 // right after the previous run, whichever is later (linear probing that
 // keeps order). Per slot two metadata bits: occupied[q] (quotient q has a
@@ -19,7 +22,9 @@
 // slot N - 1.
 //
 // Cost: width + 2 + 16/64 bits per slot. Lookups touch one or two cache
-// lines per run; an insert shifts the slots up to the next empty one.
+// lines per run; an insert shifts the slots up to the next empty one, a
+// delete shifts the runs after the removed slot back, each run no further
+// than its canonical slot, up to the next empty one.
 //
 // Serialized words (little-endian 64-bit): occupieds (S/64), runends (S/64),
 // offsets (16-bit, four per word), remainders (S * width bits, slot i at bit
@@ -53,7 +58,7 @@ struct TableShape {
 };
 
 // One (quotient, remainder) pair; tables load from them sorted by quotient,
-// then remainder, without repeats.
+// then remainder (repeats allowed: each takes its own slot).
 struct Entry {
   uint64_t quotient;
   uint64_t remainder;
@@ -70,10 +75,9 @@ class Table {
   // read-only, Validate() before any query.
   Table(TableShape shape, const uint8_t* data);
 
-  // A writable table of `shape.quotients` quotients from sorted unique
-  // entries, with at least `min_slots` slots (more when runs spill past
-  // them; rounded up to 64). InvalidArgument when an entry's quotient or
-  // remainder does not fit, or when an offset would pass kMaxOffset.
+  // A writable table of `shape.quotients` quotients from sorted entries, with at least `min_slots` slots (more when
+  // runs spill past them; rounded up to 64). InvalidArgument when an entry's quotient or remainder does not fit, or
+  // when an offset would pass kMaxOffset.
   static Status Load(uint64_t quotients, int width, uint64_t min_slots, const std::vector<Entry>& sorted, Table* out);
 
   const TableShape& shape() const { return shape_; }
@@ -91,11 +95,14 @@ class Table {
   // Whether q's run holds a remainder in [lo, hi].
   bool AnyInRun(uint64_t q, uint64_t lo, uint64_t hi) const;
 
-  // Adds (q, remainder) keeping runs sorted; *added is false when the pair
-  // was already there. NotFound when no empty slot follows the insert point
-  // (the caller expands), InvalidArgument when an offset would pass
-  // kMaxOffset. Precondition writable().
-  Status Insert(uint64_t q, uint64_t remainder, bool* added);
+  // Adds (q, remainder) keeping runs sorted, beside any equal entries.
+  // NotFound when no empty slot follows the insert point (the caller
+  // expands), InvalidArgument when an offset would pass kMaxOffset.
+  // Precondition writable().
+  Status Insert(uint64_t q, uint64_t remainder);
+  // Removes one copy of (q, remainder); NotFound, the table unchanged, when
+  // there is none. Precondition writable().
+  Status Erase(uint64_t q, uint64_t remainder);
 
   // Calls visit(quotient, remainder) for every entry in order.
   template <typename Visit>
@@ -115,7 +122,7 @@ class Table {
   }
 
   // Checks the structure against itself: every occupied quotient below N
-  // has a run, runends and occupieds pair up, runs are strictly ascending,
+  // has a run, runends and occupieds pair up, runs are non-decreasing,
   // the stored offsets are the ones the runs give. Corruption otherwise.
   // Also counts used_slots() of a table read in place.
   Status Validate();
