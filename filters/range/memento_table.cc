@@ -17,8 +17,6 @@ inline int SelectInWord(uint64_t w, uint64_t r) {
   return __builtin_ctzll(w);
 }
 
-inline uint64_t RoundUp64(uint64_t x) { return (x + 63) / 64 * 64; }
-
 }  // namespace
 
 std::string TableShape::Check() const {
@@ -124,42 +122,6 @@ Status Table::RecomputeOffsets(uint64_t first, uint64_t last) {
     }
     SetOffset(b, off);
   }
-  return Status::OK();
-}
-
-Status Table::Load(uint64_t quotients, int width, uint64_t min_slots, const std::vector<Entry>& sorted, Table* out) {
-  const uint64_t max_remainder = LowMask(static_cast<uint64_t>(width));
-  uint64_t next = 0;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    const Entry& e = sorted[i];
-    if (e.quotient >= quotients || e.remainder > max_remainder || (i > 0 && e < sorted[i - 1])) {
-      return Status::InvalidArgument("memento table: entry #" + std::to_string(i) +
-                                     " is out of range or out of order (quotients " + std::to_string(quotients) +
-                                     ", width " + std::to_string(width) + ")");
-    }
-    next = std::max(next, e.quotient) + 1;
-  }
-  Table t;
-  t.shape_.quotients = quotients;
-  t.shape_.width = width;
-  t.shape_.slots = RoundUp64(std::max({min_slots, next, quotients}));
-  const std::string bad = t.shape_.Check();
-  if (!bad.empty()) return Status::InvalidArgument("memento table: " + bad);
-  t.owned_.assign(t.shape_.TotalWords(), 0);
-  next = 0;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    const Entry& e = sorted[i];
-    const bool first_of_run = i == 0 || sorted[i - 1].quotient != e.quotient;
-    const uint64_t pos = first_of_run ? std::max(next, e.quotient) : next;
-    t.SetRemainder(pos, e.remainder);
-    if (first_of_run) t.SetBit(kOccupied, e.quotient, true);
-    if (i + 1 == sorted.size() || sorted[i + 1].quotient != e.quotient) t.SetBit(kRunends, pos, true);
-    next = pos + 1;
-  }
-  t.used_ = sorted.size();
-  Status s = t.RecomputeOffsets(1, t.shape_.Blocks() - 1);
-  if (!s.ok()) return s;
-  *out = std::move(t);
   return Status::OK();
 }
 

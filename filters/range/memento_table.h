@@ -75,10 +75,18 @@ class Table {
   // read-only, Validate() before any query.
   Table(TableShape shape, const uint8_t* data);
 
-  // A writable table of `shape.quotients` quotients from sorted entries, with at least `min_slots` slots (more when
-  // runs spill past them; rounded up to 64). InvalidArgument when an entry's quotient or remainder does not fit, or
-  // when an offset would pass kMaxOffset.
-  static Status Load(uint64_t quotients, int width, uint64_t min_slots, const std::vector<Entry>& sorted, Table* out);
+  // A writable table of `shape.quotients` quotients from sorted entries,
+  // with at least `min_slots` slots (more when runs spill past them; rounded
+  // up to 64). InvalidArgument when an entry's quotient or remainder does
+  // not fit, or when an offset would pass kMaxOffset.
+  static Status Load(uint64_t quotients, int width, uint64_t min_slots, const std::vector<Entry>& sorted, Table* out) {
+    return LoadFrom(
+        quotients, width, min_slots, sorted.size(), [&](size_t i) { return sorted[i]; }, out);
+  }
+  // The same from n entries given by at(i) (a build decodes them from
+  // packed, radix-sorted words without a vector of Entry).
+  template <typename At>
+  static Status LoadFrom(uint64_t quotients, int width, uint64_t min_slots, size_t n, At at, Table* out);
 
   const TableShape& shape() const { return shape_; }
   bool writable() const { return !owned_.empty(); }
@@ -159,5 +167,48 @@ class Table {
   const uint8_t* external_ = nullptr;
   uint64_t used_ = 0;
 };
+
+template <typename At>
+Status Table::LoadFrom(uint64_t quotients, int width, uint64_t min_slots, size_t n, At at, Table* out) {
+  const uint64_t max_remainder = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  uint64_t next = 0;
+  Entry prev{0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    const Entry e = at(i);
+    if (e.quotient >= quotients || e.remainder > max_remainder || (i > 0 && e < prev)) {
+      return Status::InvalidArgument("memento table: entry #" + std::to_string(i) +
+                                     " is out of range or out of order (quotients " + std::to_string(quotients) +
+                                     ", width " + std::to_string(width) + ")");
+    }
+    next = (next > e.quotient ? next : e.quotient) + 1;
+    prev = e;
+  }
+  Table t;
+  t.shape_.quotients = quotients;
+  t.shape_.width = width;
+  const uint64_t want = min_slots > next ? min_slots : next;
+  t.shape_.slots = ((want > quotients ? want : quotients) + 63) / 64 * 64;
+  const std::string bad = t.shape_.Check();
+  if (!bad.empty()) return Status::InvalidArgument("memento table: " + bad);
+  t.owned_.assign(t.shape_.TotalWords(), 0);
+  next = 0;
+  Entry e = n > 0 ? at(0) : Entry{0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    const Entry following = i + 1 < n ? at(i + 1) : Entry{0, 0};
+    const bool first_of_run = i == 0 || prev.quotient != e.quotient;
+    const uint64_t pos = first_of_run ? (next > e.quotient ? next : e.quotient) : next;
+    t.SetRemainder(pos, e.remainder);
+    if (first_of_run) t.SetBit(kOccupied, e.quotient, true);
+    if (i + 1 == n || following.quotient != e.quotient) t.SetBit(kRunends, pos, true);
+    next = pos + 1;
+    prev = e;
+    e = following;
+  }
+  t.used_ = n;
+  Status s = t.RecomputeOffsets(1, t.shape_.Blocks() - 1);
+  if (!s.ok()) return s;
+  *out = std::move(t);
+  return Status::OK();
+}
 
 }  // namespace filterlab::memento

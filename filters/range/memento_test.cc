@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -389,7 +390,8 @@ TEST(MementoFilter, DeletesAfterExpansionsKeepTheRest) {
   EXPECT_LE(static_cast<double>(still) / static_cast<double>(half), p_bound + 4 * BinomialSigma(p_bound, half));
   // The serialized copy validates (runs moved back by deletes) and agrees.
   std::unique_ptr<RangeFilter> g;
-  ASSERT_TRUE(OpenRangeFilter(f->Serialize(), &g).ok());
+  const std::string serialized = f->Serialize();  // g reads it in place
+  ASSERT_TRUE(OpenRangeFilter(serialized, &g).ok());
   for (uint64_t k : keys) ASSERT_EQ(g->MayContain(k), f->MayContain(k));
   // Reinsert the deleted half, delete the other half.
   for (size_t i = 0; i < half; ++i) ASSERT_TRUE(f->Insert(order[i]).ok());
@@ -414,7 +416,8 @@ TEST(MementoFilter, KeysSharingAnEntryEachKeepASlot) {
   auto f = MustBuildRange(*p, keys);
   EXPECT_EQ(ParseLayout(*f).fingerprint, 3);
   std::unique_ptr<RangeFilter> g;
-  ASSERT_TRUE(OpenRangeFilter(f->Serialize(), &g).ok()) << "the layout checks one slot per key";
+  const std::string serialized = f->Serialize();  // g reads it in place
+  ASSERT_TRUE(OpenRangeFilter(serialized, &g).ok()) << "the layout checks one slot per key";
   // With no memento a point query matches exactly the key's entry, so a key
   // still found right after its own delete shares its entry with a stored
   // key. About 4000^2 / 2 pairs each collide with probability 1/(N 2^3),
@@ -468,6 +471,72 @@ TEST(MementoFilter, DeletingAKeyNeverInsertedIsRefusedUnlessItCollides) {
   size_t lost = 0;
   for (uint64_t k : keys) lost += !f->MayContain(k);
   EXPECT_GE(lost, 1u) << "the stored key that shared the entry is gone";
+}
+
+// FP growth per expansion. Expansion by fingerprint sacrifice halves 2^f
+// and doubles N, so at the same load the bound t D / (N 2^f) doubles with
+// each doubling of the keys. A dynamic filter (bpk = 20, range = 64: f = 10
+// at the start) takes uniform keys until just before each of its first
+// four expansions (load 0.95); there, over Q empty ranges of 64 values
+// (fixed seeds), the measured FP is held to the bound at the realized N and
+// f (p_hat <= p + 4 sigma) and to the uniform-key expectation (one key per
+// partition; as in EmptyRangeFpAgainstTheBoundAndTheUniformExpectation:
+// |p_hat - p| <= 4 sigma + 5% p), and each stage's FP is about twice the
+// one before (the expectation's own ratio, checked through it).
+TEST(MementoFilter, ExpansionFpGrowsAsTheBoundSays) {
+  auto p = MustRangePolicy("memento:bpk=20,range=64");
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(p->NewDynamic(4096, &f).ok());
+  const int f0 = ParseLayout(*f).fingerprint;
+  ASSERT_EQ(f0, 10);
+  const uint64_t kQueries = SanitizerScaled(200000, 20);
+  SplitMix64 keys_rng(0xE9A1), query_rng(0xE9A2);
+  std::vector<uint64_t> inserted;
+  double previous_expected = 0;
+  for (int stage = 0; stage <= 4; ++stage) {
+    // Insert until the next key would pass load 0.95 (and so expand); past
+    // stage 0 the first key in expands the filter.
+    for (bool first = stage > 0;; first = false) {
+      const Layout l = ParseLayout(*f);
+      if (!first && static_cast<double>(l.keys + 1) > 0.95 * static_cast<double>(l.quotients)) break;
+      const uint64_t k = keys_rng.Next();
+      ASSERT_TRUE(f->Insert(k).ok());
+      inserted.push_back(k);
+    }
+    const Layout l = ParseLayout(*f);
+    ASSERT_EQ(l.fingerprint, f0 - stage) << "one fingerprint bit per expansion";
+    std::vector<uint64_t> keys = inserted;
+    std::sort(keys.begin(), keys.end());
+    const double slots_times_fp = static_cast<double>(l.quotients) * std::exp2(l.fingerprint);
+    const uint64_t r = uint64_t{1} << l.memento;
+    uint64_t asked = 0, positives = 0;
+    double bound = 0, expected = 0;
+    while (asked < kQueries) {
+      const uint64_t lo = query_rng.Next();
+      if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
+      positives += f->MayContainRange(lo, lo + 63);
+      bound += f->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
+      double none = 1;
+      for (uint64_t q = lo / r; q <= (lo + 63) / r; ++q) {
+        const uint64_t a = std::max(lo, q * r), b = std::min(lo + 63, q * r + r - 1);
+        none *= std::pow(1 - static_cast<double>(b - a + 1) / (static_cast<double>(r) * slots_times_fp),
+                         static_cast<double>(keys.size()));
+      }
+      expected += 1 - none;
+      ++asked;
+    }
+    const double q = static_cast<double>(asked);
+    const double p_hat = static_cast<double>(positives) / q, p_bound = bound / q, p_exp = expected / q;
+    EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked)) << "stage " << stage << ": above the bound";
+    EXPECT_NEAR(p_hat, p_exp, 4 * BinomialSigma(p_exp, asked) + 0.05 * p_exp) << "stage " << stage;
+    if (stage > 0) {
+      EXPECT_NEAR(p_exp / previous_expected, 2.0, 0.1) << "stage " << stage;
+    }
+    previous_expected = p_exp;
+    std::printf("expansions %d: keys %zu, N %llu, f %d: FP %.5f, expectation %.5f, bound %.5f\n", stage, keys.size(),
+                static_cast<unsigned long long>(l.quotients), l.fingerprint, p_hat, p_exp, p_bound);
+    for (uint64_t k : inserted) ASSERT_TRUE(f->MayContain(k));
+  }
 }
 
 TEST(MementoFilter, BuiltFiltersTakeInsertsToo) {
