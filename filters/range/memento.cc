@@ -56,10 +56,11 @@
 // just before each of four expansions against the bound at the realized N
 // and f and against the uniform-key expectation, and finds it doubling.
 //
-// Space. A slot costs f + m + 2.25 bits (2 metadata bits, a 16-bit offset
-// per 64 slots). At bpk = B the build picks the largest f with
-// (f + m + 2.25) / 0.95 <= B, then spends the budget on slots: N =
-// floor(B n / (f + m + 2.25)) >= n / 0.95, so the load is at most 0.95.
+// Space. A slot costs f + m + 2.125 bits (2 metadata bits, an 8-bit offset
+// per 64 slots: memento_table.h, as the authors' code). At bpk = B the
+// build picks the largest f with (f + m + 2.125) / 0.95 <= B, then spends
+// the budget on slots: N = floor(B n / (f + m + 2.125)) >= n / 0.95, so the
+// load is at most 0.95.
 //
 // FP bound (kind upper_bound; the paper's robustness argument, Section 4.3:
 // a query of length <= R touches at most 2 partitions, each answered
@@ -103,7 +104,9 @@ using memento::TableShape;
 
 constexpr char kVariantName[] = "memento";
 constexpr double kMaxLoad = 0.95;
-constexpr double kOverheadBitsPerSlot = 2.25;
+constexpr double kOverheadBitsPerSlot = 2.125;
+// memento_table.h's format (the layout's format=): 2 is the interleaved blocks.
+constexpr int kTableFormat = 2;
 constexpr int kMaxMementoBits = 40;
 constexpr int kMaxFingerprintBits = 40;
 constexpr uint64_t kMaxProbedPrefixes = 256;
@@ -263,7 +266,7 @@ class MementoFilter final : public RangeFilter {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",prefixes=" + std::to_string(prefixes_) +
            ",memento=" + std::to_string(memento_bits_) + ",fingerprint=" + std::to_string(hash_.fingerprint_bits) +
            ",quotients=" + std::to_string(hash_.quotients) + ",slots=" + std::to_string(table_.shape().slots) +
-           ",seed=" + std::to_string(seed_);
+           ",seed=" + std::to_string(seed_) + ",format=" + std::to_string(kTableFormat);
   }
 
   const Table& table() const { return table_; }
@@ -308,7 +311,7 @@ class MementoPolicy final : public RangeFilterPolicy {
   int memento_bits() const { return memento_bits_; }
   int fingerprint_bits() const { return fingerprint_bits_; }
 
-  // N for n keys: the budget B n spent on slots of f + m + 2.25 bits.
+  // N for n keys: the budget B n spent on slots of f + m + 2.125 bits.
   uint64_t QuotientsFor(uint64_t n) const {
     const double slot_bits = fingerprint_bits_ + memento_bits_ + kOverheadBitsPerSlot;
     const double want = std::floor(bpk_ * static_cast<double>(n) / slot_bits);
@@ -424,12 +427,12 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   if (!s.ok()) return s;
   const int m = MementoBitsFor(static_cast<uint64_t>(range));
   const int f =
-      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.25)/0.95 <= B
+      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.125)/0.95 <= B
   if (f < 1) {
     return Status::InvalidArgument(
         "memento spec '" + spec.text() + "': bpk=" + FormatNumber(bpk) + " leaves no fingerprint bit beside the " +
         std::to_string(m) + " memento bits of range=" + std::to_string(range) + " (a slot costs fingerprint + " +
-        std::to_string(m) + " + 2.25 bits at load 0.95); bpk must be at least " +
+        std::to_string(m) + " + 2.125 bits at load 0.95); bpk must be at least " +
         FormatNumber(std::ceil((m + 1 + kOverheadBitsPerSlot) / kMaxLoad * 100) / 100) + " at this range");
   }
   const int fingerprint_bits = std::min(f, kMaxFingerprintBits);
@@ -443,8 +446,14 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "memento:keys=K,prefixes=D,memento=m,fingerprint=f,quotients=N,slots=S,seed=X".
+// Layout "memento:keys=K,prefixes=D,memento=m,fingerprint=f,quotients=N,slots=S,seed=X,format=2".
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
+  if (!layout.Has("format")) {
+    return Status::Corruption("memento layout '" + layout.text() +
+                              "' is format 1 (separate bitmap, 16-bit offset and remainder arrays), which this build "
+                              "no longer reads (it reads format " +
+                              std::to_string(kTableFormat) + ", interleaved blocks); rebuild the filter from its keys");
+  }
   static constexpr const char* kKeys[] = {"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"};
   for (const char* key : kKeys) {
     if (!layout.Has(key)) return Status::Corruption("memento layout '" + layout.text() + "' lacks '" + key + "'");
@@ -458,7 +467,16 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
   if (s.ok()) s = layout.GetInt("quotients", 1LL, 1LL, 1LL << 40, &quotients);
   if (s.ok()) s = layout.GetInt("slots", 64LL, 64LL, 1LL << 40, &slots);
   if (s.ok()) s = layout.GetInt("seed", 0LL, 0LL, LLONG_MAX, &seed);
-  if (s.ok()) s = layout.Finish({"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"});
+  int format = 0;
+  if (s.ok()) s = layout.GetInt("format", 0, 0, 1000, &format);
+  if (s.ok() && format != kTableFormat) {
+    s = Status::Corruption("memento layout '" + layout.text() + "': format " + std::to_string(format) +
+                           " is not one this build reads (format " + std::to_string(kTableFormat) +
+                           "); rebuild the filter from its keys");
+  }
+  if (s.ok()) {
+    s = layout.Finish({"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed", "format"});
+  }
   if (!s.ok()) return Status::Corruption(s.message());
   TableShape shape;
   shape.quotients = static_cast<uint64_t>(quotients);
@@ -469,8 +487,8 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
     return Status::Corruption("memento layout '" + layout.text() +
                               "': " + (bad.empty() ? std::string("N 2^f passes 2^63") : bad));
   }
-  if (data.size() != shape.TotalWords() * 8) {
-    return Status::Corruption("memento layout '" + layout.text() + "' needs " + std::to_string(shape.TotalWords() * 8) +
+  if (data.size() != shape.TotalBytes()) {
+    return Status::Corruption("memento layout '" + layout.text() + "' needs " + std::to_string(shape.TotalBytes()) +
                               " data bytes but the filter has " + std::to_string(data.size()));
   }
   Table table(shape, data.udata());
@@ -494,7 +512,7 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     "Memento filter (Eslami, Dayan, SIGMOD 2025): prefixes of range-sized partitions hashed into a rank-and-select "
     "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts, deletes and expansion; "
     "FPR <= t D/(N 2^f) over t touched partitions for any keys and queries",
-    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.25)/0.95 <= bpk with f >= 1 fingerprint bits) "
+    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.125)/0.95 <= bpk with f >= 1 fingerprint bits) "
     "range=1..2^40 (the longest range of interest: partitions of R = 2^m >= range values, default 64); "
     "seed=0.. (prefix hash, default 1)",
     &Create,

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/test_scale.h"
@@ -209,20 +210,77 @@ TEST(MementoTable, ValidateRefusesBrokenRunsAndOffsets) {
   };
   EXPECT_TRUE(validate(good).ok());
   std::string b = good;
-  b[8 * 2] ^= 1;  // runend bit of slot 0: one runend too many
+  // Blocks of 17 + 8 * 8 = 81 bytes: occupieds at 0, runends at 8, the
+  // offset at 16, remainders (one byte each at width 8) from 17.
+  b[8] ^= 1;  // runend bit of slot 0: one runend too many
   EXPECT_TRUE(validate(b).IsCorruption());
   b = good;
-  b[8 * 4 + 2] ^= 1;  // block 1's offset (stored 1: slot 64 holds quotient 62's third entry)
+  b[81 + 16] ^= 1;  // block 1's offset (stored 1: slot 64 holds quotient 62's third entry)
   EXPECT_TRUE(validate(b).IsCorruption());
   b = good;
-  b[8 * 1 + 7] ^= 0x80;  // quotient 127 occupied, beyond N = 100
+  b[81 + 7] ^= 0x80;  // quotient 127 occupied, beyond N = 100
   EXPECT_TRUE(validate(b).IsCorruption());
-  // Slots 3 and 4 (quotient 3's run, remainders 5 and 7, bits 24..39 of
-  // the remainders after 2 + 2 bitmap words and 1 offset word) swapped: the
-  // run descends.
+  // Slots 3 and 4 (quotient 3's run, remainders 5 and 7) swapped: the run
+  // descends.
   b = good;
-  std::swap(b[8 * 5 + 3], b[8 * 5 + 4]);
+  std::swap(b[17 + 3], b[17 + 4]);
   EXPECT_TRUE(validate(b).IsCorruption());
+  b = good;
+  b[b.size() - 1] ^= 1;  // a tail byte
+  EXPECT_TRUE(validate(b).IsCorruption());
+}
+
+// A cluster far longer than 255 slots: the 8-bit offsets of the blocks it
+// covers saturate and Offset() computes them from the runends; runs behind
+// the cluster are found, inserts and erases there give a bulk load's bytes,
+// and a view validates. Quotient 10 holds 700 entries (slots 10..709), so
+// quotients 100, 300 and 700 are pushed to slots 710, 711 and 712.
+TEST(MementoTable, OffsetsPastAByteSaturateAndAreComputed) {
+  constexpr uint64_t kQuotients = 1000;
+  constexpr int kWidth = 12;
+  std::vector<Entry> entries;
+  for (uint64_t r = 0; r < 700; ++r) entries.push_back({10, r});
+  for (uint64_t q : {100, 300, 700}) entries.push_back({q, 7});
+  Table t;
+  ASSERT_TRUE(Table::Load(kQuotients, kWidth, kQuotients, entries, &t).ok());
+  // Offset of block b: one past the runend of the last occupied quotient
+  // below 64 b, less 64 b.
+  for (uint64_t b = 1; b < 12; ++b) {
+    const uint64_t start = 64 * b;
+    const uint64_t after = start <= 100 ? 710 : start <= 300 ? 711 : start <= 700 ? 712 : 713;
+    EXPECT_EQ(t.Offset(b), after - start) << "block " << b;
+  }
+  EXPECT_EQ(t.Offset(12), 0u);
+  uint64_t s = 0, e = 0;
+  ASSERT_TRUE(t.FindRun(10, &s, &e));
+  EXPECT_EQ(s, 10u);
+  EXPECT_EQ(e, 709u);
+  for (uint64_t q : {100, 300, 700}) {
+    ASSERT_TRUE(t.FindRun(q, &s, &e)) << q;
+    EXPECT_EQ(s, e);
+    EXPECT_EQ(s, q == 100 ? 710u : q == 300 ? 711u : 712u);
+    EXPECT_TRUE(t.AnyInRun(q, 7, 7));
+  }
+  Table view(t.shape(), t.data());
+  ASSERT_TRUE(view.Validate().ok());
+  // An insert inside the cluster (quotient 500: after 300's run) and its erase.
+  ASSERT_TRUE(t.Insert(500, 9).ok());
+  std::vector<Entry> with = entries;
+  with.push_back({500, 9});
+  std::sort(with.begin(), with.end());
+  Table loaded;
+  ASSERT_TRUE(Table::Load(kQuotients, kWidth, kQuotients, with, &loaded).ok());
+  ASSERT_EQ(t.bytes(), loaded.bytes());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(t.data()), t.bytes()),
+            std::string(reinterpret_cast<const char*>(loaded.data()), loaded.bytes()));
+  ASSERT_TRUE(t.Erase(10, 0).ok());  // the cluster's first entry: everything behind it moves back
+  ASSERT_TRUE(t.Erase(500, 9).ok());
+  std::vector<Entry> rest(entries.begin() + 1, entries.end());
+  ASSERT_TRUE(Table::Load(kQuotients, kWidth, kQuotients, rest, &loaded).ok());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(t.data()), t.bytes()),
+            std::string(reinterpret_cast<const char*>(loaded.data()), loaded.bytes()));
+  Table again(t.shape(), t.data());
+  EXPECT_TRUE(again.Validate().ok());
 }
 
 // Parsed numbers of a built filter's layout (Describe()).
@@ -249,15 +307,15 @@ Layout ParseLayout(const RangeFilter& f) {
 }
 
 TEST(MementoFilter, SizingFollowsTheSpec) {
-  // bpk = 16, range = 64: m = 6, f = floor(16 * 0.95 - 2.25 - 6) = 6, and
-  // the budget buys N = floor(16 n / (6 + 6 + 2.25)) slots.
+  // bpk = 16, range = 64: m = 6, f = floor(16 * 0.95 - 2.125 - 6) = 7, and
+  // the budget buys N = floor(16 n / (7 + 6 + 2.125)) slots.
   auto p = MustRangePolicy("memento:bpk=16,range=64");
   const auto keys = UniformSortedKeys(0x51, 100000);
   auto f = MustBuildRange(*p, keys);
   const Layout l = ParseLayout(*f);
   EXPECT_EQ(l.memento, 6);
-  EXPECT_EQ(l.fingerprint, 6);
-  EXPECT_EQ(l.quotients, static_cast<uint64_t>(std::floor(16.0 * keys.size() / 14.25)));
+  EXPECT_EQ(l.fingerprint, 7);
+  EXPECT_EQ(l.quotients, static_cast<uint64_t>(std::floor(16.0 * keys.size() / 15.125)));
   EXPECT_EQ(l.prefixes, keys.size());  // uniform keys: one per partition
   EXPECT_LE(f->BitsPerKey(), 16.0 + 0.01);
   EXPECT_GE(f->BitsPerKey(), 15.9);
@@ -570,6 +628,30 @@ TEST(MementoFilter, ExpansionStopsWithAClearErrorWhenFingerprintsRunOut) {
   for (uint64_t k : inserted) EXPECT_TRUE(f->MayContain(k));
 }
 
+// Layouts name their table format; format 1 (the separate arrays with
+// 16-bit offsets this build no longer writes) and unknown formats are
+// refused with the reason, behind a valid checksum.
+TEST(MementoFilter, OtherTableFormatsAreRefusedNamingTheFormat) {
+  auto f = MustBuildRange(*MustRangePolicy("memento:bpk=16,range=64"), UniformSortedKeys(0xF0, 1000));
+  const std::string bytes = f->Serialize();
+  Slice data;
+  std::string layout;
+  ASSERT_TRUE(ParseRangeFilterBytes(bytes, &data, &layout).ok());
+  ASSERT_NE(layout.find(",format=2"), std::string::npos) << layout;
+  for (const auto& [from, to, says] : {std::tuple<std::string, std::string, std::string>{",format=2", "", "format 1"},
+                                       {",format=2", ",format=3", "format 3"}}) {
+    std::string other = layout;
+    other.replace(other.find(from), from.size(), to);
+    std::string wrapped;
+    AppendRangeFilterBytes(data, other, &wrapped);
+    std::unique_ptr<RangeFilter> g;
+    Status s = OpenRangeFilter(wrapped, &g);
+    EXPECT_TRUE(s.IsCorruption()) << other << ": " << s.ToString();
+    EXPECT_NE(s.message().find(says), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("rebuild"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST(MementoFilter, RefusesImpossibleParametersNamingWhatIsAllowed) {
   std::unique_ptr<RangeFilterPolicy> p;
   Status s = NewRangeFilterPolicy("memento:bpk=8,range=1024", &p);
@@ -643,8 +725,8 @@ TEST(MementoFilter, EmptyRangeFpAgainstTheBoundAndTheUniformExpectation) {
 TEST(MementoFilter, ModelFpRateIsTheBoundForUncorrelatedQueries) {
   auto p = MustRangePolicy("memento:bpk=16,range=64");
   const uint64_t n = 1000000;
-  const double quotients = std::floor(16.0 * n / 14.25);
-  const double per = static_cast<double>(n) / (quotients * 64);  // f = 6
+  const double quotients = std::floor(16.0 * n / 15.125);
+  const double per = static_cast<double>(n) / (quotients * 128);  // f = 7
   EXPECT_NEAR(p->ModelFpRate(n, 1), per, 1e-12);
   EXPECT_NEAR(p->ModelFpRate(n, 64), per * (1 + 63.0 / 64), 1e-12);
   EXPECT_NEAR(p->ModelFpRate(n, 129), per * 3, 1e-12);
