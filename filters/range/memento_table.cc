@@ -104,9 +104,24 @@ uint64_t Table::AfterRunendUpToWith(uint64_t i, uint64_t off) const {
 }
 
 bool Table::FindRun(uint64_t q, uint64_t* start, uint64_t* end) const {
-  if (q >= shape_.quotients || !Occupied(q)) return false;
-  *end = AfterRunendUpTo(q) - 1;
-  *start = q == 0 ? 0 : std::max(q, AfterRunendUpTo(q - 1));
+  if (q >= shape_.quotients) return false;
+  const uint64_t block = q / 64;
+  const uint64_t occupied = BlockWord(block, kOccupied);
+  if (((occupied >> (q % 64)) & 1) == 0) return false;
+  // q is the d-th occupied quotient of its block: its run ends at the d-th
+  // runend from the block's offset and starts after the (d-1)-th (or at the
+  // offset for d = 1; the offset is where the runs of earlier blocks end),
+  // never before q. One select pass for both ends.
+  const uint64_t d = static_cast<uint64_t>(__builtin_popcountll(occupied & LowMask(q % 64 + 1)));
+  const uint64_t base = 64 * block + Offset(block);
+  if (d == 1) {
+    *start = std::max(q, base);
+    *end = SelectRunend(base, 1);
+  } else {
+    const uint64_t previous = SelectRunend(base, d - 1);
+    *start = std::max(q, previous + 1);
+    *end = SelectRunend(previous + 1, 1);
+  }
   return true;
 }
 
