@@ -609,7 +609,7 @@ TEST(MementoFilter, BuiltFiltersTakeInsertsToo) {
 }
 
 TEST(MementoFilter, ExpansionStopsWithAClearErrorWhenFingerprintsRunOut) {
-  // bpk = 4, range = 1: one fingerprint bit (4 * 0.95 - 2.25 = 1.55), no
+  // bpk = 4, range = 1: one fingerprint bit (4 * 0.95 - 2.125 = 1.675), no
   // memento: the filter cannot double.
   auto p = MustRangePolicy("memento:bpk=4,range=1");
   std::unique_ptr<RangeFilter> f;
