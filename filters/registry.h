@@ -109,7 +109,7 @@ struct RangeFilterVariant {
   // What its ModelFpRate is: kExact (derived), kUpperBound (a proven bound,
   // Grafite's), kEmpirical (the paper gives no model; ModelFpRate is NaN).
   FpModelKind fp_model;
-  // Whether it accepts inserts after construction (RangeFilter::Insert).
+  // Whether it takes inserts and deletes after construction (RangeFilter::Insert, Delete).
   bool dynamic;
 };
 

@@ -62,7 +62,7 @@ std::vector<Case> TinyRuns() {
         "--range_log2", "4", "--rounds", "2", "--working_set_mb", "1", "--filter_keys", "500"}},
       {"rangeworkload",
        RangeWorkloadCommand,
-       {"--keys", "1000", "--queries", "100", "--range_log2", "3", "--correlations", "none,0.8", "--dir",
+       {"--keys", "1000", "--queries", "100", "--range_log2", "3", "--correlations", "none,0.8", "--nonempty", "--dir",
         ::testing::TempDir()}},
       {"filter_bench", FilterBenchCommand, {"--filter", "legacy:bpk=10", "--filter_bench", FakeFilterBench()}},
       {"dynamic",

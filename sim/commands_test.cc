@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +19,7 @@
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_model.h"
+#include "filters/range/range_workload.h"
 #include "filters/registry.h"
 #include "sim/command_test_util.h"
 
@@ -218,6 +221,48 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   EXPECT_EQ(pipelined_record["pipeline_depth"].get<int>(), 32);
   EXPECT_EQ(random_record["pipeline_depth"], 0);
   EXPECT_EQ(batched, 4);  // prepared/unprepared x single/random filter
+}
+
+// rangeworkload --nonempty writes rangespeed's non-empty queries (same
+// generator and seed), every one holding a stored key, with an answers file
+// of int32 1s in the harness's format.
+TEST(RangeWorkloadCommand, NonEmptyQueriesAreRangespeedsAndHoldKeys) {
+  const std::string dir = ::testing::TempDir();
+  const CommandRun run = RunCommand(RangeWorkloadCommand, {"--keys", "2000", "--queries", "300", "--range_log2", "4",
+                                                           "--seed", "7", "--nonempty", "--dir", dir});
+  ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+  auto read = [](const std::string& path, int width) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint64_t> v;
+    uint64_t count = 0;
+    in.read(reinterpret_cast<char*>(&count), width);
+    for (uint64_t i = 0; i < count && in; ++i) {
+      uint64_t x = 0;
+      in.read(reinterpret_cast<char*>(&x), width);
+      v.push_back(x);
+    }
+    EXPECT_TRUE(in.good()) << path << " is shorter than its count " << count;
+    EXPECT_EQ(in.peek(), EOF) << path << " is longer than its count";
+    return v;
+  };
+  const auto keys = read(dir + "/keys.bin", 8);
+  const auto left = read(dir + "/left_4_nonempty.bin", 8), right = read(dir + "/right_4_nonempty.bin", 8);
+  const auto answers = read(dir + "/answers_4_nonempty.bin", 4);
+  ASSERT_EQ(keys.size(), 2000u);
+  ASSERT_EQ(left.size(), 300u);
+  ASSERT_EQ(right.size(), 300u);
+  ASSERT_EQ(answers, std::vector<uint64_t>(300, 1));
+  std::vector<workload::RangeQuery> want;
+  ASSERT_TRUE(workload::NonEmptyRangeQueries(keys, 16, 300, 7 + 16, &want).ok());
+  for (size_t i = 0; i < left.size(); ++i) {
+    EXPECT_EQ(left[i], want[i].lo);
+    EXPECT_EQ(right[i], want[i].hi);
+    EXPECT_EQ(right[i] - left[i], 15u);
+    EXPECT_TRUE(workload::HoldsKeyIn(keys, left[i], right[i])) << i;
+  }
+  size_t nonempty_records = 0;
+  for (const auto& r : run.records) nonempty_records += r["query_kind"] == "nonempty";
+  EXPECT_EQ(nonempty_records, 3u);
 }
 
 }  // namespace

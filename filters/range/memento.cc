@@ -22,26 +22,45 @@
 // range inside p's partition. Longer ranges probe every touched prefix, up
 // to kMaxProbedPrefixes of them, and are answered true beyond.
 //
-// Inserts. Built filters and NewDynamic ones take keys one at a time
-// (memento_table.h's Insert: the slots from the insert point to the next
-// empty one shift by one). Above load 0.95, or when runs reach the last
-// slot, the filter expands. A filter opened from bytes is read-only.
-// num_keys() counts the inserts: a key inserted twice counts twice (its
-// slot is not repeated; the filter cannot tell it from a colliding key).
+// Inserts and deletes. Built filters and NewDynamic ones take keys one at
+// a time (memento_table.h's Insert: the slots from the insert point to the
+// next empty one shift by one) and delete them (Table::Erase: the runs after
+// the removed slot move back). Every key takes its own slot, also when two
+// distinct keys give the same entry (prefixes colliding in quotient and
+// fingerprint, equal mementos) or a key is inserted twice: the table is a
+// multiset, so a delete removes one copy and the other key stays (the
+// authors' code deletes one key's memento the same way: qf_delete_single in
+// github.com/n3slami/Memento_Filter, include/memento.h). Delete of an entry the table
+// lacks is refused (NotFound, nothing changed); a key never inserted whose
+// entry is there (a false-positive point) would remove another key's entry,
+// so, as for every quotient filter, only inserted keys may be deleted. Above
+// load 0.95, or when runs reach the last slot, an insert expands the filter;
+// deletes never shrink it. A filter opened from bytes is read-only.
+// num_keys() counts inserts minus deletes.
 //
 // Not as the paper: its encoding packs the second and later mementos of a
 // box into m-bit fields (the box's first slot keeps the fingerprint); here
 // every key takes a full f + m slot. The answers are the same; the space is
 // the same when partitions hold one key each (uniform 64-bit keys at any
-// practical n), larger when many keys share a partition. Expansion is by
-// fingerprint sacrifice (the classic quotient-filter doubling: the top
-// fingerprint bit moves into the quotient; paper, Section 5 builds it on
-// InfiniFilter instead, which keeps the fingerprints long).
+// practical n), larger when many keys share a partition.
 //
-// Space. A slot costs f + m + 2.25 bits (2 metadata bits, a 16-bit offset
-// per 64 slots). At bpk = B the build picks the largest f with
-// (f + m + 2.25) / 0.95 <= B, then spends the budget on slots: N =
-// floor(B n / (f + m + 2.25)) >= n / 0.95, so the load is at most 0.95.
+// Expansion, not as the paper: by fingerprint sacrifice (the classic
+// quotient-filter doubling: the top fingerprint bit moves into the
+// quotient). The paper (Section 5) builds expansion on InfiniFilter, which
+// gives entries of later generations longer fingerprints, so its FP grows
+// far slower than here. Here each doubling halves 2^f while D / N returns
+// to the same load, so the FP of a filter at load 0.95 doubles with each
+// expansion: k expansions cost k fingerprint bits, and a filter started
+// with f bits takes at most f - 1 of them (then Insert refuses with the
+// reason). memento_test.cc's ExpansionFpGrowsAsTheBoundSays measures the FP
+// just before each of four expansions against the bound at the realized N
+// and f and against the uniform-key expectation, and finds it doubling.
+//
+// Space. A slot costs f + m + 2.125 bits (2 metadata bits, an 8-bit offset
+// per 64 slots: memento_table.h, as the authors' code). At bpk = B the
+// build picks the largest f with (f + m + 2.125) / 0.95 <= B, then spends
+// the budget on slots: N = floor(B n / (f + m + 2.125)) >= n / 0.95, so the
+// load is at most 0.95.
 //
 // FP bound (kind upper_bound; the paper's robustness argument, Section 4.3:
 // a query of length <= R touches at most 2 partitions, each answered
@@ -70,6 +89,7 @@
 #include "common/strings.h"
 #include "filters/filter_spec.h"
 #include "filters/range/memento_table.h"
+#include "filters/range/radix_sort.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
 #include "filters/registry.h"
@@ -84,7 +104,9 @@ using memento::TableShape;
 
 constexpr char kVariantName[] = "memento";
 constexpr double kMaxLoad = 0.95;
-constexpr double kOverheadBitsPerSlot = 2.25;
+constexpr double kOverheadBitsPerSlot = 2.125;
+// memento_table.h's format (the layout's format=): 2 is the interleaved blocks.
+constexpr int kTableFormat = 2;
 constexpr int kMaxMementoBits = 40;
 constexpr int kMaxFingerprintBits = 40;
 constexpr uint64_t kMaxProbedPrefixes = 256;
@@ -154,19 +176,18 @@ class MementoFilter final : public RangeFilter {
   }
 
   bool SupportsInsert() const override { return dynamic_; }
+  bool SupportsDelete() const override { return dynamic_; }
   Status Insert(uint64_t key) override {
     if (!dynamic_) return RangeFilter::Insert(key);
-    uint64_t q, fp;
-    hash_.Split(key >> memento_bits_, &q, &fp);
-    const uint64_t remainder = (fp << memento_bits_) | (key & MementoMask());
+    uint64_t q, remainder;
+    EntryOf(key, &q, &remainder);
     const double load = static_cast<double>(table_.used_slots() + 1) / static_cast<double>(hash_.quotients);
     if (load > kMaxLoad) {
       Status s = Expand();
       if (!s.ok()) return s;
       return Insert(key);
     }
-    bool added = false;
-    Status s = table_.Insert(q, remainder, &added);
+    Status s = table_.Insert(q, remainder);
     if (s.IsNotFound()) {  // runs reached the last slot: more slots at the end, else double
       s = table_.shape().slots < DynamicSlots(hash_.quotients) ? AddSpillSlots() : Expand();
       if (!s.ok()) return s;
@@ -175,6 +196,22 @@ class MementoFilter final : public RangeFilter {
     if (!s.ok()) return s;
     ++keys_;
     prefixes_ = keys_;  // an upper bound: inserts do not see which prefixes are new
+    return Status::OK();
+  }
+
+  Status Delete(uint64_t key) override {
+    if (!dynamic_) return RangeFilter::Delete(key);
+    uint64_t q, remainder;
+    EntryOf(key, &q, &remainder);
+    Status s = table_.Erase(q, remainder);
+    if (s.IsNotFound()) {
+      return Status::NotFound("memento: key " + std::to_string(key) +
+                              " is not in the filter (no stored entry matches its prefix's fingerprint and its "
+                              "memento); only inserted keys can be deleted");
+    }
+    if (!s.ok()) return s;
+    --keys_;
+    prefixes_ = std::min(prefixes_, keys_);  // still an upper bound on the stored prefixes
     return Status::OK();
   }
 
@@ -229,13 +266,19 @@ class MementoFilter final : public RangeFilter {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",prefixes=" + std::to_string(prefixes_) +
            ",memento=" + std::to_string(memento_bits_) + ",fingerprint=" + std::to_string(hash_.fingerprint_bits) +
            ",quotients=" + std::to_string(hash_.quotients) + ",slots=" + std::to_string(table_.shape().slots) +
-           ",seed=" + std::to_string(seed_);
+           ",seed=" + std::to_string(seed_) + ",format=" + std::to_string(kTableFormat);
   }
 
   const Table& table() const { return table_; }
 
  private:
   uint64_t MementoMask() const { return (uint64_t{1} << memento_bits_) - 1; }
+  // The key's quotient and remainder fingerprint:memento.
+  void EntryOf(uint64_t key, uint64_t* q, uint64_t* remainder) const {
+    uint64_t fp;
+    hash_.Split(key >> memento_bits_, q, &fp);
+    *remainder = (fp << memento_bits_) | (key & MementoMask());
+  }
   bool Probe(uint64_t prefix, uint64_t a, uint64_t b) const {
     uint64_t q, fp;
     hash_.Split(prefix, &q, &fp);
@@ -268,7 +311,7 @@ class MementoPolicy final : public RangeFilterPolicy {
   int memento_bits() const { return memento_bits_; }
   int fingerprint_bits() const { return fingerprint_bits_; }
 
-  // N for n keys: the budget B n spent on slots of f + m + 2.25 bits.
+  // N for n keys: the budget B n spent on slots of f + m + 2.125 bits.
   uint64_t QuotientsFor(uint64_t n) const {
     const double slot_bits = fingerprint_bits_ + memento_bits_ + kOverheadBitsPerSlot;
     const double want = std::floor(bpk_ * static_cast<double>(n) / slot_bits);
@@ -295,19 +338,41 @@ class MementoPolicy final : public RangeFilterPolicy {
     s = CheckSize(hash.quotients);
     if (!s.ok()) return s;
     const uint64_t mask = (uint64_t{1} << memento_bits_) - 1;
-    std::vector<Entry> entries(n);
+    const int width = fingerprint_bits_ + memento_bits_;
     uint64_t prefixes = 0;
-    for (size_t i = 0; i < n; ++i) {
+    auto entry_of = [&](size_t i) {
       const uint64_t p = keys[i] >> memento_bits_;
       prefixes += i == 0 || p != (keys[i - 1] >> memento_bits_);
       uint64_t q, fp;
       hash.Split(p, &q, &fp);
-      entries[i] = {q, (fp << memento_bits_) | (keys[i] & mask)};
-    }
-    std::sort(entries.begin(), entries.end());
-    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+      return Entry{q, (fp << memento_bits_) | (keys[i] & mask)};
+    };
+    // Equal entries (prefixes colliding in quotient and fingerprint, equal
+    // mementos) each keep a slot, so either key can be deleted later.
     Table table;
-    s = Table::Load(hash.quotients, fingerprint_bits_ + memento_bits_, hash.quotients, entries, &table);
+    if (64 - std::countl_zero(hash.quotients - 1) + width <= 64) {
+      // Quotient and remainder packed in one word, radix-sorted (radix_sort.h:
+      // a few linear passes where std::sort of 16-byte entries took most of
+      // the build).
+      std::vector<uint64_t> packed(n);
+      for (size_t i = 0; i < n; ++i) {
+        const Entry e = entry_of(i);
+        packed[i] = (e.quotient << width) | e.remainder;
+      }
+      RadixSortBelow(&packed, ((hash.quotients - 1) << width) | ((uint64_t{1} << width) - 1));
+      const uint64_t rmask = (uint64_t{1} << width) - 1;
+      s = Table::LoadFrom(
+          hash.quotients, width, hash.quotients, n,
+          [&](size_t i) {
+            return Entry{packed[i] >> width, packed[i] & rmask};
+          },
+          &table);
+    } else {
+      std::vector<Entry> entries(n);
+      for (size_t i = 0; i < n; ++i) entries[i] = entry_of(i);
+      std::sort(entries.begin(), entries.end());
+      s = Table::Load(hash.quotients, width, hash.quotients, entries, &table);
+    }
     if (!s.ok()) return Status::InvalidArgument(spec_ + ": " + s.message());
     *out = std::make_unique<MementoFilter>(n, prefixes, memento_bits_, seed_, hash, std::move(table), true);
     return Status::OK();
@@ -339,7 +404,8 @@ class MementoPolicy final : public RangeFilterPolicy {
   }
 
   uint64_t BuildMemoryBytes(uint64_t n) const override {
-    // The entries (16 bytes a key), then the table.
+    // The entries (packed words and the radix sort's scratch, or 16-byte
+    // entries: 16 bytes a key either way), then the table.
     return n * 16 + static_cast<uint64_t>(static_cast<double>(n) * bpk_ / 8 * 1.02) + 1024;
   }
 
@@ -361,12 +427,12 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   if (!s.ok()) return s;
   const int m = MementoBitsFor(static_cast<uint64_t>(range));
   const int f =
-      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.25)/0.95 <= B
+      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.125)/0.95 <= B
   if (f < 1) {
     return Status::InvalidArgument(
         "memento spec '" + spec.text() + "': bpk=" + FormatNumber(bpk) + " leaves no fingerprint bit beside the " +
         std::to_string(m) + " memento bits of range=" + std::to_string(range) + " (a slot costs fingerprint + " +
-        std::to_string(m) + " + 2.25 bits at load 0.95); bpk must be at least " +
+        std::to_string(m) + " + 2.125 bits at load 0.95); bpk must be at least " +
         FormatNumber(std::ceil((m + 1 + kOverheadBitsPerSlot) / kMaxLoad * 100) / 100) + " at this range");
   }
   const int fingerprint_bits = std::min(f, kMaxFingerprintBits);
@@ -380,8 +446,14 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "memento:keys=K,prefixes=D,memento=m,fingerprint=f,quotients=N,slots=S,seed=X".
+// Layout "memento:keys=K,prefixes=D,memento=m,fingerprint=f,quotients=N,slots=S,seed=X,format=2".
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
+  if (!layout.Has("format")) {
+    return Status::Corruption("memento layout '" + layout.text() +
+                              "' is format 1 (separate bitmap, 16-bit offset and remainder arrays), which this build "
+                              "no longer reads (it reads format " +
+                              std::to_string(kTableFormat) + ", interleaved blocks); rebuild the filter from its keys");
+  }
   static constexpr const char* kKeys[] = {"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"};
   for (const char* key : kKeys) {
     if (!layout.Has(key)) return Status::Corruption("memento layout '" + layout.text() + "' lacks '" + key + "'");
@@ -395,7 +467,16 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
   if (s.ok()) s = layout.GetInt("quotients", 1LL, 1LL, 1LL << 40, &quotients);
   if (s.ok()) s = layout.GetInt("slots", 64LL, 64LL, 1LL << 40, &slots);
   if (s.ok()) s = layout.GetInt("seed", 0LL, 0LL, LLONG_MAX, &seed);
-  if (s.ok()) s = layout.Finish({"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed"});
+  int format = 0;
+  if (s.ok()) s = layout.GetInt("format", 0, 0, 1000, &format);
+  if (s.ok() && format != kTableFormat) {
+    s = Status::Corruption("memento layout '" + layout.text() + "': format " + std::to_string(format) +
+                           " is not one this build reads (format " + std::to_string(kTableFormat) +
+                           "); rebuild the filter from its keys");
+  }
+  if (s.ok()) {
+    s = layout.Finish({"keys", "prefixes", "memento", "fingerprint", "quotients", "slots", "seed", "format"});
+  }
   if (!s.ok()) return Status::Corruption(s.message());
   TableShape shape;
   shape.quotients = static_cast<uint64_t>(quotients);
@@ -406,16 +487,16 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
     return Status::Corruption("memento layout '" + layout.text() +
                               "': " + (bad.empty() ? std::string("N 2^f passes 2^63") : bad));
   }
-  if (data.size() != shape.TotalWords() * 8) {
-    return Status::Corruption("memento layout '" + layout.text() + "' needs " + std::to_string(shape.TotalWords() * 8) +
+  if (data.size() != shape.TotalBytes()) {
+    return Status::Corruption("memento layout '" + layout.text() + "' needs " + std::to_string(shape.TotalBytes()) +
                               " data bytes but the filter has " + std::to_string(data.size()));
   }
   Table table(shape, data.udata());
   s = table.Validate();
   if (!s.ok()) return Status::Corruption(s.message());
-  if (table.used_slots() > static_cast<uint64_t>(keys) || (keys > 0) != (table.used_slots() > 0)) {
+  if (table.used_slots() != static_cast<uint64_t>(keys)) {
     return Status::Corruption("memento layout '" + layout.text() + "': " + std::to_string(table.used_slots()) +
-                              " stored entries cannot come from " + std::to_string(keys) + " keys");
+                              " stored entries for " + std::to_string(keys) + " keys (each key takes one)");
   }
   PrefixHash hash;
   hash.salt = SaltFor(static_cast<uint64_t>(seed));
@@ -429,9 +510,9 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
 FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     kVariantName,
     "Memento filter (Eslami, Dayan, SIGMOD 2025): prefixes of range-sized partitions hashed into a rank-and-select "
-    "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts and expansion; "
+    "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts, deletes and expansion; "
     "FPR <= t D/(N 2^f) over t touched partitions for any keys and queries",
-    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.25)/0.95 <= bpk with f >= 1 fingerprint bits) "
+    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.125)/0.95 <= bpk with f >= 1 fingerprint bits) "
     "range=1..2^40 (the longest range of interest: partitions of R = 2^m >= range values, default 64); "
     "seed=0.. (prefix hash, default 1)",
     &Create,

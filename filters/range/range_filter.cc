@@ -58,6 +58,10 @@ Status RangeFilter::Insert(uint64_t) {
   return Status::NotSupported("range filter '" + Describe() + "' is static: it takes no inserts after Build");
 }
 
+Status RangeFilter::Delete(uint64_t) {
+  return Status::NotSupported("range filter '" + Describe() + "' is static: it takes no deletes");
+}
+
 Status RangeFilterPolicy::BuildBytes(const Slice* sorted_keys, size_t n, std::unique_ptr<RangeFilter>* out) const {
   Status s = CheckSortedUnique(sorted_keys, n);
   if (!s.ok()) return s;

@@ -77,12 +77,20 @@ class RangeFilter {
   Status CheckedMayContainRange(uint64_t lo, uint64_t hi, bool* may_contain) const;
   Status CheckedMayContainBytesRange(Slice lo, Slice hi, bool* may_contain) const;
 
-  // Dynamic variants (Memento) accept keys after construction; the others
-  // are immutable once built and return false, as does every filter
-  // OpenRangeFilter returns.
+  // Dynamic variants (Memento) accept keys after construction and delete
+  // them; the others are immutable once built and return false, as does
+  // every filter OpenRangeFilter returns. Static ones return NotSupported.
   virtual bool SupportsInsert() const { return false; }
-  // Precondition SupportsInsert(). May grow the filter (expansion).
+  virtual bool SupportsDelete() const { return false; }
+  // May grow the filter (expansion).
   virtual Status Insert(uint64_t key);
+  // Removes one earlier insert (or built key) of `key`: a key inserted twice
+  // stays after one delete. NotFound, nothing changed, when the filter holds
+  // nothing that `key` could be. Only keys that were inserted may be
+  // deleted: a filter cannot tell a key never inserted from a stored key it
+  // collides with, and deleting it would remove that key (a false negative
+  // for it afterwards), as in every quotient or cuckoo filter.
+  virtual Status Delete(uint64_t key);
 
   // The model's (or bound's) probability that the empty range [lo, hi] is
   // answered true by this filter, given the sorted keys it was built from:

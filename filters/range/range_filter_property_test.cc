@@ -13,7 +13,10 @@
 //     in place from unaligned bytes;
 //   - every damaged byte and every truncation gives Corruption, and a layout
 //     re-wrapped with a valid checksum but impossible values never crashes;
-//   - canonical specs, refused bad specs and unsorted keys.
+//   - canonical specs, refused bad specs and unsorted keys;
+//   - dynamic variants: inserts in random order and interleaved deletes
+//     (against a std::multiset of the keys) lose no key still present;
+//     static ones refuse both.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -266,6 +270,9 @@ TEST_P(RangeFilterProperty, SerializeOpenRoundTrip) {
   EXPECT_EQ(g->DataBytes(), f->DataBytes());
   EXPECT_EQ(g->num_keys(), f->num_keys());
   EXPECT_FALSE(g->SupportsInsert());
+  EXPECT_FALSE(g->SupportsDelete());
+  EXPECT_TRUE(g->Insert(keys[0]).IsNotSupported());
+  EXPECT_TRUE(g->Delete(keys[0]).IsNotSupported());
   EXPECT_EQ(g->Serialize(), bytes);
   SplitMix64 rng(0x5F);
   for (int i = 0; i < 100000; ++i) {
@@ -411,6 +418,67 @@ TEST_P(RangeFilterProperty, DynamicInsertsLoseNothing) {
     const NonEmptyRange r = RandomRangeAroundKey(keys, rng);
     ASSERT_TRUE(f->MayContainRange(r.lo, r.hi)) << GetParam() << " [" << r.lo << ", " << r.hi << "]";
   }
+}
+
+// Dynamic variants: inserts and deletes interleaved at random (keys inserted
+// again, deletes of keys inserted twice) against a std::multiset: after
+// every step of a check, every key the model still holds is answered true
+// (point and ranges around it), num_keys() is the model's size, and a
+// serialized copy answers as the filter. Static variants refuse both.
+TEST_P(RangeFilterProperty, DynamicDeletesKeepEveryKeyStillPresent) {
+  if (!policy_->is_dynamic()) {
+    auto f = Build(UniformSortedKeys(0xD5, 100));
+    EXPECT_FALSE(f->SupportsInsert());
+    EXPECT_FALSE(f->SupportsDelete());
+    EXPECT_TRUE(f->Delete(5).IsNotSupported());
+    return;
+  }
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(policy_->NewDynamic(500, &f).ok());
+  ASSERT_TRUE(f->SupportsDelete());
+  const auto pool = ClusteredSortedKeys(0xD6, 6000);  // clustered: partitions with many keys
+  std::multiset<uint64_t> model;
+  std::vector<uint64_t> present;  // the model as a vector, for uniform picks
+  SplitMix64 rng(0xD7);
+  const int kSteps = static_cast<int>(SanitizerScaled(30000, 5));
+  for (int step = 0; step < kSteps; ++step) {
+    const uint64_t dice = rng.Next() % 10;
+    if (dice < 6 || present.empty()) {  // insert: mostly new keys, sometimes one already there
+      const uint64_t k =
+          dice == 0 && !present.empty() ? present[rng.Next() % present.size()] : pool[rng.Next() % pool.size()];
+      ASSERT_TRUE(f->Insert(k).ok()) << GetParam() << " step " << step;
+      model.insert(k);
+      present.push_back(k);
+    } else {  // delete one copy of a key the model holds
+      const size_t i = rng.Next() % present.size();
+      const uint64_t k = present[i];
+      Status s = f->Delete(k);
+      ASSERT_TRUE(s.ok()) << GetParam() << " step " << step << ": " << s.ToString();
+      model.erase(model.find(k));
+      present[i] = present.back();
+      present.pop_back();
+    }
+    if (step % 1000 == 999 || step + 1 == kSteps) {
+      ASSERT_EQ(f->num_keys(), model.size()) << GetParam();
+      for (uint64_t k : model) {
+        ASSERT_TRUE(f->MayContain(k)) << GetParam() << " lost " << k << " at step " << step;
+        const uint64_t lo = k - std::min<uint64_t>(k, rng.Next() % 100);
+        ASSERT_TRUE(f->MayContainRange(lo, k + std::min<uint64_t>(UINT64_MAX - k, rng.Next() % 100)));
+      }
+    }
+  }
+  std::unique_ptr<RangeFilter> g;
+  const std::string bytes = f->Serialize();
+  ASSERT_TRUE(OpenRangeFilter(bytes, &g).ok());
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t lo = pool[rng.Next() % pool.size()] - 50;
+    ASSERT_EQ(g->MayContainRange(lo, lo + 100), f->MayContainRange(lo, lo + 100));
+  }
+  // Deleting every key left empties the filter.
+  for (uint64_t k : present) ASSERT_TRUE(f->Delete(k).ok());
+  EXPECT_EQ(f->num_keys(), 0u);
+  EXPECT_FALSE(f->MayContainRange(0, UINT64_MAX));
+  for (uint64_t k : pool) ASSERT_FALSE(f->MayContain(k)) << GetParam();
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RangeFilterProperty);

@@ -619,6 +619,7 @@ def rangeworkload(
     queries: int | float | None = ...,
     seed: int | float | None = ...,
     dir: str | None = ...,
+    nonempty: bool | None = ...,
 ) -> pd.DataFrame:
     """rangefp's keys and queries written as SOSD binary files (filterlab-sim rangeworkload).
 
@@ -626,7 +627,9 @@ def rangeworkload(
     (DIR/left_<i>_<corr>.bin, DIR/right_<i>_<corr>.bin) that rangefp and rangespeed generate from
     the same flags and seed, in SOSD's binary format (uint64 count, then uint64 values,
     little-endian): the inputs of Grafite's benchmark harness (bench_* -k keys.bin -w left right).
-    <corr> is 'none' or the degree. One JSON line per file.
+    <corr> is 'none' or the degree. With --nonempty also rangespeed's non-empty queries per length
+    (DIR/left_<i>_nonempty.bin, DIR/right_<i>_nonempty.bin and DIR/answers_<i>_nonempty.bin, an
+    int32 count then int32 1s: the harness's third file). One JSON line per file.
 
     Flags (keyword arguments):
         keys (int; 1..4000000000; default 1000000): distinct keys
@@ -636,13 +639,15 @@ def rangeworkload(
         queries (int; 1..1000000000; default 1000000): empty queries per (length, correlation)
         seed (int; 0..4611686018427387904; default 0): seed of keys and queries (as rangefp's)
         dir (string; default ''): existing directory to write into
+        nonempty (bool; default False): also write rangespeed's non-empty queries per length (with an answers file)
 
     Returns a DataFrame, one row per record, with the fields:
         command (string): "rangeworkload"
         file (string): path written
-        what (string): keys | left | right
+        what (string): keys | left | right | answers
         values (int): values in the file
         key_dist (string): the --key_dist
         seed (int): the --seed
         range_length (int): query range length; null for keys
-        correlation (number): query correlation degree; null for keys and uncorrelated queries"""
+        correlation (number): query correlation degree; null for keys, uncorrelated and non-empty queries
+        query_kind (string): empty | nonempty; null for keys"""
