@@ -26,6 +26,10 @@ void Filter::Add(uint64_t) { std::abort(); }  // precondition SupportsAdd() viol
 
 void Filter::AddConcurrently(uint64_t) { std::abort(); }  // precondition SupportsAdd() violated
 
+void FilterPolicy::HashKeys(const Slice* keys, size_t n, uint64_t* out) const {
+  for (size_t i = 0; i < n; ++i) out[i] = HashKey(keys[i]);
+}
+
 Status FilterPolicy::NewDynamic(size_t, std::unique_ptr<Filter>*) const {
   return Status::NotSupported("filter variant '" + std::string(variant()) +
                               "' is static: build it from all its hashes at once (dynamic variants: dynamic)");

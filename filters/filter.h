@@ -133,6 +133,11 @@ class FilterPolicy {
   // The hash this policy's filters consume for a key (zero-extended when 32
   // bits wide). Each variant documents which hash function it uses.
   virtual uint64_t HashKey(Slice key) const = 0;
+  // out[i] = HashKey(keys[i]) for i < n. The default calls HashKey per key;
+  // a variant whose hash vectorises across keys (legacy's BloomHash32)
+  // overrides it, so a caller with many keys in hand (a build) hashes them
+  // at that speed.
+  virtual void HashKeys(const Slice* keys, size_t n, uint64_t* out) const;
 
   // Builds a filter holding `n` hashes (each counts as one entry for sizing;
   // the caller removes duplicates if it wants them removed).

@@ -155,6 +155,24 @@ std::string ForeignLegacyFilter(int log2_line_bytes, uint32_t num_lines, int pro
   return data;
 }
 
+// AddAll (word ORs, unrolled per probe count, prefetching above 4096 lines,
+// FastMod32 up to 65535 lines) sets exactly the bits of RocksDB's byte loop
+// (AddToLine with h % num_lines), for every probe count 1..30 and line
+// counts on each side of the prefetch and FastMod32 limits.
+TEST(LegacyBloomTest, AddAllEqualsRocksDbLoop) {
+  for (uint32_t num_lines : {1u, 47u, 4097u, 65535u, 65537u}) {
+    const auto hashes = Hashes(num_lines, SanitizerScaled(std::min<size_t>(num_lines * 16, 200000)));
+    for (int probes = 1; probes <= legacy::kMaxProbes; probes += (num_lines > 50 && probes >= 9 ? 7 : 1)) {
+      SCOPED_TRACE("lines " + std::to_string(num_lines) + " probes " + std::to_string(probes));
+      std::string want = ForeignLegacyFilter(legacy::kLog2LineBytes, num_lines, probes, hashes);
+      want.resize(want.size() - legacy::kTrailerBytes);
+      std::string got(size_t{num_lines} * 64, '\0');
+      legacy::AddAll(hashes.data(), hashes.size(), num_lines, probes, reinterpret_cast<uint8_t*>(got.data()));
+      ASSERT_EQ(got, want);
+    }
+  }
+}
+
 // The branch-free AVX-512 kernel answers as RocksDB's loop (MayMatchLine)
 // on random lines of every density, every probe count 1..30 (one round of
 // up to 8 lanes, or two of 16), at unaligned addresses.

@@ -16,6 +16,10 @@ LegacyPolicyBase::LegacyPolicyBase(std::string_view variant, int millibits_per_k
 
 uint64_t LegacyPolicyBase::HashKey(Slice key) const { return BloomHash32(key.data(), key.size()); }
 
+void LegacyPolicyBase::HashKeys(const Slice* keys, size_t n, uint64_t* out) const {
+  LegacyHash32Batch(keys, n, kBloomHashSeed, out);
+}
+
 Status ParseLegacySpec(FilterSpec& spec, int* millibits_per_key, int* num_probes) {
   Status s = rocksdb_bpk::GetMillibitsPerKey(spec, millibits_per_key);
   if (!s.ok()) return s;

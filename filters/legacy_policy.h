@@ -26,6 +26,8 @@ class LegacyPolicyBase : public FilterPolicy {
   std::optional<int> num_probes() const override { return num_probes_; }
   // RocksDB's BloomHash (legacy 32-bit hash, seed 0xbc9f1d34).
   uint64_t HashKey(Slice key) const override;
+  // The same, 16 keys at a time with AVX-512 (LegacyHash32Batch).
+  void HashKeys(const Slice* keys, size_t n, uint64_t* out) const override;
 
  protected:
   int whole_bits_per_key() const { return whole_bits_per_key_; }

@@ -3,6 +3,8 @@
 // by rocksdb_hash32.json, checked here through the same vector checker the
 // CLI uses (filters/vectors/hash32_vectors.cc).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <string>
@@ -117,6 +119,56 @@ TEST(LegacyHash32, WholeWordsAreNotSignExtended) {
   h *= m;
   h ^= h >> 16;
   EXPECT_EQ(LegacyHash32(key, 4, kBloomHashSeed), h);
+}
+
+// The batch form is the one-key hash, key by key, for every length 0..100
+// (whole words, 1..3 tail bytes, several 32-byte chunks of the AVX-512
+// kernel), every alignment, bytes with their top bit set (the tail's sign
+// extension), keys of mixed lengths in one group of 16 and batch sizes that
+// leave 0..15 keys to the scalar loop.
+TEST(LegacyHash32, BatchEqualsOneAtATime) {
+  SplitMix64 gen(33);
+  std::vector<std::string> store;
+  for (int round = 0; round < 40; ++round) {
+    const size_t n = gen.Next() % 70;
+    store.clear();
+    std::vector<Slice> keys;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t len = round < 20 ? gen.Next() % 101 : 24 + gen.Next() % 5;  // mixed, or filter_bench's
+      const size_t offset = gen.Next() % 8;
+      store.push_back(SplitMixKey(gen.Next(), len + offset));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const size_t offset = (i * 7) % 8;
+      keys.emplace_back(store[i].data() + std::min(offset, store[i].size()),
+                        store[i].size() - std::min(offset, store[i].size()));
+    }
+    for (uint32_t seed : {kBloomHashSeed, kSliceHashSeed}) {
+      std::vector<uint64_t> out(n + 1, 0xdeadbeefdeadbeefULL);
+      LegacyHash32Batch(keys.data(), n, seed, out.data());
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[i], LegacyHash32(keys[i].data(), keys[i].size(), seed)) << "round " << round << " key " << i;
+      }
+      EXPECT_EQ(out[n], 0xdeadbeefdeadbeefULL) << "wrote past n";
+    }
+  }
+}
+
+// Keys ending where an inaccessible page starts: the batch reads nothing past
+// a key's last byte (a read there would fault), at every length 0..70.
+TEST(LegacyHash32, BatchReadsNoByteOutsideTheKeys) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* mem = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  char* base = static_cast<char*>(mem);
+  ASSERT_EQ(mprotect(base + page, page, PROT_NONE), 0);
+  for (size_t i = 0; i < page; ++i) base[i] = static_cast<char>(0x80 | (i * 37));
+  std::vector<Slice> keys;
+  for (size_t len = 0; len <= 70; ++len) keys.emplace_back(base + page - len, len);
+  std::vector<uint64_t> out(keys.size());
+  LegacyHash32Batch(keys.data(), keys.size(), kBloomHashSeed, out.data());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size())) << i;
+  munmap(mem, 2 * page);
 }
 
 TEST(XXH3, WrapperIsTheLibraryHash) {

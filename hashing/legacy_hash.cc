@@ -1,39 +1,128 @@
+// LegacyHash32Batch (legacy_hash.h): the legacy hash of many keys at once.
 #include "hashing/legacy_hash.h"
 
-#include <cstring>
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && !defined(FILTERLAB_FORCE_SCALAR)
+#define FILTERLAB_LEGACY_HASH_AVX512 1
+#include <immintrin.h>
+
+#include "common/avx512_warnings.h"
+#endif
 
 namespace filterlab {
 
-uint32_t LegacyHash32(const char* data, size_t n, uint32_t seed) {
-  constexpr uint32_t m = 0xc6a4a793;
-  constexpr int r = 24;
-  // Only the low 32 bits of n * m take part (the length is multiplied in u64
-  // and truncated, as the original does).
-  uint32_t h = seed ^ static_cast<uint32_t>(uint64_t{n} * m);
-  const char* p = data;
-  const char* limit = data + n;
-  while (limit - p >= 4) {
-    uint32_t w;
-    std::memcpy(&w, p, 4);  // little-endian hosts only (checked in CMake)
-    p += 4;
-    h += w;
-    h *= m;
-    h ^= (h >> 16);
+#ifdef FILTERLAB_LEGACY_HASH_AVX512
+namespace {
+
+FILTERLAB_AVX512_WARNINGS_OFF  // GCC's false positives on its intrinsics (common/avx512_warnings.h)
+
+// Keys longer than this go to the scalar loop (their length times the
+// multiplier is taken mod 2^32 there; the lanes hold 32-bit lengths).
+constexpr size_t kMaxLaneKeyBytes = size_t{1} << 30;
+
+// Hashes keys[0..15] into out[0..15], lane i = key i. The keys' bytes come
+// in 32-byte chunks: one masked byte load per key (the mask stops at the
+// key's end, so nothing outside a key is read, and bytes past its end load
+// as zero), then an 8x8 dword transpose of each half of 16 rows, giving one
+// register per word position with key i's word in lane i. Each word position
+// g is then one round for every lane at once: lanes with a whole word at g
+// do h = (h + w) * m, h ^= h >> 16; lanes whose 1..3 tail bytes sit at g add
+// their sign-extended sum (the zero-padded tail word t minus 2^(8j+8) for
+// each byte j with its top bit set: t - ((t & 0x808080) << 1)), multiply and
+// shift by 24; other lanes are masked off. Returns false (nothing written)
+// when a key is too long for the lanes.
+bool Hash16(const Slice* keys, uint32_t seed, uint64_t* out) {
+  alignas(64) uint32_t lens[16];
+  size_t max_len = 0;
+  for (int i = 0; i < 16; ++i) {
+    const size_t len = keys[i].size();
+    if (len >= kMaxLaneKeyBytes) return false;
+    lens[i] = static_cast<uint32_t>(len);
+    max_len = len > max_len ? len : max_len;
   }
-  // Tail bytes are sign-extended before shifting: the original promoted a
-  // plain (signed) char. This is part of the persisted format.
-  auto sx = [](char c) { return static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c))); };
-  switch (limit - p) {
-    case 3: h += sx(p[2]) << 16; [[fallthrough]];
-    case 2: h += sx(p[1]) << 8; [[fallthrough]];
-    case 1:
-      h += sx(p[0]);
-      h *= m;
-      h ^= (h >> r);
-      break;
-    default: break;
+  const __m512i m = _mm512_set1_epi32(static_cast<int>(kLegacyHashMul));
+  const __m512i len = _mm512_load_si512(lens);
+  __m512i h = _mm512_xor_si512(_mm512_set1_epi32(static_cast<int>(seed)), _mm512_mullo_epi32(len, m));
+  const __m512i full_words = _mm512_srli_epi32(len, 2);
+  const __mmask16 has_tail = _mm512_test_epi32_mask(len, _mm512_set1_epi32(3));
+  const __m512i sign_bits = _mm512_set1_epi32(0x808080);
+  const __m512i shift_full = _mm512_set1_epi32(16), shift_tail = _mm512_set1_epi32(24);
+  // Transpose steps: word j of keys 0..15 from u_j and u_{j+4} (below).
+  const __m512i low_lanes = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+  const __m512i high_lanes = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  const size_t max_words = (max_len + 3) / 4;
+  for (size_t chunk = 0; chunk * 32 < max_len; ++chunk) {
+    const size_t start = chunk * 32;
+    // Row i: key i's 8 words in dwords 0..7, key i + 8's in 8..15.
+    __m512i r[8];
+    for (int i = 0; i < 8; ++i) {
+      __m256i half[2];
+      for (int k = 0; k < 2; ++k) {
+        const Slice& key = keys[i + 8 * k];
+        const size_t left = key.size() > start ? key.size() - start : 0;
+        const __mmask32 mask = left >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((uint32_t{1} << left) - 1);
+        half[k] = _mm256_maskz_loadu_epi8(mask, left > 0 ? key.data() + start : key.data());
+      }
+      r[i] = _mm512_inserti64x4(_mm512_castsi256_si512(half[0]), half[1], 1);
+    }
+    // Per 256-bit half, the 8x8 transpose of AVX2 (unpack dwords, unpack
+    // qwords); u_j then holds word j of rows 0-3 in its 128-bit lane 0 and
+    // word j + 4 in lane 1 (keys 8-11: lanes 2, 3), u_{j+4} the same of rows
+    // 4-7, and one two-source qword permute puts keys 0..15 in order.
+    __m512i t[8], u[8], w[8];
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int q = 0; q < 2; ++q) {
+      const int b = 4 * q;
+      u[b + 0] = _mm512_unpacklo_epi64(t[b + 0], t[b + 2]);
+      u[b + 1] = _mm512_unpackhi_epi64(t[b + 0], t[b + 2]);
+      u[b + 2] = _mm512_unpacklo_epi64(t[b + 1], t[b + 3]);
+      u[b + 3] = _mm512_unpackhi_epi64(t[b + 1], t[b + 3]);
+    }
+    for (int j = 0; j < 4; ++j) {
+      w[j] = _mm512_permutex2var_epi64(u[j], low_lanes, u[j + 4]);
+      w[j + 4] = _mm512_permutex2var_epi64(u[j], high_lanes, u[j + 4]);
+    }
+    for (size_t j = 0; j < 8 && 8 * chunk + j < max_words; ++j) {
+      const __m512i g = _mm512_set1_epi32(static_cast<int>(8 * chunk + j));
+      const __mmask16 full = _mm512_cmpgt_epu32_mask(full_words, g);
+      const __mmask16 tail = has_tail & _mm512_cmpeq_epi32_mask(full_words, g);
+      const __mmask16 active = full | tail;
+      const __m512i word =
+          _mm512_mask_sub_epi32(w[j], tail, w[j], _mm512_slli_epi32(_mm512_and_si512(w[j], sign_bits), 1));
+      h = _mm512_mask_add_epi32(h, active, h, word);
+      h = _mm512_mask_mullo_epi32(h, active, h, m);
+      const __m512i shift = _mm512_mask_blend_epi32(tail, shift_full, shift_tail);
+      h = _mm512_mask_xor_epi32(h, active, h, _mm512_srlv_epi32(h, shift));
+    }
   }
-  return h;
+  _mm512_storeu_si512(out, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(h)));
+  _mm512_storeu_si512(out + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(h, 1)));
+  return true;
+}
+
+FILTERLAB_AVX512_WARNINGS_ON
+
+}  // namespace
+#endif
+
+void LegacyHash32Batch(const Slice* keys, size_t n, uint32_t seed, uint64_t* out) {
+  size_t i = 0;
+#ifdef FILTERLAB_LEGACY_HASH_AVX512
+  for (; i + 16 <= n; i += 16) {
+    if (!Hash16(keys + i, seed, out + i)) break;
+  }
+#endif
+  for (; i < n; ++i) out[i] = LegacyHash32(keys[i].data(), keys[i].size(), seed);
+}
+
+bool LegacyHash32BatchIsVectorised() {
+#ifdef FILTERLAB_LEGACY_HASH_AVX512
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace filterlab
