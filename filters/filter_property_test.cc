@@ -510,6 +510,30 @@ TEST_P(FilterProperty, KeysGoThroughPolicyHash) {
   }
 }
 
+// HashKeys is the batch form of HashKey (a variant may vectorise it across keys, as legacy's does):
+// the same hash for every key, whatever the batch's length (past and short of a 16-key register)
+// and the keys' lengths and bytes.
+TEST_P(FilterProperty, HashKeysAgreesWithHashKey) {
+  SplitMix64 rng(0x4A5);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) {
+    std::string key(static_cast<size_t>(rng.Next() % 41), '\0');
+    for (char& c : key) c = static_cast<char>(rng.Next());
+    keys.push_back(std::move(key));
+  }
+  const std::vector<Slice> slices(keys.begin(), keys.end());
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, slices.size()}) {
+    std::vector<uint64_t> batch(n + 1, 0xFEEDFACE);
+    policy_->HashKeys(slices.data(), n, batch.data());
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(batch[i], policy_->HashKey(slices[i]))
+          << GetParam() << ": HashKeys over " << n << " keys differs from HashKey at key " << i << " (length "
+          << slices[i].size() << ")";
+    }
+    EXPECT_EQ(batch[n], uint64_t{0xFEEDFACE}) << GetParam() << ": HashKeys over " << n << " keys wrote past them";
+  }
+}
+
 TEST_P(FilterProperty, NarrowHashUsesOnlyLow32Bits) {
   if (policy_->hash_width() != HashWidth::k32) GTEST_SKIP() << "64-bit variant";
   const std::vector<uint64_t> added = Hashes(0x32B, 10'000);
