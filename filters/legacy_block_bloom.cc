@@ -19,6 +19,7 @@
 #include "filters/legacy_policy.h"
 #include "filters/registry.h"
 #include "filters/trailer.h"
+#include "hashing/fastmod.h"
 
 namespace filterlab::legacy {
 
@@ -71,8 +72,39 @@ double NoLocalityFpRate(double keys, uint32_t total_bits, int num_probes) {
   return std::pow(fill_uniform, k - 1) * fill_probe2;
 }
 
+namespace {
+
+// NoLocalityAdd with each probe's h % total_bits by FastMod32Any (c its
+// multiplier, hashing/fastmod.h): two multiplies where a 32-bit DIV per probe
+// was two thirds of the build. kFixedProbes > 0 unrolls the loop for that
+// count. sim speed legacy_block:bpk=10, 5 interleaved rounds: Build alone
+// 10.57 -> 5.16 ns/key, the timed build span 15.75 -> 10.38.
+template <int kFixedProbes>
+void FastModAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
+  const int probes = kFixedProbes > 0 ? kFixedProbes : num_probes;
+  const uint64_t c = FastMod32Any::Multiplier(total_bits);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t h = Lower32(hashes[i]);
+    const uint32_t delta = RotateRight32(h, 17);
+    for (int p = 0; p < probes; ++p) {
+      const uint32_t bit = FastMod32Any::Mod(h, total_bits, c);
+      data[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+      h += delta;
+    }
+  }
+}
+
+}  // namespace
+
 void NoLocalityAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
-  for (size_t i = 0; i < n; ++i) NoLocalityAdd(Lower32(hashes[i]), total_bits, num_probes, data);
+  switch (num_probes) {  // ChooseNumProbes gives 4..8 at 6..12 bits/key
+    case 4: return FastModAddAll<4>(hashes, n, total_bits, num_probes, data);
+    case 5: return FastModAddAll<5>(hashes, n, total_bits, num_probes, data);
+    case 6: return FastModAddAll<6>(hashes, n, total_bits, num_probes, data);
+    case 7: return FastModAddAll<7>(hashes, n, total_bits, num_probes, data);
+    case 8: return FastModAddAll<8>(hashes, n, total_bits, num_probes, data);
+    default: return FastModAddAll<0>(hashes, n, total_bits, num_probes, data);
+  }
 }
 
 namespace {
