@@ -90,7 +90,9 @@ def beside_rocksdb_table(df: pd.DataFrame) -> pd.DataFrame | None:
         "legacy_block as PlainTableBloomV1 without locality), measured in rounds interleaved with ours.",
         "ratio: ours / RocksDB's, the median of the per-round ratios. hot: every query to one filter; random: each "
         "query to a random filter of the working set, one at a time (filter_bench's Random filter); pipelined: the "
-        "same queries in groups of 16, each group's lines prefetched while the group before it is answered.",
+        "same queries in groups, each group's lines prefetched while the group before it is answered; a group holds "
+        "16 / lines per query queries rounded to a power of two in 2..16 (sim speed --pipeline_depth auto: about "
+        "16 lines in flight, what the core's miss buffers take), or as many as its records' pipeline_depth says.",
         "× floor: net ns / one independent random cache-line read of the same working set, measured beside each "
         "round; lines/query: the cache lines one query reads (sim/lines_read.h), and × floor per line = × floor / "
         "lines/query, the figure a filter reading several lines per query is held to.",
