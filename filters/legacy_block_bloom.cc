@@ -97,8 +97,14 @@ void FastModAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int nu
 }  // namespace
 
 void NoLocalityAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
-  WithFixedProbes(num_probes,
-                  [&](auto k) { FastModAddAll<decltype(k)::value>(hashes, n, total_bits, num_probes, data); });
+  switch (num_probes) {  // ChooseNumProbes gives 4..8 at 6..12 bits/key
+    case 4: return FastModAddAll<4>(hashes, n, total_bits, num_probes, data);
+    case 5: return FastModAddAll<5>(hashes, n, total_bits, num_probes, data);
+    case 6: return FastModAddAll<6>(hashes, n, total_bits, num_probes, data);
+    case 7: return FastModAddAll<7>(hashes, n, total_bits, num_probes, data);
+    case 8: return FastModAddAll<8>(hashes, n, total_bits, num_probes, data);
+    default: return FastModAddAll<0>(hashes, n, total_bits, num_probes, data);
+  }
 }
 
 namespace {

@@ -89,8 +89,14 @@ void AddAllForProbes(const uint64_t* hashes, size_t n, uint32_t num_lines, int n
 void AddAll(const uint64_t* hashes, size_t n, uint32_t num_lines, int num_probes, uint8_t* data) {
   if (n == 0) return;                         // no lines either
   if (num_lines <= FastMod32::kMaxDivisor) {  // the line by two multiplies (hashing/fastmod.h)
-    return WithFixedProbes(
-        num_probes, [&](auto k) { AddAllForProbes<decltype(k)::value>(hashes, n, num_lines, num_probes, data); });
+    switch (num_probes) {                     // ChooseNumProbes gives 4..8 at 6..12 bits/key
+      case 4: return AddAllForProbes<4>(hashes, n, num_lines, num_probes, data);
+      case 5: return AddAllForProbes<5>(hashes, n, num_lines, num_probes, data);
+      case 6: return AddAllForProbes<6>(hashes, n, num_lines, num_probes, data);
+      case 7: return AddAllForProbes<7>(hashes, n, num_lines, num_probes, data);
+      case 8: return AddAllForProbes<8>(hashes, n, num_lines, num_probes, data);
+      default: return AddAllForProbes<0>(hashes, n, num_lines, num_probes, data);
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t h = Lower32(hashes[i]);

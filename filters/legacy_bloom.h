@@ -69,7 +69,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <type_traits>
 
 #include "common/slice.h"
 #include "filters/filter.h"
@@ -169,22 +168,6 @@ inline void NoLocalityAdd(uint32_t h, uint32_t total_bits, int num_probes, uint8
 inline bool NoLocalityMayMatch(uint32_t h, uint32_t total_bits, int num_probes, const uint8_t* data) {
   return ForEachNoLocalityProbe(h, total_bits, num_probes,
                                 [data](uint32_t bit) { return ((data[bit >> 3] >> (bit & 7)) & 1) != 0; });
-}
-
-// Calls fn(std::integral_constant<int, K>{}) with K = num_probes for 4..8
-// (what ChooseNumProbes gives at 6..12 bits/key), so that a loop over the
-// probes unrolls, and with K = 0 (the count known at run time only) for
-// other counts.
-template <class Fn>
-inline void WithFixedProbes(int num_probes, Fn&& fn) {
-  switch (num_probes) {
-    case 4: return fn(std::integral_constant<int, 4>{});
-    case 5: return fn(std::integral_constant<int, 5>{});
-    case 6: return fn(std::integral_constant<int, 6>{});
-    case 7: return fn(std::integral_constant<int, 7>{});
-    case 8: return fn(std::integral_constant<int, 8>{});
-    default: return fn(std::integral_constant<int, 0>{});
-  }
 }
 
 // Adds the low 32 bits of each hash to a legacy full filter of num_lines
