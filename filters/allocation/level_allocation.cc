@@ -133,27 +133,29 @@ std::vector<double> MonkeyBits(const AllocationInput& in, const std::vector<doub
 }
 
 // One level's answer in a solve: a menu point, or a bpk interpolated between
-// two hull points of a bpk family.
+// two hull points of a bpk family. A menu point is referred to, not copied:
+// Optimal runs L x (menu size) solves and keeps one.
 struct Pick {
-  std::string spec;
-  double bits = 0;
-  double fp = 1;
+  const Choice* choice = nullptr;  // a menu point, or
+  LevelAllocation partial;         // (choice == nullptr) a filter between two hull points
+  double fp() const { return choice != nullptr ? choice->fp : partial.fp; }
 };
 
-// The Lagrangian solve (header) of the levels other than `fixed` (whose
-// pick is given) with `budget` bits: hull edges by decreasing lambda; an
-// edge that does not fit is taken in part on a bpk family (its bpk
-// interpolated), skipped otherwise. Returns the model cost sum w_i p_i.
-double SolveRest(const AllocationInput& in, const std::vector<double>& w, const std::vector<Menu>& menus, size_t fixed,
-                 const Pick& fixed_pick, double budget, std::vector<Pick>* picks) {
-  const size_t L = in.levels.size();
-  struct Edge {
-    size_t level, to;  // hull index reached by taking it
-    double lambda, cost_bits;
-  };
+// A hull edge: taking it moves `level` from hull point to - 1 to `to`, at
+// `cost_bits` of memory for a gain of `lambda` per bit.
+struct Edge {
+  size_t level, to;
+  double lambda, cost_bits;
+};
+
+// Every level's hull edges by decreasing lambda. Ties (equal levels) keep
+// level order, so equal levels fill shallow first. A solve that leaves one
+// level out skips its edges: the others keep this order, which is the one
+// sorting them alone would give (the sort is stable).
+std::vector<Edge> SortedEdges(const AllocationInput& in, const std::vector<double>& w, const std::vector<Menu>& menus) {
   std::vector<Edge> edges;
-  for (size_t i = 0; i < L; ++i) {
-    if (i == fixed || in.levels[i].keys <= 0) continue;
+  for (size_t i = 0; i < in.levels.size(); ++i) {
+    if (in.levels[i].keys <= 0) continue;
     const auto& hull = menus[i].hull;
     for (size_t k = 1; k < hull.size(); ++k) {
       const double db = hull[k].bits - hull[k - 1].bits;
@@ -161,21 +163,31 @@ double SolveRest(const AllocationInput& in, const std::vector<double>& w, const 
       edges.push_back({i, k, w[i] * dp / (in.levels[i].keys * db), in.levels[i].keys * db});
     }
   }
-  // Ties (equal levels) keep level order, so equal levels fill shallow first.
   std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.lambda > b.lambda; });
+  return edges;
+}
+
+// The Lagrangian solve (header) of the levels other than `fixed` (whose
+// pick is given) with `budget` bits: hull edges by decreasing lambda; an
+// edge that does not fit is taken in part on a bpk family (its bpk
+// interpolated), skipped otherwise. Returns the model cost sum w_i p_i.
+double SolveRest(const AllocationInput& in, const std::vector<double>& w, const std::vector<Menu>& menus,
+                 const std::vector<Edge>& edges, size_t fixed, const Choice* fixed_choice, double budget,
+                 std::vector<Pick>* picks) {
+  const size_t L = in.levels.size();
   std::vector<size_t> at(L, 0);  // hull index each level has reached
   std::vector<bool> blocked(L, false);
   picks->assign(L, Pick{});
   double left = budget;
   if (fixed < L) {
-    (*picks)[fixed] = fixed_pick;
-    left -= fixed_pick.bits * in.levels[fixed].keys;
+    (*picks)[fixed].choice = fixed_choice;
+    left -= fixed_choice->bits * in.levels[fixed].keys;
     if (left < 0) return INFINITY;
   }
   size_t partial_level = L;
   double partial_bits = 0;
   for (const Edge& e : edges) {
-    if (blocked[e.level] || at[e.level] + 1 != e.to || e.lambda <= 0) continue;
+    if (e.level == fixed || blocked[e.level] || at[e.level] + 1 != e.to || e.lambda <= 0) continue;
     if (e.cost_bits <= left) {
       at[e.level] = e.to;
       left -= e.cost_bits;
@@ -196,13 +208,11 @@ double SolveRest(const AllocationInput& in, const std::vector<double>& w, const 
     if (i == partial_level) {
       // The real filter at the interpolated bpk: where the curve is not
       // convex between the two hull points it lies above their chord.
-      const LevelAllocation real = FromBits(in.levels[i], partial_bits);
-      p = Pick{real.spec, real.bits_per_key, real.fp};
+      p.partial = FromBits(in.levels[i], partial_bits);
     } else if (i != fixed) {
-      const Choice& c = menus[i].hull[at[i]];
-      p = Pick{c.spec, c.bits, c.fp};
+      p.choice = &menus[i].hull[at[i]];
     }
-    cost += w[i] * p.fp;
+    cost += w[i] * p.fp();
   }
   return cost;
 }
@@ -222,24 +232,32 @@ std::vector<LevelAllocation> Optimal(const AllocationInput& in, const std::vecto
   for (size_t i = 0; i < L; ++i) {
     if (in.levels[i].keys > 0) menus[i] = MakeMenu(in.levels[i]);
   }
+  const std::vector<Edge> edges = SortedEdges(in, w, menus);
   std::vector<Pick> best, picks;
-  double best_cost = SolveRest(in, w, menus, L, Pick{}, budget, &best);
+  double best_cost = SolveRest(in, w, menus, edges, L, nullptr, budget, &best);
   for (size_t i = 0; i < L; ++i) {
     if (in.levels[i].keys <= 0) continue;
     for (const Choice& c : menus[i].all) {
-      const double cost = SolveRest(in, w, menus, i, Pick{c.spec, c.bits, c.fp}, budget, &picks);
+      const double cost = SolveRest(in, w, menus, edges, i, &c, budget, &picks);
       if (cost < best_cost) {
         best_cost = cost;
-        best = picks;
+        best.swap(picks);
       }
     }
   }
   std::vector<LevelAllocation> out(L);
   for (size_t i = 0; i < L; ++i) {
     if (in.levels[i].keys <= 0) continue;
-    out[i].spec = best[i].spec;
-    out[i].bits_per_key = best[i].bits;
-    out[i].fp = best[i].fp;
+    const Pick& p = best[i];
+    if (p.choice != nullptr) {
+      out[i].spec = p.choice->spec;
+      out[i].bits_per_key = p.choice->bits;
+      out[i].fp = p.choice->fp;
+    } else {
+      out[i].spec = p.partial.spec;
+      out[i].bits_per_key = p.partial.bits_per_key;
+      out[i].fp = p.partial.fp;
+    }
   }
   return out;
 }

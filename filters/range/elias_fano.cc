@@ -11,25 +11,13 @@
 #include <sys/mman.h>
 #endif
 
-#if defined(__BMI2__)
-#include <immintrin.h>
-#endif
+#include "filters/range/select_in_word.h"
 
 namespace filterlab::ef {
 namespace {
 
 constexpr uint64_t kWordsPerBlock = kBlockBits / 64;
 constexpr uint64_t kMaxHighBits = uint64_t{1} << 41;  // block and sample indices fit uint32
-
-// Position (0..63) of the r-th (0-based) set bit of x; x has more than r set bits.
-inline int SelectInWord(uint64_t x, int r) {
-#if defined(__BMI2__)
-  return std::countr_zero(_pdep_u64(uint64_t{1} << r, x));
-#else
-  for (int i = 0; i < r; ++i) x &= x - 1;
-  return std::countr_zero(x);
-#endif
-}
 
 uint64_t Ceil(uint64_t x, uint64_t d) { return x / d + (x % d != 0); }
 
@@ -225,7 +213,7 @@ uint64_t View::SelectZeroInBlock(uint64_t block, uint64_t z) const {
   for (; w < w_end; ++w) {
     const uint64_t zeros = ~HighWord(w);
     const auto count = static_cast<uint64_t>(std::popcount(zeros));
-    if (remaining < count) return w * 64 + static_cast<uint64_t>(SelectInWord(zeros, static_cast<int>(remaining)));
+    if (remaining < count) return w * 64 + static_cast<uint64_t>(SelectInWord(zeros, remaining));
     remaining -= count;
   }
   return high_bits_;  // only on inconsistent words; Validate refuses those

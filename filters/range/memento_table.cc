@@ -5,17 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "filters/range/select_in_word.h"
+
 namespace filterlab::memento {
 namespace {
 
 // Bits 0..k-1 set, k in 0..64.
 inline uint64_t LowMask(uint64_t k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; }
-
-// Position of the r-th (0-based) set bit of w; precondition popcount(w) > r.
-inline int SelectInWord(uint64_t w, uint64_t r) {
-  for (; r > 0; --r) w &= w - 1;
-  return __builtin_ctzll(w);
-}
 
 }  // namespace
 

@@ -77,13 +77,14 @@
 #include <string>
 #include <vector>
 
-#if defined(__SSE2__) || defined(__BMI2__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
 #include "filters/filter_spec.h"
 #include "filters/range/range_filter.h"
 #include "filters/range/range_serialization.h"
+#include "filters/range/select_in_word.h"
 #include "filters/registry.h"
 #include "hashing/xxh3.h"
 
@@ -177,7 +178,7 @@ class RankSelectView {
       uint64_t word = LoadWord(data_, w) & (~uint64_t{0} << (from % 64));
       for (int i = 0; i < 4; ++i) {
         const auto c = static_cast<uint64_t>(std::popcount(word));
-        if (left < c) return w * 64 + SelectInWord(word, left);
+        if (left < c) return w * 64 + static_cast<uint64_t>(SelectInWord(word, left));
         left -= c;
         if (++w >= s_.Words()) return s_.bits;  // inconsistent data; Validate refuses it
         word = LoadWord(data_, w);
@@ -198,7 +199,7 @@ class RankSelectView {
     for (uint64_t w = 8 * b; w < s_.Words(); ++w) {
       const uint64_t word = LoadWord(data_, w);
       const auto c = static_cast<uint64_t>(std::popcount(word));
-      if (left < c) return w * 64 + SelectInWord(word, left);
+      if (left < c) return w * 64 + static_cast<uint64_t>(SelectInWord(word, left));
       left -= c;
     }
     return s_.bits;  // inconsistent data; Validate refuses it
@@ -228,14 +229,6 @@ class RankSelectView {
   }
 
  private:
-  static uint64_t SelectInWord(uint64_t word, uint64_t k) {  // k < popcount(word)
-#ifdef __BMI2__
-    return static_cast<uint64_t>(std::countr_zero(_pdep_u64(uint64_t{1} << k, word)));
-#else
-    for (uint64_t j = 0; j < k; ++j) word &= word - 1;
-    return static_cast<uint64_t>(std::countr_zero(word));
-#endif
-  }
   uint64_t Count(uint64_t block) const { return Get32(s_.Words(), block); }
   uint64_t Get32(uint64_t word_base, uint64_t i) const {
     return (LoadWord(data_, word_base + i / 2) >> (32 * (i % 2))) & 0xffffffffULL;

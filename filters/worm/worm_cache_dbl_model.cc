@@ -52,6 +52,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "filters/fp_model_internal.h"
@@ -97,6 +98,39 @@ void RequireProbes(const char* function, int probes) {
   }
 }
 
+// within[T] (subset sums of the covers' histogram) and the count of patterns
+// with a nonempty cover, for a key of k probes against Q = {0, ..., kq-1}:
+// they depend on the probe counts only, and each took 131072 k + kq 2^kq
+// operations, so a process computes them once per (k, kq) (default probes
+// scan the model at every probe count for every bits/key they are asked
+// for). Entries are never removed, so references stay valid.
+struct PatternCovers {
+  std::vector<uint32_t> within;
+  uint32_t total = 0;
+};
+
+const PatternCovers& PatternCoversFor(int k, int kq) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, PatternCovers> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = done.try_emplace({k, kq});
+  if (!fresh) return it->second;
+  PatternCovers& c = it->second;
+  const QueryBits query(0, 1, kq);  // Q = {0, ..., kq-1}
+  c.within.assign(size_t{1} << kq, 0);
+  for (uint32_t step = 1; step < 512; step += 2) {
+    for (uint32_t start = 0; start < 512; ++start) {
+      const uint32_t mask = query.Cover(start, step, k);
+      if (mask != 0) {
+        ++c.within[mask];
+        ++c.total;
+      }
+    }
+  }
+  fpmodel::internal::SubsetSums(&c.within, kq);
+  return c;
+}
+
 }  // namespace
 
 double CacheDblFpRate64(double keys_per_line, int probes) {
@@ -108,21 +142,9 @@ double CacheDblFpRate64(double keys_per_line, int probes) {
   // Above kCacheDblMaxExactProbes only the query's first probes are asked to
   // be set (a necessary condition), which bounds the rate from above.
   const int kq = std::min(k, kCacheDblMaxExactProbes);
-  const QueryBits query(0, 1, kq);  // Q = {0, ..., kq-1}
-  std::vector<uint32_t> within(size_t{1} << kq, 0);
-  uint32_t total = 0;
-  for (uint32_t step = 1; step < 512; step += 2) {
-    for (uint32_t start = 0; start < 512; ++start) {
-      const uint32_t mask = query.Cover(start, step, k);
-      if (mask != 0) {
-        ++within[mask];
-        ++total;
-      }
-    }
-  }
-  fpmodel::internal::SubsetSums(&within, kq);
+  const PatternCovers& covers = PatternCoversFor(k, kq);
   // Present patterns: Poisson(lambda / 131072) keys each, independent.
-  return CoverFp(within, total, keys_per_line / kPatterns, kq);
+  return CoverFp(covers.within, covers.total, keys_per_line / kPatterns, kq);
 }
 
 LineWalk::LineWalk(uint64_t lines, uint64_t line) {
