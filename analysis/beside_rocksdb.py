@@ -37,8 +37,8 @@ def _by_seed(d: pd.DataFrame, command: str, filt: str, mode: str, column: str) -
 def beside_rocksdb_rows(df: pd.DataFrame) -> pd.DataFrame:
     """One row per filter (in the order the results list them) with numeric columns:
     <figure> (our median), rocksdb <figure> (RocksDB's median), <figure> ratio (median of
-    the per-repeat ratios) for build / hot / random; pipelined ns, x floor, lines/query
-    and x floor per line (medians); load (the runs' largest 1-minute load average, where
+    the per-repeat ratios) for build / hot / random; pipelined group (queries per
+    prefetched group), ns, x floor, lines/query and x floor per line (medians); load (the runs' largest 1-minute load average, where
     recorded)."""
     if "command" not in df:  # no sim records (an engine experiment's results)
         return pd.DataFrame()
@@ -58,7 +58,8 @@ def beside_rocksdb_rows(df: pd.DataFrame) -> pd.DataFrame:
             both = ours.index.intersection(peer.index)
             row[f"{name} ratio"] = (ours[both] / peer[both]).median() if len(both) else np.nan
         piped = ours_rows[ours_rows["mode"] == "random_pipelined"]
-        for name, column in (("pipelined ns", "net_ns_per_op"), ("pipelined x floor", "x_floor"),
+        for name, column in (("pipelined group", "pipeline_depth"), ("pipelined ns", "net_ns_per_op"),
+                             ("pipelined x floor", "x_floor"),
                              ("lines/query", "lines_per_query"), ("x floor per line", "x_floor_per_line")):
             values = pd.to_numeric(piped[column], errors="coerce") if column in piped else pd.Series(dtype=float)
             row[name] = values.median() if values.notna().any() else np.nan
@@ -79,6 +80,7 @@ def beside_rocksdb_table(df: pd.DataFrame) -> pd.DataFrame | None:
         out[f"RocksDB {name}"] = rows[f"rocksdb {name}"].map(_fmt)
         out[f"{name} ratio"] = rows[f"{name} ratio"].map(lambda v: f"{v:.2f}" if np.isfinite(v) else "")
     out["random × floor"] = rows["random x floor"].map(_fmt)
+    out["pipelined group"] = rows["pipelined group"].map(lambda v: f"{v:.0f}" if np.isfinite(v) else "")
     out["pipelined ns"] = rows["pipelined ns"].map(_fmt)
     out["pipelined × floor"] = rows["pipelined x floor"].map(_fmt)
     out["lines/query"] = rows["lines/query"].map(lambda v: f"{v:.2f}" if np.isfinite(v) else "")
@@ -90,7 +92,9 @@ def beside_rocksdb_table(df: pd.DataFrame) -> pd.DataFrame | None:
         "legacy_block as PlainTableBloomV1 without locality), measured in rounds interleaved with ours.",
         "ratio: ours / RocksDB's, the median of the per-round ratios. hot: every query to one filter; random: each "
         "query to a random filter of the working set, one at a time (filter_bench's Random filter); pipelined: the "
-        "same queries in groups of 16, each group's lines prefetched while the group before it is answered.",
+        "same queries in groups, each group's lines prefetched while the group before it is answered; a group holds "
+        "16 / lines per query queries rounded to a power of two in 2..16 (sim speed --pipeline_depth auto: about "
+        "16 lines in flight, what the core's miss buffers take), or as many as its records' pipeline_depth says.",
         "× floor: net ns / one independent random cache-line read of the same working set, measured beside each "
         "round; lines/query: the cache lines one query reads (sim/lines_read.h), and × floor per line = × floor / "
         "lines/query, the figure a filter reading several lines per query is held to.",

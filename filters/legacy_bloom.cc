@@ -14,9 +14,25 @@
 #include "filters/registry.h"
 #include "hashing/fastmod.h"
 
+#if defined(__BMI__)
+#include <immintrin.h>
+#endif
+
 namespace filterlab::legacy {
 
 namespace {
+
+// The word index (h >> 6) & 7 is one BMI1 bextr where the target has it
+// (GCC otherwise copies h, shifts and masks: three instructions a probe):
+// sim speed legacy:bpk=10's Build alone 4.42 -> 3.89 ns/key with it (5
+// interleaved rounds, this project's AMD EPYC).
+inline uint32_t WordOfLine(uint32_t h) {
+#if defined(__BMI__)
+  return _bextr_u32(h, 6, 3);
+#else
+  return (h >> 6) & 7;
+#endif
+}
 
 // AddToLine<false> on a 64-byte line seen as eight little-endian u64 words:
 // bit b of the line (byte b / 8, bit b % 8) is bit b % 64 of word b / 64 on
@@ -30,7 +46,7 @@ inline void AddToLine64Words(uint32_t h, int num_probes, uint8_t* line) {
   const int probes = kFixedProbes > 0 ? kFixedProbes : num_probes;
   const uint32_t delta = RotateRight32(h, 17);
   for (int i = 0; i < probes; ++i) {
-    uint8_t* word_at = line + ((h >> 6) & 7) * 8;
+    uint8_t* word_at = line + size_t{WordOfLine(h)} * 8;
     uint64_t word;
     std::memcpy(&word, word_at, 8);
     word |= uint64_t{1} << (h & 63);

@@ -277,6 +277,21 @@ TEST(LegacyBloomTest, NativeReaderIgnoresOtherMarkers) {
   EXPECT_TRUE(v->open_native(b, &f).IsNotFound());
 }
 
+// NoLocalityAddAll (its probes by FastMod32Any, unrolled for 4..8 probes)
+// sets exactly the bits of RocksDB's loop (NoLocalityAdd, a division per
+// probe) at every probe count and bit counts from the smallest to 2^21.
+TEST(LegacyBlockBloomTest, AddAllSetsTheBitsOfRocksDbLoop) {
+  for (uint32_t total_bits : {64u, 72u, 8000u, 100008u, 98765u * 8, (1u << 21) + 8}) {
+    for (int probes = 1; probes <= legacy::kMaxProbes; ++probes) {
+      const auto hashes = Hashes(total_bits + probes, 2000);
+      std::vector<uint8_t> got(total_bits / 8), want(total_bits / 8);
+      legacy::NoLocalityAddAll(hashes.data(), hashes.size(), total_bits, probes, got.data());
+      for (uint64_t h : hashes) legacy::NoLocalityAdd(Lower32(h), total_bits, probes, want.data());
+      ASSERT_EQ(got, want) << "bits " << total_bits << " probes " << probes;
+    }
+  }
+}
+
 TEST(LegacyBlockBloomTest, Sizing) {
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(1, 10), 64u);  // at least 64 bits
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(0, 10), 64u);

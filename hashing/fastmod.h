@@ -36,4 +36,19 @@ struct FastMod32 {
   }
 };
 
+// The same theorem with F = 64 (N + L <= 64 for every 32-bit divisor): c =
+// ceil(2^64 / d) wrapped to 64 bits (0 for d = 1, which gives a mod 1 = 0),
+// a mod d = high 64 bits of ((c * a) mod 2^64) * d. No mask or shift, so two
+// multiplies (an imul and a 64x64->128 mul) for any d, but c takes all 64
+// bits: for a loop over one divisor (legacy_block's build), where the
+// multiplier sits in a register; a view's 64-bit param cannot hold it beside
+// the divisor.
+struct FastMod32Any {
+  // Precondition: d >= 1.
+  static uint64_t Multiplier(uint32_t d) { return ~uint64_t{0} / d + 1; }
+  static uint32_t Mod(uint32_t a, uint32_t d, uint64_t c) {
+    return static_cast<uint32_t>((static_cast<unsigned __int128>(c * a) * d) >> 64);
+  }
+};
+
 }  // namespace filterlab

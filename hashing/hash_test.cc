@@ -154,6 +154,32 @@ TEST(LegacyHash32, BatchEqualsOneAtATime) {
   }
 }
 
+// Groups of 16 keys whose lengths differ by at most `spread`: the batch's
+// rounds below the shortest key's word count skip the lane masks, and at
+// lengths above 32 those rounds span more than one 32-byte chunk.
+TEST(LegacyHash32, BatchEqualsOneAtATimeAtNearEqualLengths) {
+  SplitMix64 gen(34);
+  for (size_t base_len = 0; base_len <= 100; ++base_len) {
+    for (size_t spread : {0, 1, 4}) {
+      std::vector<std::string> store;
+      std::vector<Slice> keys;
+      for (size_t i = 0; i < 33; ++i)
+        store.push_back(SplitMixKey(gen.Next(), base_len + gen.Next() % (spread + 1) + 8));
+      for (size_t i = 0; i < store.size(); ++i) {
+        const size_t offset = gen.Next() % 8;
+        keys.emplace_back(store[i].data() + offset, store[i].size() - 8);
+      }
+      std::vector<uint64_t> out(keys.size());
+      LegacyHash32Batch(keys.data(), keys.size(), kBloomHashSeed, out.data());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        ASSERT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size()))
+            << "length " << keys[i].size() << " (group lengths " << base_len << ".." << base_len + spread << "), key "
+            << i;
+      }
+    }
+  }
+}
+
 // Keys ending where an inaccessible page starts: the batch reads nothing past
 // a key's last byte (a read there would fault), at every length 0..70.
 TEST(LegacyHash32, BatchReadsNoByteOutsideTheKeys) {

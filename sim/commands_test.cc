@@ -22,6 +22,7 @@
 #include "filters/range/range_workload.h"
 #include "filters/registry.h"
 #include "sim/command_test_util.h"
+#include "sim/speed_plan.h"
 
 namespace filterlab::sim {
 namespace {
@@ -32,9 +33,10 @@ TEST(SpeedCommand, BadParametersGiveClearErrors) {
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--batch_sizes", "1"}, {"--batch_sizes", "2..64"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--modes", "single,fastest"}, {"fastest", "allowed"});
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--average_keys", "0"}, {"--average_keys=0"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "12"},
-              {"--pipeline_depth", "4, 8, 16, 32, 64"});
-  ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", "128"}, {"--pipeline_depth", "4..64"});
+  for (const char* depth : {"12", "128", "1", "autox", "4,,8"}) {
+    ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--pipeline_depth", depth},
+                {"--pipeline_depth", "2, 4, 8, 16, 32, 64 or auto"});
+  }
   // 2^20 MiB = 1 TiB of filters: more than this machine has, refused up front.
   ExpectError(SpeedCommand, {"--filter", "fastlocal:bpk=10", "--working_set_mb", "1048576"},
               {"--working_set_mb", "MemAvailable"});
@@ -221,6 +223,30 @@ TEST(SpeedCommand, QuickRecordsCarryEveryField) {
   EXPECT_EQ(pipelined_record["pipeline_depth"].get<int>(), 32);
   EXPECT_EQ(random_record["pipeline_depth"], 0);
   EXPECT_EQ(batched, 4);  // prepared/unprepared x single/random filter
+}
+
+// --pipeline_depth auto: each filter's pipelined record names the depth it
+// got, PipelineDepthForLines of the lines its query reads: 16 for a one-line
+// Bloom, fewer for Ribbon (~4 lines a query), even without the floor.
+TEST(SpeedCommand, AutoPipelineDepthFollowsTheLinesAQueryReads) {
+  std::map<std::string, int> depth_of;
+  for (const char* spec : {"fastlocal:bpk=10", "ribbon:bpk=10"}) {
+    const CommandRun run = RunCommand(
+        SpeedCommand, {"--filter", spec, "--working_set_mb", "4", "--average_keys", "2000", "--queries", "4000",
+                       "--modes", "random_pipelined", "--mixes", "mixed", "--pipeline_depth", "auto,8", "--no_floor"});
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    ASSERT_EQ(run.records.size(), 2u);
+    const JsonRecord& automatic = run.records[0];
+    SCOPED_TRACE(automatic.dump());
+    EXPECT_TRUE(automatic["pipeline_depth_auto"].get<bool>());
+    const double lines = automatic["lines_per_query"].get<double>();
+    EXPECT_EQ(automatic["pipeline_depth"].get<int>(), PipelineDepthForLines(lines));
+    depth_of[spec] = automatic["pipeline_depth"].get<int>();
+    EXPECT_FALSE(run.records[1]["pipeline_depth_auto"].get<bool>());
+    EXPECT_EQ(run.records[1]["pipeline_depth"].get<int>(), 8);
+  }
+  EXPECT_EQ(depth_of["fastlocal:bpk=10"], 16);
+  EXPECT_LT(depth_of["ribbon:bpk=10"], 16);
 }
 
 // rangeworkload --nonempty writes rangespeed's non-empty queries (same

@@ -85,6 +85,8 @@ class SpeedRun {
     j["batch"] = plan.batch;
     if (plan.batch > 1) j["prepared"] = plan.prepared;
     j["pipeline_depth"] = plan.pipelined ? plan.pipeline_depth : 0;
+    if (plan.pipelined) j["pipeline_depth_auto"] = plan.pipeline_depth_auto;
+    if (plan.pipeline_depth_auto && set.lines_per_query > 0) j["lines_per_query"] = set.lines_per_query;
     if (plan.pick == Pick::kSkewed) {
       j["skew"] = std::to_string(static_cast<int>(std::lround(plan.primary_threshold / 42949672.96))) + "% in " +
                   std::to_string(plan.num_primary) + " filters";
@@ -159,9 +161,19 @@ class SpeedRun {
       if (plan.build_record) EmitBuild(set);
       const bool any_floor = std::any_of(plan.working_set.begin(), plan.working_set.end(),
                                          [](const Measurement& m) { return m.with_floor; });
-      if (any_floor && cfg_.measure_floor && !(s = MeasureLinesPerQuery(policy_, cfg_.key_size, &set)).ok()) return s;
+      const bool any_auto_depth =
+          std::any_of(plan.working_set.begin(), plan.working_set.end(),
+                      [](const Measurement& m) { return m.pipelined && m.pipeline_depth == kAutoPipelineDepth; });
+      if (((any_floor && cfg_.measure_floor) || any_auto_depth) &&
+          !(s = MeasureLinesPerQuery(policy_, cfg_.key_size, &set)).ok()) {
+        return s;
+      }
       for (Measurement m : plan.working_set) {
         if (m.mode == SpeedMode::kSkewed && !SetPrimaries(set, &m)) continue;
+        if (m.pipelined && m.pipeline_depth == kAutoPipelineDepth) {
+          m.pipeline_depth = PipelineDepthForLines(set.lines_per_query);
+          m.pipeline_depth_auto = true;
+        }
         if (!(s = Measure(set, m, cfg_.queries)).ok()) return s;
       }
     }

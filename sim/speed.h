@@ -76,10 +76,15 @@ struct SpeedConfig {
   // virtual MayContain, as filter_bench calls its reader objects.
   std::string query_path = "view";
   uint64_t huge_keys = 100000000;
-  std::vector<int> pipeline_depths{16};  // random_pipelined: each of 4, 8, 16, 32, 64
+  // random_pipelined: each of 2, 4, 8, 16, 32, 64 or kAutoPipelineDepth.
+  std::vector<int> pipeline_depths{16};
   bool measure_floor = true;
   uint32_t seed = 0;
 };
+
+// A pipeline depth chosen per filter (--pipeline_depth auto): see
+// PipelineDepthForLines (speed_plan.h).
+inline constexpr int kAutoPipelineDepth = 0;
 
 Status RunSpeed(const SpeedConfig& config, const Emit& emit);
 

@@ -5,6 +5,7 @@
 
 #include "common/flags.h"
 #include "common/number_list.h"
+#include "common/strings.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "sim/commands.h"
@@ -58,7 +59,8 @@ void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
              &a->quick);
   flags.String("pipeline_depth", "16",
                "random_pipelined: queries per group (a group's lines are prefetched while the group before it is\n"
-               "answered); a list of 4, 8, 16, 32, 64 (one record each)",
+               "answered); a list of 2, 4, 8, 16, 32, 64 or auto (one record each); auto: the power of two nearest\n"
+               "16 / the lines a query reads (2..16), so that about 16 lines are in flight whatever the filter",
                &a->depth_text);
   flags.Bool("no_floor", "skip the memory-floor measurement of random modes", &a->no_floor);
   flags.Int("seed", 0, 0, 0xffffffffLL, "seed of filter_bench's mt19937 generator", &a->seed);
@@ -84,6 +86,8 @@ void DeclareSpeedFlags(FlagSet& flags, SpeedArgs* a) {
   flags.Field("batch", "int", "queries per MayContainBatch (1: one MayContain per query)");
   flags.Field("prepared", "bool", "batched: one MayContainBatch call (true) or MayContain one by one");
   flags.Field("pipeline_depth", "int", "random_pipelined: queries per prefetched group; 0 otherwise");
+  flags.Field("pipeline_depth_auto", "bool",
+              "random_pipelined: the depth was chosen from lines_per_query (--pipeline_depth auto)");
   flags.Field("skew", "string", "skewed: the share of queries and the primary filters");
   flags.Field("queries", "int", "queries measured");
   flags.Field("rounds", "int", "parts of the measurement");
@@ -128,14 +132,19 @@ Status MakeSpeedConfig(const SpeedArgs& a, const FlagSet& flags, SpeedConfig* cf
   cfg->net_includes_hashing = a.net_hashing;
   cfg->measure_floor = !a.no_floor;
   cfg->seed = static_cast<uint32_t>(a.seed);
-  std::vector<double> depths;
-  if (!(s = ParseNumberList("pipeline_depth", a.depth_text, 4, 64, &depths)).ok()) return s;
   cfg->pipeline_depths.clear();
-  for (double d : depths) {
-    const int depth = static_cast<int>(d);
-    if (depth != d || (depth & (depth - 1)) != 0) {
-      return Status::InvalidArgument("--pipeline_depth: " + FormatNumber(d) +
-                                     " is not allowed; depths are 4, 8, 16, 32, 64");
+  for (const std::string& entry : Split(a.depth_text, ',')) {
+    const std::string item(Trim(entry));
+    if (item == "auto") {
+      cfg->pipeline_depths.push_back(kAutoPipelineDepth);
+      continue;
+    }
+    std::vector<double> one;
+    const bool number = ParseNumberList("pipeline_depth", item, 2, 64, &one).ok() && one.size() == 1;
+    const int depth = number ? static_cast<int>(one[0]) : 0;
+    if (!number || depth != one[0] || (depth & (depth - 1)) != 0) {
+      return Status::InvalidArgument("--pipeline_depth: '" + item +
+                                     "' is not allowed; depths are 2, 4, 8, 16, 32, 64 or auto");
     }
     cfg->pipeline_depths.push_back(depth);
   }

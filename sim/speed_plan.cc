@@ -2,6 +2,7 @@
 #include "sim/speed_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace filterlab::sim {
@@ -59,6 +60,12 @@ SpeedPlan PlanSpeedRun(const SpeedConfig& cfg) {
     }
   }
   return plan;
+}
+
+int PipelineDepthForLines(double lines_per_query) {
+  if (!(lines_per_query > 0)) return 16;
+  const double log2_depth = std::round(std::log2(kPipelineLinesInFlight / lines_per_query));
+  return 1 << static_cast<int>(std::clamp(log2_depth, 1.0, 4.0));
 }
 
 RoundSplit SplitIntoRounds(uint64_t queries, uint64_t rounds, uint64_t batch) {

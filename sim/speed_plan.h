@@ -29,8 +29,9 @@ struct Measurement {
   double skew_filters = 0;         // skewed: the fraction of filters that are primary
   int batch = 1;                   // 1 = one MayContain per query
   bool prepared = true;
-  bool pipelined = false;  // batch 1 only: groups of pipeline_depth, prefetched a group ahead
-  int pipeline_depth = 16;
+  bool pipelined = false;            // batch 1 only: groups of pipeline_depth, prefetched a group ahead
+  int pipeline_depth = 16;           // kAutoPipelineDepth until the run resolves it
+  bool pipeline_depth_auto = false;  // resolved from the working set's lines_per_query
 };
 
 // What a run measures and in which order, from the config alone.
@@ -52,6 +53,22 @@ struct SpeedPlan {
 // 24.2-26.6 / ~35 ns at depth 8 / 16 / 32; `filterlab-sim speed --filter
 // fastlocal:bpk=10 --working_set_mb 1024 --modes random_pipelined
 // --pipeline_depth 8,16,32`). 16 is the default.
+//
+// The limit is in cache lines, not queries: a filter whose query reads L
+// lines puts 16 L prefetches in flight at depth 16, and past ~16 lines the
+// group's prefetches queue for miss buffers and the floor ratio grows with
+// depth. Measured (200 MB of 10k-key filters, 3 rounds, x floor per line at
+// depth 2 / 4 / 8 / 16): ribbon:bpk=10 (4.09 lines) 1.43 / 1.09 / 1.44 /
+// 1.99, xor:fingerprint=8 (3) 1.56 / 1.09 / 1.33 / 1.54,
+// binary_fuse:arity=4 (4) 1.18 / 1.07 / 1.32 / 1.46, legacy_block:bpk=10
+// (5.9) 1.09 / 1.27 / 1.37 / 1.46, while fastlocal:bpk=10 (1 line) gives
+// 1.90 / 1.09 / 0.91 at depth 4 / 8 / 16. So the depth `auto` holds about
+// kPipelineLinesInFlight lines in flight (PipelineDepthForLines).
+inline constexpr double kPipelineLinesInFlight = 16;
+
+// The power of two nearest kPipelineLinesInFlight / lines_per_query (in log
+// scale), within 2..16; 16 when lines_per_query is unknown (<= 0).
+int PipelineDepthForLines(double lines_per_query);
 
 // The order of a run: build; per mix single, random, random_pipelined (per
 // depth); batched (per batch size, prepared then unprepared, one filter then

@@ -163,6 +163,7 @@ Tally RunQueries(QuerySource& source, const Measurement& plan, uint64_t queries)
   if (plan.batch > 1) return RunBatches<kDry>(source, queries, plan.batch, plan.prepared);
   if (plan.pipelined) {
     switch (plan.pipeline_depth) {
+      case 2: return RunPipelined<kDry, 2>(source, queries);
       case 4: return RunPipelined<kDry, 4>(source, queries);
       case 8: return RunPipelined<kDry, 8>(source, queries);
       case 16: return RunPipelined<kDry, 16>(source, queries);

@@ -299,6 +299,19 @@ void ExpectSameCounts(const Tally& a, const Tally& b, bool same_answers) {
   }
 }
 
+// The depth `auto` picks: the power of two nearest 16 / lines (log scale),
+// within 2..16, and 16 when the lines are unknown.
+TEST(SpeedPlan, PipelineDepthForLines) {
+  EXPECT_EQ(PipelineDepthForLines(1.0), 16);
+  EXPECT_EQ(PipelineDepthForLines(0.5), 16);   // at most 16
+  EXPECT_EQ(PipelineDepthForLines(0.0), 16);   // unknown
+  EXPECT_EQ(PipelineDepthForLines(1.5), 8);    // 10.7 -> 2^3.4
+  EXPECT_EQ(PipelineDepthForLines(3.0), 4);    // XOR: 5.3 -> 2^2.4
+  EXPECT_EQ(PipelineDepthForLines(4.09), 4);   // Ribbon at 10 bits/key
+  EXPECT_EQ(PipelineDepthForLines(5.88), 2);   // legacy_block: 2.7 -> 2^1.4
+  EXPECT_EQ(PipelineDepthForLines(100.0), 2);  // at least 2
+}
+
 // One source's queries give the same counts one at a time, pipelined at
 // every depth, in any number of rounds, and in the dry run (whose answers
 // are `hash & 1`, so only the queries compare). Covers a one-line Bloom, a
@@ -316,7 +329,7 @@ TEST(SpeedLoops, EveryLoopAsksTheSameQueries) {
     EXPECT_GT(base.false_positives, 0u);  // ~1% of ~12800 outside queries
     ExpectSameCounts(base, Ask(f, one, queries, true), false);
     ExpectSameCounts(base, Ask(f, one, queries, false, 5), true);
-    for (int depth : {4, 8, 16, 32, 64}) {
+    for (int depth : {2, 4, 8, 16, 32, 64}) {
       Measurement piped = one;
       piped.pipelined = true;
       piped.pipeline_depth = depth;

@@ -20,7 +20,7 @@ def records():
              "seed": seed, "net_ns_per_op": ours_random, "x_floor": ours_random / 11},
             {"command": "speed", "label": "legacy", "filter": "legacy:bpk=10", "mode": "random_pipelined",
              "mix": "mixed", "seed": seed, "net_ns_per_op": 12.0, "x_floor": 1.1, "lines_per_query": 1.0,
-             "x_floor_per_line": 1.1},
+             "x_floor_per_line": 1.1, "pipeline_depth": 16},
             {"command": "filter_bench", "filter": "legacy:bpk=10", "mode": "build", "seed": seed, "ns_per_key": 10.0},
             {"command": "filter_bench", "filter": "legacy:bpk=10", "mode": "single", "mix": "mixed", "seed": seed,
              "net_ns_per_op": peer_hot},
@@ -28,7 +28,7 @@ def records():
              "net_ns_per_op": peer_random},
             {"command": "speed", "label": "xor", "filter": "xor:fingerprint=8", "mode": "random_pipelined",
              "mix": "mixed", "seed": seed, "net_ns_per_op": 40.0, "x_floor": 3.3, "lines_per_query": 3.0,
-             "x_floor_per_line": 1.1},
+             "x_floor_per_line": 1.1, "pipeline_depth": 4},
         ]
     return pd.DataFrame(rows)
 
@@ -45,6 +45,8 @@ def test_ratios_are_medians_of_per_round_ratios():
     # A filter RocksDB lacks has our figures and no ratio.
     assert math.isnan(rows.loc["xor", "random ns ratio"])
     assert rows.loc["xor", "lines/query"] == 3.0
+    # The group each filter was pipelined in (sim speed --pipeline_depth auto: 16 / lines per query).
+    assert legacy["pipelined group"] == 16 and rows.loc["xor", "pipelined group"] == 4
 
 
 def test_table_has_a_row_per_filter_and_notes():
@@ -52,4 +54,5 @@ def test_table_has_a_row_per_filter_and_notes():
     assert list(t["filter"]) == ["legacy", "xor"]
     assert t.loc[0, "random ns ratio"] == "0.50"
     assert t.loc[1, "random ns ratio"] == ""
+    assert list(t["pipelined group"]) == ["16", "4"]
     assert any("interleaved" in n for n in t.attrs["notes"])

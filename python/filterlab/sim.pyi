@@ -181,7 +181,8 @@ def speed(
         net_includes_hashing (bool; default False): the dry run does not hash, so net ns/op includes hashing
         quick (bool; default False): build, single, random and random_pipelined with the mixed mix only, 4M queries each (under a minute)
         pipeline_depth (string; default '16'): random_pipelined: queries per group (a group's lines are prefetched while the group before it is
-    answered); a list of 4, 8, 16, 32, 64 (one record each)
+    answered); a list of 2, 4, 8, 16, 32, 64 or auto (one record each); auto: the power of two nearest
+    16 / the lines a query reads (2..16), so that about 16 lines are in flight whatever the filter
         no_floor (bool; default False): skip the memory-floor measurement of random modes
         seed (int; 0..4294967295; default 0): seed of filter_bench's mt19937 generator
 
@@ -208,6 +209,7 @@ def speed(
         batch (int): queries per MayContainBatch (1: one MayContain per query)
         prepared (bool): batched: one MayContainBatch call (true) or MayContain one by one
         pipeline_depth (int): random_pipelined: queries per prefetched group; 0 otherwise
+        pipeline_depth_auto (bool): random_pipelined: the depth was chosen from lines_per_query (--pipeline_depth auto)
         skew (string): skewed: the share of queries and the primary filters
         queries (int): queries measured
         rounds (int): parts of the measurement
