@@ -7,7 +7,10 @@
 # Objects compiled for another machine, another instruction set or another
 # compiler would not be the code the module's own sources expect (inline
 # functions and layouts differ with -march and FILTERLAB_FORCE_SCALAR), so the
-# two trees must agree on what decides that; a mismatch is refused here.
+# two trees must agree on what decides that. The root CMakeLists.txt takes
+# FILTERLAB_NATIVE, FILTERLAB_FORCE_SCALAR and CMAKE_CXX_FLAGS from the tree
+# before project(); what cannot be taken over (checkout, compiler, build type,
+# sanitizers) is compared here and a mismatch refused.
 set(prebuilt "${FILTERLAB_PREBUILT_TREE}")
 if(NOT EXISTS "${prebuilt}/CMakeCache.txt")
   message(FATAL_ERROR "FILTERLAB_PREBUILT_TREE=${prebuilt} is not a configured build tree (no CMakeCache.txt); "
