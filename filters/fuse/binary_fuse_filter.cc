@@ -139,16 +139,16 @@ Status CreateBinaryFusePolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* o
 }
 
 template <int kArity>
-Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int fingerprint_bits, const std::string& text,
-                Slice data, std::unique_ptr<Filter>* out) {
+Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int format, int fingerprint_bits,
+                const std::string& text, Slice data, std::unique_ptr<Filter>* out) {
   const FuseLayout<kArity> layout{log2_length, segment_count};
   if (segment_count != 0 && (segment_count + kArity - 1) * layout.segment_length() > FuseLayout<kArity>::kMaxSlots) {
     return Status::Corruption("binary_fuse filter layout '" + text + "' has more than 2^32 slots");
   }
-  return OpenPeeled(layout, seed, fingerprint_bits, text, data, out);
+  return OpenPeeled(layout, seed, format, fingerprint_bits, text, data, out);
 }
 
-// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,format=2,seed=S,segment_length=L,
+// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,format=2|3,seed=S,segment_length=L,
 // segment_count=C" + (C + A - 1) L fingerprints, in place at any alignment.
 Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"arity", "fingerprint", "hash", "seed", "segment_length", "segment_count"};
@@ -158,7 +158,8 @@ Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filt
                                 "' (expected arity, fingerprint, hash, seed, segment_length, segment_count)");
     }
   }
-  if (Status f = CheckPeeledFormat(layout, "binary_fuse"); !f.ok()) return f;
+  int format = 0;
+  if (Status f = CheckPeeledFormat(layout, "binary_fuse", &format); !f.ok()) return f;
   std::string arity, fingerprint;
   HashWidth width;
   long long seed = 0, length = 0, count = 0;
@@ -178,9 +179,9 @@ Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filt
   }
   const int log2_length = __builtin_ctzll(static_cast<unsigned long long>(length));
   const auto segments = static_cast<uint64_t>(count);
-  return arity == "3" ? OpenFuse<3>(log2_length, segments, static_cast<uint32_t>(seed), std::stoi(fingerprint),
+  return arity == "3" ? OpenFuse<3>(log2_length, segments, static_cast<uint32_t>(seed), format, std::stoi(fingerprint),
                                     layout.text(), data, out)
-                      : OpenFuse<4>(log2_length, segments, static_cast<uint32_t>(seed), std::stoi(fingerprint),
+                      : OpenFuse<4>(log2_length, segments, static_cast<uint32_t>(seed), format, std::stoi(fingerprint),
                                     layout.text(), data, out);
 }
 

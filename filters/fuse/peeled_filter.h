@@ -55,32 +55,36 @@ inline Fingerprint LoadFingerprint(const unsigned char* data, uint32_t slot) {
 
 // The view: data = the fingerprint array, param = Layout::ViewParam(seed).
 // A query's slots, from the view's layout and seed; returns the mixed hash.
-template <class Layout>
+// kMultiplied: the hash is remixed with the seed's multiplier (fuse_hash.h;
+// seeds >= 1, and every seed of format 2 bytes), else taken as it is (seed
+// 0 of format 3): a filter's ops are chosen once, so a query branches on
+// neither.
+template <class Layout, bool kMultiplied>
 inline uint64_t SlotsOf(const FilterView& view, uint64_t hash, uint32_t* pos) {
-  const uint64_t h = SeededHash(hash, Layout::SeedOf(view.param));
+  const uint64_t h = kMultiplied ? MultipliedHash(hash, Layout::SeedOf(view.param)) : hash;
   Layout::ViewPositions(view.param, h, pos);
   return h;
 }
 
-template <class Layout, class Fingerprint>
+template <class Layout, class Fingerprint, bool kMultiplied>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const auto* data = static_cast<const unsigned char*>(view.data);
   uint32_t pos[Layout::kArity];
-  Fingerprint x = FingerprintOf<Fingerprint>(SlotsOf<Layout>(view, hash, pos));
+  Fingerprint x = FingerprintOf<Fingerprint>(SlotsOf<Layout, kMultiplied>(view, hash, pos));
   for (int j = 0; j < Layout::kArity; ++j) x ^= LoadFingerprint<Fingerprint>(data, pos[j]);
   return x == 0;
 }
 
-template <class Layout, class Fingerprint>
+template <class Layout, class Fingerprint, bool kMultiplied>
 void ViewPrefetch(const FilterView& view, uint64_t hash) {
   const auto* data = static_cast<const unsigned char*>(view.data);
   uint32_t pos[Layout::kArity];
-  SlotsOf<Layout>(view, hash, pos);
+  SlotsOf<Layout, kMultiplied>(view, hash, pos);
   for (int j = 0; j < Layout::kArity; ++j) __builtin_prefetch(data + size_t{pos[j]} * sizeof(Fingerprint));
 }
 
 // Per chunk of queries: every slot computed and prefetched, then read.
-template <class Layout, class Fingerprint>
+template <class Layout, class Fingerprint, bool kMultiplied>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kChunk = 32;
   constexpr int kArity = Layout::kArity;
@@ -90,7 +94,7 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t m = n - start < kChunk ? n - start : kChunk;
     for (size_t i = 0; i < m; ++i) {
-      expect[i] = FingerprintOf<Fingerprint>(SlotsOf<Layout>(view, hashes[start + i], pos[i]));
+      expect[i] = FingerprintOf<Fingerprint>(SlotsOf<Layout, kMultiplied>(view, hashes[start + i], pos[i]));
       for (int j = 0; j < kArity; ++j) __builtin_prefetch(data + size_t{pos[i][j]} * sizeof(Fingerprint));
     }
     for (size_t i = 0; i < m; ++i) {
@@ -101,9 +105,10 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   }
 }
 
-template <class Layout, class Fingerprint>
-inline constexpr FilterView::Ops kOps{&ViewMayContain<Layout, Fingerprint>, &ViewPrefetch<Layout, Fingerprint>,
-                                      &ViewMayContainBatch<Layout, Fingerprint>};
+template <class Layout, class Fingerprint, bool kMultiplied>
+inline constexpr FilterView::Ops kOps{&ViewMayContain<Layout, Fingerprint, kMultiplied>,
+                                      &ViewPrefetch<Layout, Fingerprint, kMultiplied>,
+                                      &ViewMayContainBatch<Layout, Fingerprint, kMultiplied>};
 
 // A filter of no keys has no slots and answers false.
 inline bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
@@ -117,12 +122,20 @@ inline constexpr FilterView::Ops kEmptyOps{&EmptyMayContain, &EmptyPrefetch, &Em
 // format=N. Bytes are only readable with the mixing that built them: read with
 // another, a stored key's slots and fingerprint differ and the filter answers
 // "absent" for keys it holds. So any change to that mixing bumps kPeeledFormat,
-// and a reader refuses bytes of another format (CheckPeeledFormat) instead of
-// answering wrong. format=2: slots from hash x (odd base + seed x even step).
-// Bytes without format= came from earlier mixings and are refused: rebuild them.
-inline constexpr int kPeeledFormat = 2;
+// and a reader refuses bytes of a format it does not know (CheckPeeledFormat)
+// instead of answering wrong. format=2: every seed's slots from hash x (odd
+// base + seed x even step); format=3 (written now): the same for seeds >= 1,
+// seed 0 from the hash itself. Both are read. Bytes without format= came from
+// earlier mixings and are refused: rebuild them.
+inline constexpr int kPeeledFormat = 3;
+inline constexpr int kOldestPeeledFormat = 2;
 
-inline Status CheckPeeledFormat(FilterSpec& layout, const char* family) {
+// Whether a filter of `format` built with `seed` remixes its hashes with the
+// seed's multiplier (fuse_hash.h: MultipliedHash), as its reader must.
+inline bool MultipliesSeed(int format, uint32_t seed) { return seed != 0 || format < 3; }
+
+// Reads format= into *format (kOldestPeeledFormat..kPeeledFormat).
+inline Status CheckPeeledFormat(FilterSpec& layout, const char* family, int* format_out) {
   if (!layout.Has("format")) {
     return Status::Corruption(std::string(family) + " filter layout '" + layout.text() +
                               "' has no format= (written by a filterlab before format " +
@@ -132,23 +145,25 @@ inline Status CheckPeeledFormat(FilterSpec& layout, const char* family) {
   long long format = 0;
   Status s = layout.GetInt("format", kPeeledFormat, 1LL, 1LL << 20, &format);
   if (!s.ok()) return Status::Corruption(std::string(family) + " filter layout: " + s.message());
-  if (format != kPeeledFormat) {
+  if (format < kOldestPeeledFormat || format > kPeeledFormat) {
     return Status::Corruption(std::string(family) + " filter layout '" + layout.text() + "': format " +
-                              std::to_string(format) + ", this reader reads format " + std::to_string(kPeeledFormat) +
+                              std::to_string(format) + ", this reader reads formats " +
+                              std::to_string(kOldestPeeledFormat) + " to " + std::to_string(kPeeledFormat) +
                               " only: rebuild the filter");
   }
+  *format_out = static_cast<int>(format);
   return Status::OK();
 }
 
 template <class Layout, class Fingerprint>
 class PeeledFilter final : public Filter {
  public:
-  // A built filter owning its array.
+  // A built filter owning its array (format kPeeledFormat).
   PeeledFilter(const Layout& layout, uint32_t seed, CacheAlignedArray<Fingerprint> owned)
-      : PeeledFilter(layout, seed, std::move(owned), nullptr) {}
-  // A filter reading the caller's bytes in place (any alignment).
-  PeeledFilter(const Layout& layout, uint32_t seed, const unsigned char* bytes)
-      : PeeledFilter(layout, seed, CacheAlignedArray<Fingerprint>(), bytes) {}
+      : PeeledFilter(layout, seed, kPeeledFormat, std::move(owned), nullptr) {}
+  // A filter reading the caller's bytes of `format` in place (any alignment).
+  PeeledFilter(const Layout& layout, uint32_t seed, int format, const unsigned char* bytes)
+      : PeeledFilter(layout, seed, format, CacheAlignedArray<Fingerprint>(), bytes) {}
 
   bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
   void MayContainBatch(const uint64_t* hashes, size_t n, bool* results) const override {
@@ -161,24 +176,31 @@ class PeeledFilter final : public Filter {
     AppendWithFilterlabTrailer(Slice(reinterpret_cast<const char*>(bytes_), DataBytes()), Describe(), out);
   }
   using Filter::Serialize;
-  // e.g. "binary_fuse:arity=3,fingerprint=8,hash=64,format=2,seed=0,segment_length=8192,segment_count=136".
+  // e.g. "binary_fuse:arity=3,fingerprint=8,hash=64,format=3,seed=0,segment_length=8192,segment_count=136";
+  // the format of the bytes (an opened format 2 filter stays format 2).
   std::string Describe() const override {
     return layout_.DescribePrefix() + "fingerprint=" + std::to_string(8 * sizeof(Fingerprint)) +
-           ",hash=64,format=" + std::to_string(kPeeledFormat) + ",seed=" + std::to_string(seed_) + "," +
+           ",hash=64,format=" + std::to_string(format_) + ",seed=" + std::to_string(seed_) + "," +
            layout_.DescribeSize();
   }
   HashWidth hash_width() const override { return HashWidth::k64; }
 
  private:
-  PeeledFilter(const Layout& layout, uint32_t seed, CacheAlignedArray<Fingerprint> owned, const unsigned char* bytes)
+  PeeledFilter(const Layout& layout, uint32_t seed, int format, CacheAlignedArray<Fingerprint> owned,
+               const unsigned char* bytes)
       : layout_(layout),
         seed_(seed),
+        format_(format),
         owned_(std::move(owned)),
         bytes_(bytes != nullptr ? bytes : reinterpret_cast<const unsigned char*>(owned_.data())),
-        view_{layout.num_slots() == 0 ? &kEmptyOps : &kOps<Layout, Fingerprint>, bytes_, layout.ViewParam(seed)} {}
+        view_{layout.num_slots() == 0        ? &kEmptyOps
+              : MultipliesSeed(format, seed) ? &kOps<Layout, Fingerprint, true>
+                                             : &kOps<Layout, Fingerprint, false>,
+              bytes_, layout.ViewParam(seed)} {}
 
   Layout layout_;
   uint32_t seed_;
+  int format_;
   CacheAlignedArray<Fingerprint> owned_;  // empty when viewing the caller's bytes
   const unsigned char* bytes_;
   FilterView view_;
@@ -244,8 +266,8 @@ class PeeledPolicy final : public FilterPolicy {
 // A reader's last step once the family has parsed its layout text: the data
 // must be exactly the layout's array.
 template <class Layout>
-Status OpenPeeled(const Layout& layout, uint32_t seed, int fingerprint_bits, const std::string& layout_text, Slice data,
-                  std::unique_ptr<Filter>* out) {
+Status OpenPeeled(const Layout& layout, uint32_t seed, int format, int fingerprint_bits, const std::string& layout_text,
+                  Slice data, std::unique_ptr<Filter>* out) {
   const size_t want = layout.num_slots() * static_cast<size_t>(fingerprint_bits / 8);
   if (data.size() != want) {
     return Status::Corruption(std::string(Layout::kVariant) + " filter data is " + std::to_string(data.size()) +
@@ -253,9 +275,9 @@ Status OpenPeeled(const Layout& layout, uint32_t seed, int fingerprint_bits, con
   }
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   if (fingerprint_bits == 8) {
-    *out = std::make_unique<PeeledFilter<Layout, uint8_t>>(layout, seed, bytes);
+    *out = std::make_unique<PeeledFilter<Layout, uint8_t>>(layout, seed, format, bytes);
   } else {
-    *out = std::make_unique<PeeledFilter<Layout, uint16_t>>(layout, seed, bytes);
+    *out = std::make_unique<PeeledFilter<Layout, uint16_t>>(layout, seed, format, bytes);
   }
   return Status::OK();
 }

@@ -136,14 +136,60 @@ TEST(PeeledFilterTest, BytesOfAnotherFormatAreRefused) {
     EXPECT_NE(s.message().find("no format="), std::string::npos) << s.ToString();
     EXPECT_NE(s.message().find("rebuild"), std::string::npos) << s.ToString();
 
-    std::string other = layout;
-    other.replace(other.find(tag), tag.size(), ",format=" + std::to_string(kPeeledFormat + 1));
-    bytes.clear();
-    AppendWithFilterlabTrailer(data, other, &bytes);
-    s = OpenFilter(bytes, &reopened);
-    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-    EXPECT_NE(s.message().find("reads format " + std::to_string(kPeeledFormat) + " only"), std::string::npos)
-        << s.ToString();
+    for (int unknown : {kOldestPeeledFormat - 1, kPeeledFormat + 1}) {
+      std::string other = layout;
+      other.replace(other.find(tag), tag.size(), ",format=" + std::to_string(unknown));
+      bytes.clear();
+      AppendWithFilterlabTrailer(data, other, &bytes);
+      s = OpenFilter(bytes, &reopened);
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      EXPECT_NE(s.message().find("reads formats " + std::to_string(kOldestPeeledFormat) + " to " +
+                                 std::to_string(kPeeledFormat) + " only"),
+                std::string::npos)
+          << s.ToString();
+    }
+  }
+}
+
+// Format 2 bytes remixed every seed's hashes with MultipliedHash, seed 0's
+// too; format 3 takes seed 0's hashes as they are. So format 2 bytes of keys
+// {h} at seed 0 are exactly format 3 bytes of the keys {MultipliedHash(h, 0)}
+// at seed 0: built that way and labelled format=2, they must hold every h and
+// answer any query q as the format 3 filter answers MultipliedHash(q, 0);
+// and an opened filter keeps its format in Describe (and so in Serialize).
+TEST(PeeledFilterTest, Format2BytesAreReadWithTheirOwnMixing) {
+  const std::vector<uint64_t> keys = TestHashes(31, 3000);
+  const std::vector<uint64_t> queries = TestHashes(32, 100000);
+  std::vector<uint64_t> multiplied;
+  for (uint64_t h : keys) multiplied.push_back(MultipliedHash(h, 0));
+  for (const char* spec :
+       {"xor:fingerprint=8", "binary_fuse:arity=3,fingerprint=16", "binary_fuse:arity=4,fingerprint=8"}) {
+    SCOPED_TRACE(spec);
+    std::unique_ptr<Filter> built = MustBuild(*MustPolicy(spec), multiplied);
+    const std::string layout = built->Describe();
+    ASSERT_NE(layout.find(",seed=0,"), std::string::npos) << layout << ": these keys need a seed-0 build";
+    const std::string tag = ",format=" + std::to_string(kPeeledFormat);
+    std::string old_layout = layout;
+    old_layout.replace(old_layout.find(tag), tag.size(), ",format=2");
+    std::string bytes;
+    AppendWithFilterlabTrailer(Slice(static_cast<const char*>(built->View().data), built->DataBytes()), old_layout,
+                               &bytes);
+    std::unique_ptr<Filter> old;
+    ASSERT_TRUE(OpenFilter(bytes, &old).ok());
+    EXPECT_EQ(old->Describe(), old_layout);
+    for (uint64_t h : keys) ASSERT_TRUE(old->MayContain(h));
+    for (uint64_t q : queries) ASSERT_EQ(old->MayContain(q), built->MayContain(MultipliedHash(q, 0)));
+    // The same bytes read as format 3 take the keys' hashes unmixed: they
+    // must not hold them (a reader ignoring format= would pass the loop above
+    // only by chance, and fail here).
+    std::unique_ptr<Filter> misread;
+    std::string as_new;
+    AppendWithFilterlabTrailer(Slice(static_cast<const char*>(built->View().data), built->DataBytes()), layout,
+                               &as_new);
+    ASSERT_TRUE(OpenFilter(as_new, &misread).ok());
+    size_t held = 0;
+    for (uint64_t h : keys) held += misread->MayContain(h);
+    EXPECT_LT(held, keys.size() / 10) << "format 2 and 3 read alike at seed 0";
   }
 }
 

@@ -78,7 +78,7 @@ Status CreateXorPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   return Status::OK();
 }
 
-// Reads "xor:fingerprint=F,hash=64,format=2,seed=S,block_length=B" + 3 B fingerprints,
+// Reads "xor:fingerprint=F,hash=64,format=2|3,seed=S,block_length=B" + 3 B fingerprints,
 // in place at any alignment.
 Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"fingerprint", "hash", "seed", "block_length"};
@@ -88,7 +88,8 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
                                 "' (expected fingerprint, hash, seed, block_length)");
     }
   }
-  if (Status f = CheckPeeledFormat(layout, "xor"); !f.ok()) return f;
+  int format = 0;
+  if (Status f = CheckPeeledFormat(layout, "xor", &format); !f.ok()) return f;
   std::string fingerprint;
   HashWidth width;
   long long seed = 0, block_length = 0;
@@ -100,8 +101,8 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
   }
   if (s.ok()) s = layout.Finish({"fingerprint", "hash", "format", "seed", "block_length"});
   if (!s.ok()) return Status::Corruption("xor filter layout: " + s.message());
-  return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed), std::stoi(fingerprint),
-                    layout.text(), data, out);
+  return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed), format,
+                    std::stoi(fingerprint), layout.text(), data, out);
 }
 
 }  // namespace
