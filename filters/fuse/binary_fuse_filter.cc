@@ -39,6 +39,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "filters/filter.h"
 #include "filters/fuse/peeled_filter.h"
@@ -102,6 +103,44 @@ struct FuseLayout {
   // 32 bits, so no shift down to the count and back up per query.
   static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos) {
     PositionsIn(param & 0xffffffffu, static_cast<int>((param >> 32) & 0xff), h, pos);
+  }
+
+  // A query with the segment length a constant: L, its mask and the
+  // segments' distances from the array's start become immediates and
+  // address displacements, so a query spends nothing on them. Slot i =
+  // (h0 + i L) ^ offset_i = (h0 ^ offset_i) + i L (the offset, < L, changes
+  // bits below L only, adding i L bits from L up): the same slots as
+  // Positions. 17 lengths x arity x fingerprint x seed mixing; the ops
+  // pick one per filter.
+  template <class Fingerprint, bool kMultiplied, int kLog2Length>
+  static bool FixedLengthMayContain(const FilterView& view, uint64_t hash) {
+    constexpr uint64_t kLength = uint64_t{1} << kLog2Length;
+    constexpr uint64_t kMask = kLength - 1;
+    const auto* data = static_cast<const unsigned char*>(view.data);
+    const uint64_t h = kMultiplied ? MultipliedHash(hash, SeedOf(view.param)) : hash;
+    const uint64_t h0 = FastRange64(h, static_cast<uint32_t>(view.param));  // segment_count x L
+    const uint64_t d = SlotBits1(h);
+    auto at = [data](uint64_t slot) { return LoadFingerprintAt<Fingerprint>(data, slot); };
+    Fingerprint x = FingerprintOf<Fingerprint>(h) ^ at(h0) ^ at(kLength + (h0 ^ ((d >> 46) & kMask))) ^
+                    at(2 * kLength + (h0 ^ ((d >> 28) & kMask)));
+    if constexpr (kArity == 4) x ^= at(3 * kLength + (h0 ^ ((SlotBits2(h) >> 46) & kMask)));
+    return x == 0;
+  }
+  template <class Fingerprint, bool kMultiplied, int kLog2Length>
+  static constexpr FilterView::Ops kFixedLengthOps{&FixedLengthMayContain<Fingerprint, kMultiplied, kLog2Length>,
+                                                   &ViewPrefetch<FuseLayout, Fingerprint, kMultiplied>,
+                                                   &ViewMayContainBatch<FuseLayout, Fingerprint, kMultiplied>};
+  template <class Fingerprint, bool kMultiplied, int... kLog2>
+  static const FilterView::Ops* FixedLengthOps(int log2_length, std::integer_sequence<int, kLog2...>) {
+    static constexpr const FilterView::Ops* kTable[] = {
+        &kFixedLengthOps<Fingerprint, kMultiplied, kMinLog2SegmentLength + kLog2>...};
+    return kTable[log2_length - kMinLog2SegmentLength];
+  }
+  template <class Fingerprint, bool kMultiplied>
+  static const FilterView::Ops* QueryOps(const FuseLayout& layout) {
+    return FixedLengthOps<Fingerprint, kMultiplied>(
+        layout.log2_segment_length,
+        std::make_integer_sequence<int, kMaxLog2SegmentLength - kMinLog2SegmentLength + 1>());
   }
 
   std::string DescribePrefix() const { return "binary_fuse:arity=" + std::to_string(kArity) + ","; }

@@ -53,6 +53,15 @@ inline Fingerprint LoadFingerprint(const unsigned char* data, uint32_t slot) {
   return v;
 }
 
+// The fingerprint at `slot` of an array at `base` (a query's loads: the
+// slot as a 64-bit index, so a constant part of it folds into the address).
+template <class Fingerprint>
+inline Fingerprint LoadFingerprintAt(const unsigned char* base, uint64_t slot) {
+  Fingerprint v;
+  std::memcpy(&v, base + slot * sizeof(Fingerprint), sizeof(Fingerprint));
+  return v;
+}
+
 // The view: data = the fingerprint array, param = Layout::ViewParam(seed).
 // A query's slots, from the view's layout and seed; returns the mixed hash.
 // kMultiplied: the hash is remixed with the seed's multiplier (fuse_hash.h;
@@ -194,9 +203,20 @@ class PeeledFilter final : public Filter {
         owned_(std::move(owned)),
         bytes_(bytes != nullptr ? bytes : reinterpret_cast<const unsigned char*>(owned_.data())),
         view_{layout.num_slots() == 0        ? &kEmptyOps
-              : MultipliesSeed(format, seed) ? &kOps<Layout, Fingerprint, true>
-                                             : &kOps<Layout, Fingerprint, false>,
+              : MultipliesSeed(format, seed) ? QueryOps<true>(layout)
+                                             : QueryOps<false>(layout),
               bytes_, layout.ViewParam(seed)} {}
+
+  // The layout's own ops where it has them (binary fuse: a query per
+  // segment length), else the generic ones above.
+  template <bool kMultiplied>
+  static const FilterView::Ops* QueryOps(const Layout& layout) {
+    if constexpr (requires { Layout::template QueryOps<Fingerprint, kMultiplied>(layout); }) {
+      return Layout::template QueryOps<Fingerprint, kMultiplied>(layout);
+    } else {
+      return &kOps<Layout, Fingerprint, kMultiplied>;
+    }
+  }
 
   Layout layout_;
   uint32_t seed_;
