@@ -118,7 +118,7 @@ struct FuseLayout {
     constexpr uint64_t kMask = kLength - 1;
     const auto* data = static_cast<const unsigned char*>(view.data);
     const uint64_t h = kMultiplied ? MultipliedHash(hash, SeedOf(view.param)) : hash;
-    const uint64_t h0 = FastRange64(h, static_cast<uint32_t>(view.param));  // segment_count x L
+    const uint64_t h0 = MulHi(h, static_cast<uint32_t>(view.param));  // FastRange64 over segment_count x L
     const uint64_t d = SlotBits1(h);
     auto at = [data](uint64_t slot) { return LoadFingerprintAt<Fingerprint>(data, slot); };
     Fingerprint x = FingerprintOf<Fingerprint>(h) ^ at(h0) ^ at(kLength + (h0 ^ ((d >> 46) & kMask))) ^

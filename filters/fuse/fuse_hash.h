@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "hashing/fastrange.h"
 #include "hashing/remix.h"
 
 namespace filterlab::fuse {
@@ -59,6 +60,21 @@ inline Fingerprint FingerprintOf(uint64_t mixed) {
 // 18 bits each at most) or the top bits (XOR's multiply-high ranges). One
 // multiply per value, no other mixing: a query's cost is mostly
 // instructions, since the out-of-order core overlaps independent queries.
+// FastRange64 (hashing/fastrange.h) as a query computes it: with BMI2 one
+// mulx, which keeps the range in rdx for all of a query's products and
+// writes any register, where mul (what compilers make of the 128-bit
+// product, _mulx_u64 included) wants the operand copied into rax and
+// overwrites it each time. Inline assembly, since no intrinsic stays mulx.
+inline uint64_t MulHi(uint64_t hash, uint64_t range) {
+#if defined(__BMI2__) && defined(__x86_64__)
+  uint64_t high, low;
+  asm("mulxq %2, %1, %0" : "=r"(high), "=r"(low) : "rm"(hash), "d"(range));
+  return high;
+#else
+  return FastRange64(hash, range);
+#endif
+}
+
 inline constexpr uint64_t kSlotFactor1 = 0xd6e8feb86659fd93ULL;
 inline constexpr uint64_t kSlotFactor2 = 0x9fb21c651e98df25ULL;
 inline uint64_t SlotBits1(uint64_t mixed) { return mixed * kSlotFactor1; }

@@ -57,6 +57,30 @@ struct XorLayout {
 
   static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos) { FromViewParam(param).Positions(h, pos); }
 
+  // The query: Positions' slots, read through each block's base pointer
+  // (data + i B, independent of the hash), with the block length read as
+  // the 32 bits it is.
+  template <class Fingerprint, bool kMultiplied>
+  static bool QueryMayContain(const FilterView& view, uint64_t hash) {
+    const uint64_t block = static_cast<uint32_t>(view.param);
+    const auto* data = static_cast<const unsigned char*>(view.data);
+    const unsigned char* block1 = data + block * sizeof(Fingerprint);
+    const unsigned char* block2 = block1 + block * sizeof(Fingerprint);
+    const uint64_t h = kMultiplied ? MultipliedHash(hash, SeedOf(view.param)) : hash;
+    const Fingerprint x = FingerprintOf<Fingerprint>(h) ^ LoadFingerprintAt<Fingerprint>(data, MulHi(h, block)) ^
+                          LoadFingerprintAt<Fingerprint>(block1, MulHi(SlotBits1(h), block)) ^
+                          LoadFingerprintAt<Fingerprint>(block2, MulHi(SlotBits2(h), block));
+    return x == 0;
+  }
+  template <class Fingerprint, bool kMultiplied>
+  static constexpr FilterView::Ops kQueryOps{&QueryMayContain<Fingerprint, kMultiplied>,
+                                             &ViewPrefetch<XorLayout, Fingerprint, kMultiplied>,
+                                             &ViewMayContainBatch<XorLayout, Fingerprint, kMultiplied>};
+  template <class Fingerprint, bool kMultiplied>
+  static const FilterView::Ops* QueryOps(const XorLayout&) {
+    return &kQueryOps<Fingerprint, kMultiplied>;
+  }
+
   std::string DescribePrefix() const { return "xor:"; }
   std::string DescribeSize() const { return "block_length=" + std::to_string(block_length); }
 
