@@ -53,8 +53,9 @@ def range_peers_table_tex(cells: pd.DataFrame | None) -> str:
     return "\n".join(rows) + "\n"
 
 
-# The side-by-side run's key count (its README: 10^7 uniform keys).
+# The side-by-side run's key and empty-range counts (its README: 10^7 uniform keys, 10^6 ranges a set).
 PEER_KEYS = 10_000_000
+PEER_QUERIES = 1_000_000
 
 
 def harness_address_factor(n: int) -> float:
@@ -72,7 +73,7 @@ def harness_address_factor(n: int) -> float:
 
 SURF_MEMENTO_KEYS = ("rangeSurfSparseBits", "rangeSurfDenseBits", "rangeSurfFpTen", "rangeSurfFpCorrMin",
                      "rangeMementoFpFive", "rangeMementoBoundFive", "rangeMementoFpFiveCorr", "rangeMementoPeerFp",
-                     "rangeMementoAddressFactor")
+                     "rangeMementoAddressFactor", "rangeMementoPeerFpZ")
 
 
 def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
@@ -149,5 +150,12 @@ def range_filter_values(inputs: Inputs) -> dict[str, str]:
         if not memento.empty:
             ratio = memento["fpr_ours"] / memento["fpr_paper"]
             out["rangeMementoPeerFp"] = f"{ratio.min():.2f}--{ratio.max():.2f}"
-            out["rangeMementoAddressFactor"] = f"{1 / harness_address_factor(PEER_KEYS):.3f}"
+            factor = harness_address_factor(PEER_KEYS)
+            out["rangeMementoAddressFactor"] = f"{1 / factor:.3f}"
+            # Ours scaled by the factor against theirs, in binomial sigmas of the two rates (10^6 queries each).
+            q = float(PEER_QUERIES)
+            sigma = ((memento["fpr_ours"] * (1 - memento["fpr_ours"]) * factor ** 2
+                      + memento["fpr_paper"] * (1 - memento["fpr_paper"])) / q) ** 0.5
+            z = (memento["fpr_ours"] * factor - memento["fpr_paper"]) / sigma
+            out["rangeMementoPeerFpZ"] = f"{z.abs().max():.1f}"
     return out
