@@ -27,14 +27,13 @@
 // product (SlotBits1), offset 3 (4-wise) from the top of a second
 // (SlotBits2); L <= 2^18, so no offset reads below bit 28.
 //
-// Hot query (`filterlab-sim speed --filter binary_fuse:arity=3,fingerprint=8
-// --filter binary_fuse:arity=4,fingerprint=8 --filter fastlocal:bpk=10
-// --working_set_mb 64 --modes single --mixes mixed --queries 10000000
-// --no_floor`, medians of 3 on the shared 2-vCPU Sapphire Rapids Xeon at
-// load 2.5-3.4): 3-wise 1.60 ns, 4-wise 1.85 ns, FastLocalBloom 2.34 in the
-// same runs (each run's fuse figures below its FastLocalBloom's): one
-// multiply seeds the hash (fuse_hash.h), one more places the first slot,
-// one gives the offsets, then three or four byte loads.
+// The query (FixedLengthMayContain): one query function per segment length,
+// so L and the segments' distances are constants; for a seed-0 filter
+// (fuse_hash.h) one mulx places the first slot, one multiply gives the
+// offsets (two for 4-wise), then three or four byte loads: 16 instructions
+// 3-wise, 26 4-wise (fingerprint 8, the Release build: GCC -O3 -march=native on the Zen 4 host; objdump
+// -d build/sim/filterlab-sim). Measured figures beside FastLocalBloom's:
+// paper/results/speed_rocksdb (`hot` column).
 #include <algorithm>
 #include <cmath>
 #include <memory>

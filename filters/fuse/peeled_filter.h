@@ -13,6 +13,9 @@
 //   static Layout FromViewParam(uint64_t param);
 //   static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos);  // = FromViewParam(param).Positions
 //   static uint32_t SeedOf(uint64_t param);
+// and optionally its own query, which must find Positions' slots:
+//   template <class Fingerprint, bool kMultiplied>
+//   static const FilterView::Ops* QueryOps(const Layout&);  // else kOps below
 //
 // FP model, exact: an outside query y is a false positive when its
 // fingerprint equals the XOR of the fingerprint array at its kArity slots.
