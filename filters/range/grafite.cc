@@ -132,7 +132,7 @@ class GrafiteFilter final : public RangeFilter {
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",r=" + std::to_string(hash_.r) +
            ",a=" + std::to_string(hash_.a) + ",b=" + std::to_string(hash_.b) +
-           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(ef::kFormatVersion);
+           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(set_.view().shape().format);
   }
 
  private:
@@ -246,7 +246,7 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M,ef=2" (ef: elias_fano.h's kFormatVersion).
+// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M,ef=3" (ef: elias_fano.h's kFormatVersion; format 2 is read too).
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
   for (const char* key : {"keys", "r", "a", "b", "elements"}) {
     if (!layout.Has(key)) return Status::Corruption("grafite layout '" + layout.text() + "' lacks '" + key + "'");
@@ -269,8 +269,8 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
                               std::to_string(r) + ")");
   }
   ef::Shape shape;
-  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(r) - 1, data.size(),
-                       "grafite layout '" + layout.text() + "' (Elias-Fano of its hashes)", &shape);
+  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(r) - 1, static_cast<int>(version),
+                       data.size(), "grafite layout '" + layout.text() + "' (Elias-Fano of its hashes)", &shape);
   if (!s.ok()) return s;
   GrafiteHash hash;
   hash.r = static_cast<uint64_t>(r);
