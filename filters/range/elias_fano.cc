@@ -206,6 +206,11 @@ void View::Init() {
   inventory_at_ = shape_.InventoryAt();
   entries_ = shape_.InventoryEntries();
   low_mask_ = shape_.low_bits == 0 ? 0 : (~uint64_t{0} >> (64 - shape_.low_bits));
+  // Zeros() is 0 only for an empty set up to 2^64 - 1 (l = 0: it wraps);
+  // consistent sets have n <= zeros (l = floor(log2((max + 1) / n))).
+  const unsigned __int128 ratio =
+      shape_.Zeros() == 0 ? 0 : (static_cast<unsigned __int128>(shape_.n) << 32) / shape_.Zeros();
+  ones_per_zero_ = static_cast<uint64_t>(std::min<unsigned __int128>(ratio, UINT64_MAX));
 }
 
 uint64_t View::Word(uint64_t i) const {
@@ -272,6 +277,15 @@ uint64_t View::SelectZero(uint64_t z, uint64_t* next) const {
              : static_cast<uint64_t>(entry >> (kFirstOffsetBit + kOffsetBits * (j - 1))) & ((1u << kOffsetBits) - 1);
   const uint64_t start = first + offset;  // the position of zero z - (r % 128)
   uint64_t remaining = r % kZerosPerSubsample;
+  {
+    // The element after zero z is about `remaining` zeros' worth of ones past
+    // the sampled zero's (start - (z - remaining) ones precede it): start
+    // loading its low bits now, beside the high words, instead of after the
+    // scan below (a cache miss less on the query's critical path).
+    // A hint: a wrong guess costs a wasted line; clamped to the low bits.
+    const uint64_t element = std::min(start - (z - remaining) + ((remaining * ones_per_zero_) >> 32), shape_.n - 1);
+    __builtin_prefetch(words_ + 8 * (element * static_cast<uint64_t>(shape_.low_bits) / 64));
+  }
   uint64_t w = start / 64;
   uint64_t zeros = ~HighWord(w) & (~uint64_t{0} << (start % 64));
   // At most 17 words on consistent words (entries with longer gaps are far).

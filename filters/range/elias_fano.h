@@ -178,6 +178,7 @@ class View {
   uint64_t samples_ = 0;
   uint64_t inventory_at_ = 0;  // of the inventory (format 3)
   uint64_t entries_ = 0;
+  uint64_t ones_per_zero_ = 0;  // n / zeros in 32.32 fixed point: where a select's element lies in the low bits
   uint64_t low_mask_ = 0;
 };
 
