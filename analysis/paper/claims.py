@@ -502,6 +502,25 @@ def _range_bits_over_bound(df: pd.DataFrame, ours: dict, published: float,
                     f"{bpk:.3g} bits/key, {int(positives)} of {int(n)} empty ranges")
 
 
+def _trie_bits_per_node(df: pd.DataFrame, ours: dict, published: float,
+                        published_queries: int | None) -> Measured | None:
+    """A trie filter's whole size in bits (rank and select samples included) over its trie
+    nodes, read from the rangefp records' layout: every node but the root hangs below one edge,
+    so nodes = edges + dense_edges + 1 (LOUDS numbers a node by the edge above it)."""
+    rows = _range_rows(df, ours)
+    if rows.empty:
+        return None
+    values = []
+    for layout, size in zip(rows["layout"], rows["bytes"]):
+        fields = dict(f.split("=", 1) for f in str(layout).split(":", 1)[-1].split(",") if "=" in f)
+        if "edges" not in fields:
+            raise ClaimsError(f"trie_bits_per_node: the layout '{layout}' names no edge count")
+        nodes = int(fields["edges"]) + int(fields.get("dense_edges", 0)) + 1
+        values.append(8 * float(size) / nodes)
+    return Measured(float(sum(values) / len(values)), float(min(values)), float(max(values)), None,
+                    f"{int(rows['keys'].iloc[0])} keys, {len(values)} records")
+
+
 def _pending(df, ours, published, published_queries) -> None:
     """A claim whose reading is not written yet: always not measured; its note says why."""
     return None
@@ -511,7 +530,8 @@ MEASURES = {"fp": _fp, "fp_ratio": _fp_ratio, "speed_ratio": _speed_ratio, "rang
             "toggle_change": _toggle_change, "multiget_ratio": _multiget_ratio, "toggle_bytes": _toggle_bytes,
             "hash_fallback": _hash_fallback, "bits_per_key": _bits_per_key, "bits_ratio": _bits_ratio,
             "dynamic_ratio": _dynamic_ratio, "allocation_ratio": _allocation_ratio, "gbench_change": _gbench_change,
-            "range_fp": _range_fp, "range_bits_over_bound": _range_bits_over_bound, "pending": _pending}
+            "range_fp": _range_fp, "range_bits_over_bound": _range_bits_over_bound,
+            "trie_bits_per_node": _trie_bits_per_node, "pending": _pending}
 
 
 def measure_all(claims: list[Claim], results_root: str | Path,

@@ -104,3 +104,17 @@ def test_kernel_and_block_seek_values_for_the_text(tmp_path):
     assert b["blockSeekSmallFallback"] == "10\\%" and b["blockSeekBestChange"] == "-20.0\\%"
     assert b["blockSeekEntries"] == "32"
     assert "$100$ & $80$ ($-20.0\\%$)" in block_seek_table_tex(Inputs(tmp_path))
+
+
+def test_trie_bits_per_node_counts_every_edge_and_the_root(tmp_path):
+    # 10 sparse + 5 dense edges: 16 nodes; 40 bytes are 320 bits, 20 bits per node.
+    (tmp_path / "range_filters").mkdir()
+    layout = "surf:keys=8,suffix=none,bits=0,edges=10,nodes=4,dense_nodes=1,dense_edges=5"
+    pd.DataFrame([{"command": "rangefp", "sweep": "s", "filter": "surf:x", "range_length": 32,
+                   "correlation": None, "bytes": 40.0, "keys": 8, "layout": layout}]).to_parquet(
+        tmp_path / "range_filters" / "results.parquet")
+    ours = {"experiment": "range_filters", "kind": "trie_bits_per_node", "sweep": "s", "filter": "surf:x",
+            "range_length": 32}
+    near, far = measure_all([_claim(ours, 19.0, 0.1), _claim(ours, 10.0, 0.1)], tmp_path)
+    assert near.measured.value == pytest.approx(20.0) and near.verdict == "reproduced"
+    assert far.verdict == "diverges, unexplained"

@@ -30,3 +30,18 @@ def test_sections_merge_values_and_files(tmp_path):
     merged = run_sections(Inputs(tmp_path), {"a": lambda inputs: Section(values={"x": "1"}, files={"a.tex": "A"}),
                                              "b": lambda inputs: Section(values={"y": "2"})})
     assert merged.values == {"x": "1", "y": "2"} and merged.files == {"a.tex": "A"}
+
+
+def test_harness_address_factor_counts_the_hash_values_of_every_slot():
+    # Enumerate the harness's map floor(h N / 2^a) over every a-bit h for small key counts.
+    from collections import Counter
+
+    from analysis.paper.sections.range_filters import harness_address_factor
+    for n in (10, 1000, 5000):
+        slots = int(n / 0.95 + n ** 0.5)
+        a = slots.bit_length()
+        per_slot = Counter((h * slots) >> a for h in range(1 << a))
+        assert len(per_slot) == slots
+        expected = slots * sum(c * c for c in per_slot.values()) / float(1 << (2 * a))
+        assert harness_address_factor(n) == pytest.approx(expected, rel=1e-12)
+        assert 1.0 <= harness_address_factor(n) <= 9 / 8  # values per slot differ by at most one

@@ -60,7 +60,11 @@
 // per 64 slots: memento_table.h, as the authors' code). At bpk = B the
 // build picks the largest f with (f + m + 2.125) / 0.95 <= B, then spends
 // the budget on slots: N = floor(B n / (f + m + 2.125)) >= n / 0.95, so the
-// load is at most 0.95.
+// load is at most 0.95. The other form, "memento:fingerprint=F,load=A,
+// range=L", fixes f = F and N = ceil(n / A) (A at most 0.95): the structure
+// the authors' benchmark builds (bench_memento sizes f = round(0.95 B - m -
+// 2.125) and about n / 0.95 slots, which can spend a little more than B
+// bits per key), so both codes can be compared on one structure.
 //
 // FP bound (kind upper_bound; the paper's robustness argument, Section 4.3:
 // a query of length <= R touches at most 2 partitions, each answered
@@ -297,9 +301,17 @@ class MementoFilter final : public RangeFilter {
 
 class MementoPolicy final : public RangeFilterPolicy {
  public:
-  MementoPolicy(double bpk, uint64_t range, uint64_t seed, int memento_bits, int fingerprint_bits)
-      : bpk_(bpk), seed_(seed), memento_bits_(memento_bits), fingerprint_bits_(fingerprint_bits) {
-    spec_ = std::string(kVariantName) + ":bpk=" + FormatNumber(bpk) + ",range=" + std::to_string(range);
+  // load > 0: the fixed-structure form (fingerprint=F,load=A): N = ceil(n / load) and bpk is
+  // what a slot costs at that load; otherwise N spends bpk (see the header comment).
+  MementoPolicy(double bpk, uint64_t range, uint64_t seed, int memento_bits, int fingerprint_bits, double load)
+      : bpk_(bpk), load_(load), seed_(seed), memento_bits_(memento_bits), fingerprint_bits_(fingerprint_bits) {
+    spec_ = std::string(kVariantName) + ":";
+    if (load > 0) {
+      spec_ += "fingerprint=" + std::to_string(fingerprint_bits) + ",load=" + FormatNumber(load);
+    } else {
+      spec_ += "bpk=" + FormatNumber(bpk);
+    }
+    spec_ += ",range=" + std::to_string(range);
     if (seed != kDefaultSeed) spec_ += ",seed=" + std::to_string(seed);
   }
   static constexpr uint64_t kDefaultSeed = 1;
@@ -311,8 +323,9 @@ class MementoPolicy final : public RangeFilterPolicy {
   int memento_bits() const { return memento_bits_; }
   int fingerprint_bits() const { return fingerprint_bits_; }
 
-  // N for n keys: the budget B n spent on slots of f + m + 2.125 bits.
+  // N for n keys: the budget B n spent on slots of f + m + 2.125 bits, or n at the fixed load.
   uint64_t QuotientsFor(uint64_t n) const {
+    if (load_ > 0) return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(n) / load_)));
     const double slot_bits = fingerprint_bits_ + memento_bits_ + kOverheadBitsPerSlot;
     const double want = std::floor(bpk_ * static_cast<double>(n) / slot_bits);
     const double floor_load = std::ceil(static_cast<double>(n) / kMaxLoad);
@@ -411,6 +424,7 @@ class MementoPolicy final : public RangeFilterPolicy {
 
  private:
   double bpk_;
+  double load_;
   uint64_t seed_;
   int memento_bits_;
   int fingerprint_bits_;
@@ -418,16 +432,31 @@ class MementoPolicy final : public RangeFilterPolicy {
 };
 
 Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
-  double bpk = 0;
+  double bpk = 0, load = 0;
   long long range = 0, seed = 0;
-  Status s = spec.GetDouble("bpk", 16.0, 4.0, 64.0, &bpk);
+  int fixed_fingerprint = 0;
+  const bool fixed = spec.Has("fingerprint") || spec.Has("load");
+  if (fixed && spec.Has("bpk")) {
+    return Status::InvalidArgument("memento spec '" + spec.text() +
+                                   "': give bpk=B (the size decides the fingerprint) or fingerprint=F[,load=A] "
+                                   "(a fixed structure), not both");
+  }
+  Status s = fixed ? Status::OK() : spec.GetDouble("bpk", 16.0, 4.0, 64.0, &bpk);
+  if (s.ok() && fixed) {
+    if (!spec.Has("fingerprint")) {
+      return Status::InvalidArgument("memento spec '" + spec.text() + "': load=A needs fingerprint=F beside it");
+    }
+    s = spec.GetInt("fingerprint", 1, 1, kMaxFingerprintBits, &fixed_fingerprint);
+    if (s.ok()) s = spec.GetDouble("load", kMaxLoad, 0.05, kMaxLoad, &load);
+  }
   if (s.ok()) s = spec.GetInt("range", 64LL, 1LL, 1LL << kMaxMementoBits, &range);
   if (s.ok()) s = spec.GetInt("seed", static_cast<long long>(MementoPolicy::kDefaultSeed), 0LL, LLONG_MAX, &seed);
-  if (s.ok()) s = spec.Finish({"bpk", "range", "seed"});
+  if (s.ok()) s = spec.Finish({"bpk", "fingerprint", "load", "range", "seed"});
   if (!s.ok()) return s;
   const int m = MementoBitsFor(static_cast<uint64_t>(range));
-  const int f =
-      static_cast<int>(std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.125)/0.95 <= B
+  const int f = fixed ? fixed_fingerprint
+                      : static_cast<int>(
+                            std::floor(bpk * kMaxLoad - kOverheadBitsPerSlot - m + 1e-9));  // (f + m + 2.125)/0.95 <= B
   if (f < 1) {
     return Status::InvalidArgument(
         "memento spec '" + spec.text() + "': bpk=" + FormatNumber(bpk) + " leaves no fingerprint bit beside the " +
@@ -437,12 +466,13 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   }
   const int fingerprint_bits = std::min(f, kMaxFingerprintBits);
   if (fingerprint_bits + m > memento::kMaxWidth) {
-    return Status::InvalidArgument("memento spec '" + spec.text() + "': fingerprint " +
-                                   std::to_string(fingerprint_bits) + " + memento " + std::to_string(m) +
-                                   " bits exceed the 58-bit slot; lower bpk or range");
+    return Status::InvalidArgument(
+        "memento spec '" + spec.text() + "': fingerprint " + std::to_string(fingerprint_bits) + " + memento " +
+        std::to_string(m) + " bits exceed the 58-bit slot; lower " + (fixed ? "fingerprint" : "bpk") + " or range");
   }
+  if (fixed) bpk = (fingerprint_bits + m + kOverheadBitsPerSlot) / load;
   *out = std::make_unique<MementoPolicy>(bpk, static_cast<uint64_t>(range), static_cast<uint64_t>(seed), m,
-                                         fingerprint_bits);
+                                         fingerprint_bits, fixed ? load : 0.0);
   return Status::OK();
 }
 
@@ -512,12 +542,13 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     "Memento filter (Eslami, Dayan, SIGMOD 2025): prefixes of range-sized partitions hashed into a rank-and-select "
     "quotient filter, each key's memento (low bits) in its prefix's sorted run; inserts, deletes and expansion; "
     "FPR <= t D/(N 2^f) over t touched partitions for any keys and queries",
-    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.125)/0.95 <= bpk with f >= 1 fingerprint bits) "
+    "bpk=4..64 (bits per key, default 16; needs (f + m + 2.125)/0.95 <= bpk with f >= 1 fingerprint bits), or "
+    "instead of bpk fingerprint=1..40 with load=0.05..0.95 (a fixed structure: f bits, n/load slots) "
     "range=1..2^40 (the longest range of interest: partitions of R = 2^m >= range values, default 64); "
     "seed=0.. (prefix hash, default 1)",
     &Create,
     &OpenLayout,
-    {"memento:bpk=16,range=64", "memento:bpk=20,range=1"},
+    {"memento:bpk=16,range=64", "memento:bpk=20,range=1", "memento:fingerprint=7,load=0.95,range=1024"},
     kRangeKeysUint64,
     FpModelKind::kUpperBound,
     /*dynamic=*/true});

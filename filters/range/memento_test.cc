@@ -321,6 +321,18 @@ TEST(MementoFilter, SizingFollowsTheSpec) {
   EXPECT_GE(f->BitsPerKey(), 15.9);
   // A range that is not a power of two rounds the partition up: 100 -> 2^7.
   EXPECT_EQ(ParseLayout(*MustBuildRange(*MustRangePolicy("memento:bpk=20,range=100"), keys)).memento, 7);
+  // The fixed structure: f as given, N = ceil(n / load), whatever that costs per key.
+  auto fixed = MustRangePolicy("memento:fingerprint=7,load=0.9,range=1024");
+  EXPECT_EQ(fixed->spec(), "memento:fingerprint=7,load=0.9,range=1024");
+  auto g = MustBuildRange(*fixed, keys);
+  const Layout lf = ParseLayout(*g);
+  EXPECT_EQ(lf.memento, 10);
+  EXPECT_EQ(lf.fingerprint, 7);
+  EXPECT_EQ(lf.quotients, static_cast<uint64_t>(std::ceil(keys.size() / 0.9)));
+  EXPECT_NEAR(g->BitsPerKey(), (7 + 10 + 2.125) / 0.9, 0.05);
+  EXPECT_NEAR(fixed->bits_per_key(), (7 + 10 + 2.125) / 0.9, 1e-9);
+  EXPECT_EQ(ParseLayout(*MustBuildRange(*MustRangePolicy("memento:fingerprint=5"), keys)).quotients,
+            static_cast<uint64_t>(std::ceil(keys.size() / 0.95)));  // load 0.95 unless given
 }
 
 TEST(MementoFilter, KeysOfOnePartitionFormOneSortedBox) {
@@ -657,8 +669,10 @@ TEST(MementoFilter, RefusesImpossibleParametersNamingWhatIsAllowed) {
   Status s = NewRangeFilterPolicy("memento:bpk=8,range=1024", &p);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("bpk must be at least"), std::string::npos) << s.ToString();
-  for (const char* bad : {"memento:range=0", "memento:range=2199023255553", "memento:bpk=3", "memento:bpk=65",
-                          "memento:seed=-1", "memento:bpk=16,fingerprint=3"}) {
+  for (const char* bad :
+       {"memento:range=0", "memento:range=2199023255553", "memento:bpk=3", "memento:bpk=65", "memento:seed=-1",
+        "memento:bpk=16,fingerprint=3", "memento:load=0.9", "memento:fingerprint=0", "memento:fingerprint=41",
+        "memento:fingerprint=4,load=0.96", "memento:fingerprint=50,range=1024"}) {
     s = NewRangeFilterPolicy(bad, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
   }
