@@ -26,9 +26,11 @@
 // Sizing: bpk = B gives r = ceil(n 2^(B-2)), so FPR <= l / 2^(B-2); eps and
 // range = L give r = ceil(n L / eps), FPR <= eps at l = L. Elias-Fano stores
 // the n hashes in n (2 + log2(r/n)) bits at most (elias_fano.h), so the filter
-// spends B bits per key plus the rank/select directory (<= 0.25): within 2.25 bits
-// per key of the lower bound n log2(L/eps) of Goswami et al. ("Approximate
-// range emptiness in constant time and optimal space", SODA 2015). The
+// spends B bits per key plus the rank/select directory (0.25 when r/n is a
+// power of two, as bpk = B gives; at most 0.44 otherwise): within 2.25 (2.44)
+// bits per key of the lower bound n log2(L/eps) of Goswami et al.
+// ("Approximate range emptiness in constant time and optimal space", SODA
+// 2015). The
 // measured FPR of uniform keys is 1 - (1 - l/r)^n ~= 1 - exp(-l / 2^(B-2)).
 //
 // Limit: r <= 2^60. The rounding term ceil(p/r)/p is 1/r (1 + O(r/p)): at
