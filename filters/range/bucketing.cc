@@ -48,7 +48,7 @@ class BucketingFilter final : public RangeFilter {
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) +
            ",bucket=" + std::to_string(bucket_.divisor()) + ",elements=" + std::to_string(set_.view().shape().n) +
-           ",max=" + std::to_string(set_.view().shape().max) + ",ef=" + std::to_string(ef::kFormatVersion);
+           ",max=" + std::to_string(set_.view().shape().max) + ",ef=" + std::to_string(set_.view().shape().format);
   }
 
  private:
@@ -114,7 +114,7 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "bucketing:keys=N,bucket=S,elements=M,max=ID,ef=2" (ef: elias_fano.h's kFormatVersion).
+// Layout "bucketing:keys=N,bucket=S,elements=M,max=ID,ef=3" (ef: elias_fano.h's kFormatVersion; format 2 is read too).
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
   for (const char* key : {"keys", "bucket", "elements", "max"}) {
     if (!layout.Has(key)) return Status::Corruption("bucketing layout '" + layout.text() + "' lacks '" + key + "'");
@@ -137,8 +137,8 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
                               std::to_string(max));
   }
   ef::Shape shape;
-  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(max), data.size(),
-                       "bucketing layout '" + layout.text() + "'", &shape);
+  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(max), static_cast<int>(version),
+                       data.size(), "bucketing layout '" + layout.text() + "'", &shape);
   if (!s.ok()) return s;
   auto f = std::make_unique<BucketingFilter>(static_cast<uint64_t>(keys), static_cast<uint64_t>(bucket),
                                              ef::Stored(shape, data));

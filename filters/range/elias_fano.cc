@@ -23,13 +23,54 @@ uint64_t Ceil(uint64_t x, uint64_t d) { return x / d + (x % d != 0); }
 
 void Put32(uint64_t* words, uint64_t i, uint64_t v) { words[i / 2] |= (v & 0xffffffffu) << (32 * (i % 2)); }
 
-// The directory (block counts, superblocks, samples) of a high vector, into
-// `index` (shape.IndexWords() words, zeroed by the caller).
+// Format 3's inventory entry bits: the position of zero 1024k, the far bit,
+// then 7 offsets of 12 bits (elias_fano.h).
+constexpr int kPositionBits = 41;
+constexpr uint64_t kPositionMask = (uint64_t{1} << kPositionBits) - 1;
+constexpr int kFarBit = kPositionBits;
+constexpr int kOffsetBits = 12;
+constexpr int kFirstOffsetBit = kFarBit + 1;
+constexpr uint64_t kSubsamplesPerEntry = kZerosPerEntry / kZerosPerSubsample;  // 8, the first at offset 0
+// An entry is far when a gap between its sampled zeros (or to the next
+// entry's first zero) exceeds this many bits: a scan from a sampled zero
+// then reads at most 16 words plus the one it starts in.
+constexpr uint64_t kMaxSubsampleGapBits = 1024;
+
+// The inventory (format 3) from the positions of every 128th zero, into
+// `inventory` (2 words per entry, zeroed by the caller).
+void BuildInventory(const std::vector<uint64_t>& sampled, uint64_t high_bits, uint64_t* inventory) {
+  const uint64_t entries = Ceil(sampled.size(), kSubsamplesPerEntry);
+  for (uint64_t k = 0; k < entries; ++k) {
+    const uint64_t* at = sampled.data() + k * kSubsamplesPerEntry;
+    const uint64_t count = std::min<uint64_t>(kSubsamplesPerEntry, sampled.size() - k * kSubsamplesPerEntry);
+    const uint64_t next = (k + 1) * kSubsamplesPerEntry < sampled.size() ? at[kSubsamplesPerEntry] : high_bits;
+    bool far = false;
+    for (uint64_t j = 0; j < count; ++j) {
+      const uint64_t following = j + 1 < count ? at[j + 1] : next;
+      far |= following - at[j] > kMaxSubsampleGapBits || at[j] - at[0] >= (uint64_t{1} << kOffsetBits);
+    }
+    unsigned __int128 entry = at[0] | (static_cast<unsigned __int128>(far) << kFarBit);
+    if (!far) {
+      for (uint64_t j = 1; j < count; ++j) {
+        entry |= static_cast<unsigned __int128>(at[j] - at[0]) << (kFirstOffsetBit + kOffsetBits * (j - 1));
+      }
+    }
+    inventory[2 * k] = static_cast<uint64_t>(entry);
+    inventory[2 * k + 1] = static_cast<uint64_t>(entry >> 64);
+  }
+}
+
+// The directory (block counts, superblocks, and samples or inventory) of a
+// high vector, into `index` (shape.IndexWords() words, zeroed by the caller).
 void BuildIndex(const Shape& shape, const uint64_t* high, uint64_t* index) {
   const uint64_t high_words = shape.HighWords(), high_bits = shape.HighBits();
+  const uint64_t index_at = shape.LowWords() + high_words;
   uint64_t* counts = index;
   uint64_t* supers = counts + shape.BlockCountWords();
-  uint64_t* samples = supers + shape.Superblocks();
+  uint64_t* samples = supers + shape.Superblocks();  // format 2
+  const bool inventory = shape.format >= 3;
+  std::vector<uint64_t> sampled;  // format 3: position of every 128th zero
+  if (inventory) sampled.reserve(Ceil(shape.Zeros(), kZerosPerSubsample));
   uint64_t ones = 0, zero = 0;
   for (uint64_t w = 0; w < high_words; ++w) {
     const uint64_t block = w / kWordsPerBlock;
@@ -41,11 +82,18 @@ void BuildIndex(const Shape& shape, const uint64_t* high, uint64_t* index) {
     if (w == high_words - 1 && high_bits % 64 != 0) zeros &= (uint64_t{1} << (high_bits % 64)) - 1;
     const auto count = static_cast<uint64_t>(std::popcount(zeros));
     // The next sampled zero index at or after `zero`; sampled if in this word.
-    const uint64_t next = Ceil(zero, kZerosPerSample) * kZerosPerSample;
-    for (uint64_t z = next; z < zero + count; z += kZerosPerSample) Put32(samples, z / kZerosPerSample, block);
+    const uint64_t every = inventory ? kZerosPerSubsample : kZerosPerSample;
+    for (uint64_t z = Ceil(zero, every) * every; z < zero + count; z += every) {
+      if (inventory) {
+        sampled.push_back(w * 64 + static_cast<uint64_t>(SelectInWord(zeros, z - zero)));
+      } else {
+        Put32(samples, z / kZerosPerSample, block);
+      }
+    }
     zero += count;
     ones += static_cast<uint64_t>(std::popcount(high[w]));  // bits past the end are zero
   }
+  if (inventory) BuildInventory(sampled, high_bits, index + (shape.InventoryAt() - index_at));
 }
 
 }  // namespace
@@ -60,6 +108,17 @@ uint64_t Shape::BlockCountWords() const { return Ceil(Blocks(), 2); }
 uint64_t Shape::Superblocks() const { return Ceil(Blocks(), kBlocksPerSuperblock); }
 uint64_t Shape::Samples() const { return Ceil(Zeros(), kZerosPerSample); }
 uint64_t Shape::SampleWords() const { return Ceil(Samples(), 2); }
+uint64_t Shape::InventoryEntries() const { return Ceil(Zeros(), kZerosPerEntry); }
+// After the superblocks, on an even word: an entry is then one aligned half
+// cache line of the 64-byte-aligned buffer.
+uint64_t Shape::InventoryAt() const {
+  const uint64_t after_supers = LowWords() + HighWords() + BlockCountWords() + Superblocks();
+  return after_supers + after_supers % 2;
+}
+uint64_t Shape::IndexWords() const {
+  if (format < 3) return BlockCountWords() + Superblocks() + SampleWords();
+  return InventoryAt() + 2 * InventoryEntries() - LowWords() - HighWords();
+}
 
 int LowBitsFor(uint64_t n, uint64_t max) {
   if (n == 0) return 0;
@@ -71,11 +130,12 @@ int LowBitsFor(uint64_t n, uint64_t max) {
 
 namespace {
 
-Shape ShapeOf(uint64_t n, uint64_t max) {
+Shape ShapeOf(uint64_t n, uint64_t max, int format) {
   Shape s;
   s.n = n;
   s.max = max;
   s.low_bits = LowBitsFor(n, max);
+  s.format = format;
   return s;
 }
 
@@ -101,15 +161,15 @@ void BuildInto(const Shape& s, const uint64_t* sorted, uint64_t* words) {
 
 }  // namespace
 
-Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words) {
-  const Shape s = ShapeOf(n, max);
+Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words, int format) {
+  const Shape s = ShapeOf(n, max, format);
   words->assign(s.TotalWords(), 0);
   BuildInto(s, sorted, words->data());
   return s;
 }
 
-Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::string& what, Shape* shape) {
-  const Shape s = ShapeOf(n, max);
+Status ShapeForData(uint64_t n, uint64_t max, int format, size_t data_bytes, const std::string& what, Shape* shape) {
+  const Shape s = ShapeOf(n, max, format);
   // n and (max >> l) + 1 are each at most 2^63 (n <= max + 1), so HighBits
   // cannot wrap; refuse before the word counts could.
   if (s.HighBits() >= kMaxHighBits) {
@@ -119,7 +179,7 @@ Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::stri
   }
   if (data_bytes != s.TotalWords() * 8) {
     return Status::Corruption(what + " needs " + std::to_string(s.TotalWords() * 8) +
-                              " data bytes (Elias-Fano format " + std::to_string(kFormatVersion) + ") but has " +
+                              " data bytes (Elias-Fano format " + std::to_string(format) + ") but has " +
                               std::to_string(data_bytes));
   }
   *shape = s;
@@ -127,11 +187,11 @@ Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::stri
 }
 
 Status CheckFormatVersion(bool has_version, long long version, const std::string& what) {
-  if (has_version && version == kFormatVersion) return Status::OK();
-  return Status::Corruption(what + ": Elias-Fano format " +
-                            (has_version ? std::to_string(version) : "1 (no 'ef' field)") +
-                            ", this reader reads format " + std::to_string(kFormatVersion) +
-                            " only (format 2 added the rank/select directory); rebuild the filter from its keys");
+  if (has_version && version >= kOldestReadableFormat && version <= kFormatVersion) return Status::OK();
+  return Status::Corruption(
+      what + ": Elias-Fano format " + (has_version ? std::to_string(version) : "1 (no 'ef' field)") +
+      ", this reader reads formats " + std::to_string(kOldestReadableFormat) + " to " + std::to_string(kFormatVersion) +
+      " (format 2 added the rank/select directory); rebuild the filter from its keys");
 }
 
 void View::Init() {
@@ -143,7 +203,14 @@ void View::Init() {
   supers_at_ = counts_at_ + shape_.BlockCountWords();
   samples_at_ = supers_at_ + shape_.Superblocks();
   samples_ = shape_.Samples();
+  inventory_at_ = shape_.InventoryAt();
+  entries_ = shape_.InventoryEntries();
   low_mask_ = shape_.low_bits == 0 ? 0 : (~uint64_t{0} >> (64 - shape_.low_bits));
+  // Zeros() is 0 only for an empty set up to 2^64 - 1 (l = 0: it wraps);
+  // consistent sets have n <= zeros (l = floor(log2((max + 1) / n))).
+  const unsigned __int128 ratio =
+      shape_.Zeros() == 0 ? 0 : (static_cast<unsigned __int128>(shape_.n) << 32) / shape_.Zeros();
+  ones_per_zero_ = static_cast<uint64_t>(std::min<unsigned __int128>(ratio, UINT64_MAX));
 }
 
 uint64_t View::Word(uint64_t i) const {
@@ -163,9 +230,11 @@ uint64_t View::Low(uint64_t i) const {
   if (l == 0) return 0;
   const uint64_t bit = i * static_cast<uint64_t>(l);
   const uint64_t w = bit / 64, b = bit % 64;
-  uint64_t v = Word(w) >> b;
-  if (b + static_cast<uint64_t>(l) > 64) v |= Word(w + 1) << (64 - b);
-  return v & low_mask_;
+  // Both words, without a branch on whether the value straddles them (it
+  // does for about l/64 of the elements, a branch mispredicted that often).
+  // Word w + 1 exists: the low bits are followed by the high vector.
+  // (x << 1) << (63 - b) is x << (64 - b) for b = 1..63 and 0 for b = 0.
+  return ((Word(w) >> b) | ((Word(w + 1) << 1) << (63 - b))) & low_mask_;
 }
 
 uint64_t View::OnesBeforeBlock(uint64_t block) const {
@@ -182,7 +251,64 @@ uint64_t View::Rank1(uint64_t pos) const {
   return ones;
 }
 
-uint64_t View::SelectZero(uint64_t z) const {
+uint64_t View::SelectZero(uint64_t z, uint64_t* next) const {
+  if (shape_.format < 3) {
+    const uint64_t pos = SelectZeroBySamples(z);
+    *next = pos < high_bits_ ? NextZero(pos + 1, z + 1) : high_bits_;
+    return pos;
+  }
+  const uint64_t k = z / kZerosPerEntry;
+  const uint64_t low = Word(inventory_at_ + 2 * k), high = Word(inventory_at_ + 2 * k + 1);
+  const uint64_t first = low & kPositionMask;
+  if ((low >> kFarBit) & 1) {
+    // Long buckets: search the block counts between this entry's first zero
+    // and the next entry's.
+    const uint64_t last = k + 1 < entries_ ? Word(inventory_at_ + 2 * (k + 1)) & kPositionMask : high_bits_ - 1;
+    const uint64_t pos = SelectZeroInBlock(LastBlockWithZerosAtMost(z, first / kBlockBits, last / kBlockBits), z);
+    *next = pos < high_bits_ ? NextZero(pos + 1, z + 1) : high_bits_;
+    return pos;
+  }
+  const uint64_t r = z % kZerosPerEntry;
+  const uint64_t j = r / kZerosPerSubsample;
+  // Offset j (j >= 1) sits at bit 42 + 12 (j - 1) of the 128-bit entry.
+  const unsigned __int128 entry = low | (static_cast<unsigned __int128>(high) << 64);
+  const uint64_t offset =
+      j == 0 ? 0
+             : static_cast<uint64_t>(entry >> (kFirstOffsetBit + kOffsetBits * (j - 1))) & ((1u << kOffsetBits) - 1);
+  const uint64_t start = first + offset;  // the position of zero z - (r % 128)
+  uint64_t remaining = r % kZerosPerSubsample;
+  {
+    // The element after zero z is about `remaining` zeros' worth of ones past
+    // the sampled zero's (start - (z - remaining) ones precede it): start
+    // loading its low bits now, beside the high words, instead of after the
+    // scan below (a cache miss less on the query's critical path).
+    // A hint: a wrong guess costs a wasted line; clamped to the low bits.
+    const uint64_t element = std::min(start - (z - remaining) + ((remaining * ones_per_zero_) >> 32), shape_.n - 1);
+    __builtin_prefetch(words_ + 8 * (element * static_cast<uint64_t>(shape_.low_bits) / 64));
+  }
+  uint64_t w = start / 64;
+  uint64_t zeros = ~HighWord(w) & (~uint64_t{0} << (start % 64));
+  // At most 17 words on consistent words (entries with longer gaps are far).
+  for (;;) {
+    const auto count = static_cast<uint64_t>(std::popcount(zeros));
+    if (remaining < count) break;
+    remaining -= count;
+    if (++w >= high_words_) return *next = high_bits_;  // only on inconsistent words; Validate refuses those
+    zeros = ~HighWord(w);
+  }
+  const auto bit = static_cast<uint64_t>(SelectInWord(zeros, remaining));
+  const uint64_t pos = w * 64 + bit;
+  // Zero z + 1, usually in the same word (buckets hold about one element).
+  const uint64_t after = zeros & ~((uint64_t{2} << bit) - 1);  // 2 << 63 is 0: nothing after bit 63
+  if (after != 0) {
+    *next = w * 64 + static_cast<uint64_t>(std::countr_zero(after));
+  } else {
+    *next = pos + 1 < high_bits_ ? NextZero(pos + 1, z + 1) : high_bits_;
+  }
+  return pos;
+}
+
+uint64_t View::SelectZeroBySamples(uint64_t z) const {
   // The block holding zero z: the last with at most z zeros before it,
   // between the blocks of the samples around z.
   const uint64_t s = z / kZerosPerSample;
@@ -244,10 +370,14 @@ bool View::AnyInRange(uint64_t a, uint64_t b) const {
   const uint64_t h_b = b >> l;
   // Bucket h: the ones between zero h - 1 and zero h; `first` is the index
   // of its first element (the ones before it).
-  const uint64_t start = h == 0 ? 0 : SelectZero(h - 1) + 1;
+  uint64_t start = 0, end = 0;
+  if (h == 0) {
+    end = NextZero(0, 0);
+  } else {
+    start = SelectZero(h - 1, &end) + 1;
+  }
   if (start >= high_bits_) return false;  // only on inconsistent words
   const uint64_t first = start - h;
-  const uint64_t end = NextZero(start, h);
   if (end >= high_bits_ || end < start) return false;  // only on inconsistent words
   const uint64_t next_index = std::min(first + (end - start), shape_.n);
   // First element of the bucket with low bits >= a's (binary search: sorted).
@@ -289,6 +419,16 @@ bool View::AnyInRange(uint64_t a, uint64_t b) const {
   }
   if (p1 > last) return false;
   return (((p1 - next_index) << l) | Low(next_index)) <= b;
+}
+
+void View::AppendElements(std::vector<uint64_t>* out) const {
+  uint64_t i = 0;
+  for (uint64_t w = 0; w < high_words_ && i < shape_.n; ++w) {
+    for (uint64_t ones = HighWord(w); ones != 0 && i < shape_.n; ones &= ones - 1, ++i) {
+      const uint64_t pos = w * 64 + static_cast<uint64_t>(std::countr_zero(ones));
+      out->push_back(((pos - i) << shape_.low_bits) | Low(i));
+    }
+  }
 }
 
 Status View::Validate() const {
@@ -349,7 +489,7 @@ Stored::Stored(const Shape& shape) {
 }
 
 Stored BuildStored(const uint64_t* sorted, size_t n, uint64_t max) {
-  Stored set(ShapeOf(n, max));
+  Stored set(ShapeOf(n, max, kFormatVersion));
   BuildInto(set.view().shape(), sorted, set.owned_.get());
   return set;
 }

@@ -15,19 +15,33 @@
 // vector has n ones and (max >> l) + 1 zeros, which lies in [n, 2n] when
 // n <= max: between 2n and 3n bits.
 //
-// Rank/select directory over the high vector (format 2, kFormatVersion):
+// Rank/select directory over the high vector (format 3, kFormatVersion):
 //  - ones before each 512-bit block, as a uint32 relative to its superblock
 //    of 2^16 blocks, whose uint64 holds the ones before it: rank in O(1)
 //    (two loads and at most 8 popcounts);
-//  - for every 1024th zero, the index of the block holding it (uint32): the
-//    z-th zero lies between the blocks of samples z / 1024 and z / 1024 + 1,
-//    found by a binary search over the block counts (a linear step when the
-//    two are a few blocks apart, the usual case), then inside the block.
-// Space, per element: directory 32 / 512 per high bit (<= 0.19), samples
-// 32 / 1024 per zero (<= 0.0625), superblocks negligible: at most 0.25 bits
-// over the EF's own l + 1 + ((max >> l) + 1) / n, which is 2 + log2((max +
-// 1)/n) when (max + 1)/n is a power of two and at most 0.09 bits less in
-// between (the frac f of the log gives 1 + 2^f - f <= 2).
+//  - a zero inventory, 16 bytes (one aligned half cache line) per 1024
+//    zeros: the position of zero 1024k (41 bits), a "far" bit, and the
+//    offsets from it (12 bits each) of zeros 1024k + 128j, j = 1..7. Zero z
+//    is then found by one inventory load and a scan of the high words from
+//    the sampled zero at most 127 zeros before it (about 2 words with ones
+//    and zeros mixed evenly). This is sux's SimpleSelectZeroHalf idea
+//    (Vigna, "Broadword implementation of rank/select queries", WEA 2008,
+//    Section 7: an inventory with relative sub-inventory offsets), sized
+//    for a sparser 1/8 bit per zero. An entry whose 1024 zeros span an
+//    offset past 12 bits or a gap of more than 1024 bits between sampled
+//    zeros (long buckets: dense keys) is marked far and its zeros are found
+//    through the block counts instead (a binary search between the blocks of
+//    zeros 1024k and 1024(k + 1)), so a select stays O(log) whatever the set.
+// Format 2 (still read): the same block counts, then for every 1024th zero
+// the index of its block (uint32) instead of the inventory; a select
+// searches the block counts between two samples (about 4 blocks), a longer
+// dependent chain of loads and a scan of up to 8 words.
+// Space, per element: block counts 32 / 512 per high bit (<= 0.19),
+// inventory 128 / 1024 per zero (0.125 when (max + 1)/n is a power of two,
+// up to 0.25 just below one), superblocks negligible: at most 0.44 bits over
+// the EF's own l + 1 + ((max >> l) + 1) / n, and 0.25 at a power of two,
+// where the EF's own is 2 + log2((max + 1)/n) (in between it is at most 0.09
+// bits less: the frac f of the log gives 1 + 2^f - f <= 2).
 //
 // Query [a, b]: bucket h = a >> l starts after zero h - 1 (one select) and
 // ends at the next zero (found in the same word or the next one in the
@@ -39,11 +53,20 @@
 // when a rank over the high vector says so; again the next word is looked
 // at first. So keys packed into a few huge buckets (dense keys: 10^6 keys 4
 // apart) cost a few binary searches, not a scan of the bucket.
+// Cost: a query is three dependent memory reads (inventory entry, high
+// word, low bits); with 10^7 elements the last two miss the caches. The
+// inventory entry says how many elements precede its sampled zero, so the
+// select prefetches the low bits where bucket h's first element should be
+// (that count plus the remaining zeros times n/zeros: off by a few elements
+// at most on uniform data) while it scans the high words, and the low-bits
+// read then mostly finds its line arriving: nearer two misses than three.
 //
 // Serialized as little-endian words: low bits (padded to whole 512-bit
-// blocks), high vector, block counts, superblocks, samples. Read in place through memcpy loads (any alignment).
-// The block and sample arrays are uint32; a set must have fewer than 2^41
-// high bits (2^38 elements), far above what memory holds.
+// blocks), high vector, block counts, superblocks, then (format 3) a zero
+// word when needed so the inventory starts on an even word, and the
+// inventory (format 2: the samples). Read in place through memcpy loads (any
+// alignment). The block and sample arrays are uint32; a set must have fewer
+// than 2^41 high bits (2^38 elements), far above what memory holds.
 #pragma once
 
 #include <cstddef>
@@ -58,19 +81,25 @@
 namespace filterlab::ef {
 
 // The serialized layout's version; a filter's layout text states it
-// (grafite.cc, bucketing.cc), and a reader refuses other versions.
-// 1: zero samples only (linear scans); 2: the rank/select directory above.
-inline constexpr int kFormatVersion = 2;
+// (grafite.cc, bucketing.cc). Built sets are kFormatVersion; a reader also
+// reads kOldestReadableFormat and refuses others. 1: zero samples only
+// (linear scans; no longer read); 2: block counts and a block sample per
+// 1024 zeros; 3: block counts and the zero inventory above.
+inline constexpr int kFormatVersion = 3;
+inline constexpr int kOldestReadableFormat = 2;
 
 inline constexpr uint64_t kBlockBits = 512;
 inline constexpr uint64_t kBlocksPerSuperblock = uint64_t{1} << 16;
-inline constexpr uint64_t kZerosPerSample = 1024;
+inline constexpr uint64_t kZerosPerSample = 1024;    // format 2
+inline constexpr uint64_t kZerosPerEntry = 1024;     // format 3: one inventory entry
+inline constexpr uint64_t kZerosPerSubsample = 128;  // format 3: offsets within an entry
 
 // What a reader needs besides the words (kept in the owning filter's layout).
 struct Shape {
   uint64_t n = 0;    // elements
   uint64_t max = 0;  // every element is <= max
   int low_bits = 0;  // l
+  int format = kFormatVersion;
   // Derived sizes (words, unless named otherwise).
   uint64_t LowWords() const;
   uint64_t HighBits() const;  // n + (max >> l) + 1
@@ -79,25 +108,29 @@ struct Shape {
   uint64_t Blocks() const;           // 512-bit blocks of the high vector
   uint64_t BlockCountWords() const;  // uint32 per block
   uint64_t Superblocks() const;      // uint64 per 2^16 blocks
-  uint64_t Samples() const;          // uint32 per 1024 zeros
+  uint64_t Samples() const;          // format 2: uint32 per 1024 zeros
   uint64_t SampleWords() const;
-  uint64_t IndexWords() const { return BlockCountWords() + Superblocks() + SampleWords(); }
+  uint64_t InventoryEntries() const;  // format 3: 2 words per 1024 zeros
+  uint64_t InventoryAt() const;       // word index of the inventory (even)
+  uint64_t IndexWords() const;        // block counts, superblocks, samples or pad and inventory
   uint64_t TotalWords() const { return LowWords() + HighWords() + IndexWords(); }
 };
 
 // l for n elements up to max: floor(log2((max + 1) / n)), 0 when n > max.
 int LowBitsFor(uint64_t n, uint64_t max);
 
-// Builds the words of a set from sorted, distinct values <= max.
-Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words);
+// Builds the words of a set from sorted, distinct values <= max, in
+// `format` (kOldestReadableFormat..kFormatVersion; tests build old formats).
+Shape Build(const uint64_t* sorted, size_t n, uint64_t max, std::vector<uint64_t>* words, int format = kFormatVersion);
 
-// The shape of n elements up to max, checked against the data's size: what a
-// filter's layout reader calls (`what` names the filter in the error).
-Status ShapeForData(uint64_t n, uint64_t max, size_t data_bytes, const std::string& what, Shape* shape);
+// The shape of n elements up to max in `format` (checked by
+// CheckFormatVersion), checked against the data's size: what a filter's
+// layout reader calls (`what` names the filter in the error).
+Status ShapeForData(uint64_t n, uint64_t max, int format, size_t data_bytes, const std::string& what, Shape* shape);
 
-// Checks a layout's "ef=V" field (present: has_version) against
-// kFormatVersion; Corruption naming the versions otherwise (`what` names the
-// layout).
+// Checks a layout's "ef=V" field (present: has_version): Corruption naming
+// the versions unless kOldestReadableFormat <= V <= kFormatVersion (`what`
+// names the layout).
 Status CheckFormatVersion(bool has_version, long long version, const std::string& what);
 
 // Read-only view over the words (owned by the caller).
@@ -113,6 +146,9 @@ class View {
 
   // Whether some element lies in [a, b] (a <= b).
   bool AnyInRange(uint64_t a, uint64_t b) const;
+  // Appends every element in order (what a conversion between formats
+  // reads: the tests rewrite a filter's set in format 2 with it).
+  void AppendElements(std::vector<uint64_t>* out) const;
   const Shape& shape() const { return shape_; }
 
  private:
@@ -125,8 +161,10 @@ class View {
   uint64_t ZerosBeforeBlock(uint64_t block) const { return block * kBlockBits - OnesBeforeBlock(block); }
   // Ones in [0, pos) of the high vector (pos <= its length).
   uint64_t Rank1(uint64_t pos) const;
-  // Position in the high vector of the z-th zero (z < zeros).
-  uint64_t SelectZero(uint64_t z) const;
+  // Position in the high vector of the z-th zero (z < zeros); *next = the
+  // position of zero z + 1 (the high vector's length when z is the last).
+  uint64_t SelectZero(uint64_t z, uint64_t* next) const;
+  uint64_t SelectZeroBySamples(uint64_t z) const;  // format 2
   // The last block in [lo, hi] with at most z zeros before it: zero z's
   // block when that lies in [lo, hi].
   uint64_t LastBlockWithZerosAtMost(uint64_t z, uint64_t lo, uint64_t hi) const;
@@ -143,8 +181,11 @@ class View {
   uint64_t blocks_ = 0;
   uint64_t counts_at_ = 0;   // word index of the block counts
   uint64_t supers_at_ = 0;   // of the superblocks
-  uint64_t samples_at_ = 0;  // of the samples
+  uint64_t samples_at_ = 0;  // of the samples (format 2)
   uint64_t samples_ = 0;
+  uint64_t inventory_at_ = 0;  // of the inventory (format 3)
+  uint64_t entries_ = 0;
+  uint64_t ones_per_zero_ = 0;  // n / zeros in 32.32 fixed point: where a select's element lies in the low bits
   uint64_t low_mask_ = 0;
 };
 

@@ -18,9 +18,11 @@ bool Exact(const std::vector<uint64_t>& v, uint64_t a, uint64_t b) {
   return it != v.end() && *it <= b;
 }
 
-void CheckAgainstExact(const std::vector<uint64_t>& values, uint64_t max, uint64_t seed, int queries) {
+void CheckAgainstExact(const std::vector<uint64_t>& values, uint64_t max, uint64_t seed, int queries,
+                       int format = kFormatVersion) {
   std::vector<uint64_t> words;
-  const Shape shape = Build(values.data(), values.size(), max, &words);
+  const Shape shape = Build(values.data(), values.size(), max, &words, format);
+  EXPECT_EQ(shape.format, format);
   EXPECT_EQ(words.size(), shape.TotalWords());
   View view(shape, reinterpret_cast<const uint8_t*>(words.data()));
   ASSERT_TRUE(view.Validate().ok()) << view.Validate().ToString();
@@ -40,27 +42,39 @@ void CheckAgainstExact(const std::vector<uint64_t>& values, uint64_t max, uint64
     ASSERT_EQ(view.AnyInRange(a, b), Exact(values, a, b)) << "[" << a << ", " << b << "] n " << values.size();
   }
   for (uint64_t v : values) ASSERT_TRUE(view.AnyInRange(v, v)) << v;
+  std::vector<uint64_t> decoded;
+  view.AppendElements(&decoded);
+  EXPECT_EQ(decoded, values);
+}
+
+// Every set checked in the format built now and in format 2, which readers
+// still open.
+void CheckBothFormats(const std::vector<uint64_t>& values, uint64_t max, uint64_t seed, int queries) {
+  for (int format = kOldestReadableFormat; format <= kFormatVersion; ++format) {
+    SCOPED_TRACE("format " + std::to_string(format));
+    CheckAgainstExact(values, max, seed, queries, format);
+  }
 }
 
 TEST(EliasFano, AnswersExactlyOnUniformAndClusteredSets) {
   const int kQueries = static_cast<int>(SanitizerScaled(200000, 10));
   for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{100}, size_t{5000}}) {
     auto keys = range_testing::UniformSortedKeys(n + 1, n);
-    CheckAgainstExact(keys, UINT64_MAX, 11 + n, kQueries);
+    CheckBothFormats(keys, UINT64_MAX, 11 + n, kQueries);
     // A small universe: dense buckets, and low_bits 0 when n > max.
     std::vector<uint64_t> small;
     for (uint64_t k : keys) small.push_back(k % 4096);
     std::sort(small.begin(), small.end());
     small.erase(std::unique(small.begin(), small.end()), small.end());
-    CheckAgainstExact(small, 4095, 12 + n, kQueries);
+    CheckBothFormats(small, 4095, 12 + n, kQueries);
   }
-  CheckAgainstExact(range_testing::ClusteredSortedKeys(5, 20000), UINT64_MAX, 13, kQueries);
+  CheckBothFormats(range_testing::ClusteredSortedKeys(5, 20000), UINT64_MAX, 13, kQueries);
   // Every value of a small universe present (all buckets full), and sets at its ends.
   std::vector<uint64_t> all(3000);
   for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
-  CheckAgainstExact(all, 2999, 14, kQueries);
-  CheckAgainstExact({0, UINT64_MAX}, UINT64_MAX, 15, kQueries);
-  CheckAgainstExact({UINT64_MAX}, UINT64_MAX, 16, kQueries);
+  CheckBothFormats(all, 2999, 14, kQueries);
+  CheckBothFormats({0, UINT64_MAX}, UINT64_MAX, 15, kQueries);
+  CheckBothFormats({UINT64_MAX}, UINT64_MAX, 16, kQueries);
 }
 
 // Values packed into a few huge buckets (runs of thousands of ones in the
@@ -78,11 +92,11 @@ TEST(EliasFano, DenseBucketsAnswerExactly) {
   for (uint64_t v : {uint64_t{0}, uint64_t{5}, max / 7, max - 1000, max}) values.push_back(v);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  CheckAgainstExact(values, max, 17, kQueries);
+  CheckBothFormats(values, max, 17, kQueries);
   // All in bucket 0: l = 14 and every value below 3 * 4000 < 2^14.
   std::vector<uint64_t> one_bucket;
   for (uint64_t i = 0; i < 4000; ++i) one_bucket.push_back(3 * i);
-  CheckAgainstExact(one_bucket, (uint64_t{4000} << 14) - 1, 18, kQueries);
+  CheckBothFormats(one_bucket, (uint64_t{4000} << 14) - 1, 18, kQueries);
 }
 
 // More than 2^16 blocks of 512 bits: block counts relative to a second
@@ -106,7 +120,9 @@ TEST(EliasFano, SetsPastOneSuperblockAnswerExactly) {
 }
 
 TEST(EliasFano, SpaceIsWithinTwoBitsAndAQuarterOfTheLogRatio) {
-  // 2 + log2((max+1)/n) at most, plus at most 0.25 bits of rank/select directory.
+  // 2 + log2((max+1)/n) at most, plus at most 0.25 bits of rank/select
+  // directory when (max+1)/n is a power of two (elias_fano.h: block counts
+  // 0.125 and inventory 0.125 per element there).
   for (uint64_t ratio_log : {4, 10, 17, 30}) {
     const size_t n = 100000;
     const uint64_t max = (uint64_t{n} << ratio_log) - 1;
@@ -128,7 +144,7 @@ TEST(EliasFano, ValidateRefusesInconsistentWords) {
   const auto v = range_testing::UniformSortedKeys(7, 3000);
   std::vector<uint64_t> words;
   const Shape s = Build(v.data(), v.size(), UINT64_MAX, &words);
-  for (uint64_t w = s.LowWords(); w < words.size(); ++w) {  // high vector and samples
+  for (uint64_t w = s.LowWords(); w < words.size(); ++w) {  // high vector and directory
     std::vector<uint64_t> damaged = words;
     damaged[w] ^= uint64_t{1} << (w % 64);
     View view(s, reinterpret_cast<const uint8_t*>(damaged.data()));

@@ -26,9 +26,11 @@
 // Sizing: bpk = B gives r = ceil(n 2^(B-2)), so FPR <= l / 2^(B-2); eps and
 // range = L give r = ceil(n L / eps), FPR <= eps at l = L. Elias-Fano stores
 // the n hashes in n (2 + log2(r/n)) bits at most (elias_fano.h), so the filter
-// spends B bits per key plus the rank/select directory (<= 0.25): within 2.25 bits
-// per key of the lower bound n log2(L/eps) of Goswami et al. ("Approximate
-// range emptiness in constant time and optimal space", SODA 2015). The
+// spends B bits per key plus the rank/select directory (0.25 when r/n is a
+// power of two, as bpk = B gives; at most 0.44 otherwise): within 2.25 (2.44)
+// bits per key of the lower bound n log2(L/eps) of Goswami et al.
+// ("Approximate range emptiness in constant time and optimal space", SODA
+// 2015). The
 // measured FPR of uniform keys is 1 - (1 - l/r)^n ~= 1 - exp(-l / 2^(B-2)).
 //
 // Limit: r <= 2^60. The rounding term ceil(p/r)/p is 1/r (1 + O(r/p)): at
@@ -132,7 +134,7 @@ class GrafiteFilter final : public RangeFilter {
   std::string Describe() const override {
     return std::string(kVariantName) + ":keys=" + std::to_string(keys_) + ",r=" + std::to_string(hash_.r) +
            ",a=" + std::to_string(hash_.a) + ",b=" + std::to_string(hash_.b) +
-           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(ef::kFormatVersion);
+           ",elements=" + std::to_string(set_.view().shape().n) + ",ef=" + std::to_string(set_.view().shape().format);
   }
 
  private:
@@ -246,7 +248,7 @@ Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
   return Status::OK();
 }
 
-// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M,ef=2" (ef: elias_fano.h's kFormatVersion).
+// Layout "grafite:keys=N,r=R,a=A,b=B,elements=M,ef=3" (ef: elias_fano.h's kFormatVersion; format 2 is read too).
 Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
   for (const char* key : {"keys", "r", "a", "b", "elements"}) {
     if (!layout.Has(key)) return Status::Corruption("grafite layout '" + layout.text() + "' lacks '" + key + "'");
@@ -269,8 +271,8 @@ Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* 
                               std::to_string(r) + ")");
   }
   ef::Shape shape;
-  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(r) - 1, data.size(),
-                       "grafite layout '" + layout.text() + "' (Elias-Fano of its hashes)", &shape);
+  s = ef::ShapeForData(static_cast<uint64_t>(elements), static_cast<uint64_t>(r) - 1, static_cast<int>(version),
+                       data.size(), "grafite layout '" + layout.text() + "' (Elias-Fano of its hashes)", &shape);
   if (!s.ok()) return s;
   GrafiteHash hash;
   hash.r = static_cast<uint64_t>(r);
