@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_scale.h"
 #include "engine/db/log_format.h"
 
 namespace filterlab::engine::test {
@@ -79,8 +80,11 @@ inline FlipLoss LossOfFlip(const std::vector<FragmentSpan>& frags, uint64_t offs
 // payload bytes of every fragment, every byte within 8 of a block boundary,
 // and every `stride`-th byte (bytes inside one payload all break the same
 // checksum, so these cover every case the reader distinguishes). stride 1:
-// every offset. Also file_size itself (for truncations: no cut).
+// every offset. Also file_size itself (for truncations: no cut). Under the
+// sanitizers (common/test_scale.h) a stride above 1 is 8 times longer: the
+// header and edge bytes stay, the payload bytes between them are samples.
 inline std::vector<uint64_t> DamageOffsets(const std::string& log, uint64_t stride) {
+  if (stride > 1 && kSanitizedBuild) stride *= 8;
   std::set<uint64_t> at;
   for (uint64_t i = 0; i < log.size(); i += stride) at.insert(i);
   uint64_t covered = 0;
