@@ -58,9 +58,7 @@ uint64_t Widen(uint64_t hash) {
   return kWidth == HashWidth::k32 ? (hash & 0xffffffffu) : hash;
 }
 // Probe i of a widened hash in m bits (see standard_bloom.h).
-uint64_t ProbeBitOf(uint64_t widened, int i, uint64_t num_bits) {
-  return FastRange64(Mix64(widened + static_cast<uint64_t>(i) * kGoldenRatio64), num_bits);
-}
+uint64_t ProbeBitOf(uint64_t widened, int i, uint64_t num_bits) { return StandardProbeBit(widened, i, num_bits); }
 bool TestBit(const uint64_t* words, uint64_t bit) { return (words[bit >> 6] >> (bit & 63)) & 1; }
 
 // The FilterView of a StandardBloom (and the object's own query path): data =

@@ -41,8 +41,17 @@
 #include "common/status.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "hashing/fastrange.h"
+#include "hashing/remix.h"
 
 namespace filterlab {
+
+// Probe i's bit among m for a (widened) hash: the positions every
+// StandardBloom uses (see above), shared with the standard-Bloom levels of
+// Rosetta (filters/range/rosetta.cc).
+inline uint64_t StandardProbeBit(uint64_t hash, int i, uint64_t num_bits) {
+  return FastRange64(Mix64(hash + static_cast<uint64_t>(i) * kGoldenRatio64), num_bits);
+}
 
 class StandardBloom final : public Filter {
  public:

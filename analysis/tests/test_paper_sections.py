@@ -45,3 +45,17 @@ def test_harness_address_factor_counts_the_hash_values_of_every_slot():
         expected = slots * sum(c * c for c in per_slot.values()) / float(1 << (2 * a))
         assert harness_address_factor(n) == pytest.approx(expected, rel=1e-12)
         assert 1.0 <= harness_address_factor(n) <= 9 / 8  # values per slot differ by at most one
+
+
+def test_rosetta_peer_values_compare_the_two_rates_in_binomial_sigmas():
+    # Two Rosetta cells and rows the summary must skip (another variant; a non-empty workload).
+    import pandas as pd
+
+    from analysis.paper.sections.range_filters import rosetta_peer_values
+    cells = pd.DataFrame({
+        "variant": ["rosetta", "rosetta", "grafite", "rosetta"],
+        "fpr_ours": [0.028, 0.40, 0.5, float("nan")], "fpr_paper": [0.029, 0.40, 0.1, float("nan")],
+        "queries_ours": [1e5, 1e5, 1e6, 1e5], "queries_paper": [1e5, 1e5, 1e6, 1e5]})
+    # Cell 1: sigma = sqrt((0.028 0.972 + 0.029 0.971) / 10^5) = 7.44e-4, z = -0.001 / sigma = -1.34.
+    assert rosetta_peer_values(cells) == {"rangeRosettaPeerFp": "0.97--1.00", "rangeRosettaPeerFpZ": "1.3"}
+    assert rosetta_peer_values(cells[cells["variant"] == "grafite"]) == {}

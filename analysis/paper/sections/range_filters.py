@@ -26,7 +26,8 @@ def range_peer_cells(inputs: Inputs) -> pd.DataFrame | None:
     p = pd.read_csv(path)
     med = p.groupby(["variant", "arg", "workload", "code"]).agg(
         fpr=("fpr", "median"), build=("build_ns_per_key", "median"), query=("query_ns", "median"),
-        bits=("bits_per_key", "median"), rounds=("round", "nunique")).reset_index()
+        bits=("bits_per_key", "median"), queries=("queries", "median"),
+        rounds=("round", "nunique")).reset_index()
     ours, paper = (med[med["code"] == c].drop(columns="code").set_index(["variant", "arg", "workload"])
                    for c in ("ours", "paper"))
     cells = ours.merge(paper, left_index=True, right_index=True, suffixes=("_ours", "_paper")).reset_index()
@@ -73,7 +74,7 @@ def harness_address_factor(n: int) -> float:
 
 SURF_MEMENTO_KEYS = ("rangeSurfSparseBits", "rangeSurfDenseBits", "rangeSurfFpTen", "rangeSurfFpCorrMin",
                      "rangeMementoFpFive", "rangeMementoBoundFive", "rangeMementoFpFiveCorr", "rangeMementoPeerFp",
-                     "rangeMementoAddressFactor", "rangeMementoPeerFpZ")
+                     "rangeMementoAddressFactor", "rangeMementoPeerFpZ", "rangeRosettaPeerFp", "rangeRosettaPeerFpZ")
 
 
 def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
@@ -158,4 +159,19 @@ def range_filter_values(inputs: Inputs) -> dict[str, str]:
                       + memento["fpr_paper"] * (1 - memento["fpr_paper"])) / q) ** 0.5
             z = (memento["fpr_ours"] * factor - memento["fpr_paper"]) / sigma
             out["rangeMementoPeerFpZ"] = f"{z.abs().max():.1f}"
+        out.update(rosetta_peer_values(cells))
     return out
+
+
+def rosetta_peer_values(cells: pd.DataFrame) -> dict[str, str]:
+    """Rosetta beside the harness (ours built as bench_rosetta builds it): the range of our FP rate over
+    theirs, and the largest difference of the two in binomial sigmas of the two rates (each code's
+    queries per cell, the first 10^5 of each set)."""
+    rosetta = cells[(cells["variant"] == "rosetta") & cells["fpr_ours"].notna()]
+    if rosetta.empty:
+        return {}
+    ours, paper = rosetta["fpr_ours"], rosetta["fpr_paper"]
+    sigma = (ours * (1 - ours) / rosetta["queries_ours"] + paper * (1 - paper) / rosetta["queries_paper"]) ** 0.5
+    ratio = ours / paper
+    return {"rangeRosettaPeerFp": f"{ratio.min():.2f}--{ratio.max():.2f}",
+            "rangeRosettaPeerFpZ": f"{((ours - paper) / sigma).abs().max():.1f}"}
