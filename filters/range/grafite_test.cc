@@ -132,20 +132,31 @@ TEST(Grafite, DenseKeysAnswerAsTheSortedKeys) {
   for (size_t i = 0; i < n; i += 97) ASSERT_FALSE(f->MayContain(keys[i] + 1 + i % 3)) << keys[i];
 }
 
+// A filter's serialized bytes split into data and layout; the layout must end
+// with this build's ",ef=" field, and stem is the layout without it.
+struct EfLayout {
+  std::string bytes;
+  Slice data;
+  std::string layout, stem;
+};
+void SplitAtEfField(const RangeFilter& f, EfLayout* out) {
+  f.Serialize(&out->bytes);
+  ASSERT_TRUE(ParseRangeFilterBytes(Slice(out->bytes), &out->data, &out->layout).ok());
+  const std::string field = ",ef=" + std::to_string(ef::kFormatVersion);
+  ASSERT_EQ(out->layout.substr(out->layout.size() - field.size()), field) << out->layout;
+  out->stem = out->layout.substr(0, out->layout.size() - field.size());
+}
+
 // The layout states the Elias-Fano format (ef=3, elias_fano.h); bytes of
 // format 1 (no 'ef' field) or of an unknown version are refused with the
 // reason, even behind a valid checksum, for Grafite and bucketing alike.
 TEST(Grafite, LayoutsOfAnotherEliasFanoFormatAreRefused) {
   for (const char* spec : {"grafite:bpk=12", "bucketing:bpk=12"}) {
     auto f = MustBuildRange(*MustRangePolicy(spec), range_testing::UniformSortedKeys(3, 1000));
-    std::string bytes;
-    f->Serialize(&bytes);
-    Slice data;
-    std::string layout;
-    ASSERT_TRUE(ParseRangeFilterBytes(Slice(bytes), &data, &layout).ok());
-    const std::string field = ",ef=" + std::to_string(ef::kFormatVersion);
-    ASSERT_EQ(layout.substr(layout.size() - field.size()), field) << layout;
-    const std::string stem = layout.substr(0, layout.size() - field.size());
+    EfLayout split;
+    ASSERT_NO_FATAL_FAILURE(SplitAtEfField(*f, &split));
+    const Slice data = split.data;
+    const std::string& stem = split.stem;
     for (const std::string& other : {stem, stem + ",ef=1", stem + ",ef=" + std::to_string(ef::kFormatVersion + 1)}) {
       std::string rewritten;
       AppendRangeFilterBytes(data, other, &rewritten);
@@ -174,13 +185,10 @@ TEST(Grafite, FiltersOfEliasFanoFormat2StillOpenAndAnswerTheSame) {
   for (const char* spec : {"grafite:bpk=12", "bucketing:bpk=12", "grafite:eps=0.001,range=256"}) {
     SCOPED_TRACE(spec);
     auto built = MustBuildRange(*MustRangePolicy(spec), keys);
-    std::string bytes;
-    built->Serialize(&bytes);
-    Slice data;
-    std::string layout;
-    ASSERT_TRUE(ParseRangeFilterBytes(Slice(bytes), &data, &layout).ok());
-    const std::string field = ",ef=" + std::to_string(ef::kFormatVersion);
-    ASSERT_EQ(layout.substr(layout.size() - field.size()), field) << layout;
+    EfLayout split;
+    ASSERT_NO_FATAL_FAILURE(SplitAtEfField(*built, &split));
+    const Slice data = split.data;
+    const std::string& layout = split.layout;
     const bool grafite = layout.rfind("grafite:", 0) == 0;
     const uint64_t elements = LayoutField(layout, "elements");
     const uint64_t max = grafite ? LayoutField(layout, "r") - 1 : LayoutField(layout, "max");
@@ -191,7 +199,7 @@ TEST(Grafite, FiltersOfEliasFanoFormat2StillOpenAndAnswerTheSame) {
     ASSERT_EQ(values.size(), elements);
     std::vector<uint64_t> old_words;
     ef::Build(values.data(), values.size(), max, &old_words, 2);
-    const std::string old_layout = layout.substr(0, layout.size() - field.size()) + ",ef=2";
+    const std::string old_layout = split.stem + ",ef=2";
     std::string old_bytes;
     AppendRangeFilterBytes(Slice(reinterpret_cast<const char*>(old_words.data()), old_words.size() * 8), old_layout,
                            &old_bytes);

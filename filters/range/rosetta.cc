@@ -175,6 +175,16 @@ std::vector<double> IntervalsPerLevel(uint64_t len, int height) {
   return q;
 }
 
+// Probes per level if every filter above answered yes, for queries starting
+// c_j intervals at level j: t_j = sum_{i >= j} 2^(i-j) c_i.
+std::vector<double> ProbesPerLevel(const std::vector<double>& c) {
+  std::vector<double> t(c.size(), 0.0);
+  for (size_t j = 0; j < c.size(); ++j) {
+    for (size_t i = j; i < c.size(); ++i) t[j] += std::ldexp(c[i], static_cast<int>(i - j));
+  }
+  return t;
+}
+
 // The false-probe model's memory split (calc_dst_math_model in Rosetta's
 // dst.cpp): budget_bits over levels with `prefixes[j]` distinct prefixes,
 // for queries starting c_j intervals at level j; a level whose p_j would
@@ -184,11 +194,7 @@ std::vector<double> SplitMemory(const std::vector<uint64_t>& prefixes, const std
                                 double budget_bits) {
   const size_t levels = prefixes.size();
   std::vector<double> bits(levels, 0.0);
-  // Probes per level if every filter above answered yes: t_j = sum_{i>=j} 2^(i-j) c_i.
-  std::vector<double> t(levels, 0.0);
-  for (size_t j = 0; j < levels; ++j) {
-    for (size_t i = j; i < levels; ++i) t[j] += std::ldexp(c[i], static_cast<int>(i - j));
-  }
+  const std::vector<double> t = ProbesPerLevel(c);
   std::vector<bool> used(levels);
   size_t valid = 0;
   for (size_t j = 0; j < levels; ++j) {
@@ -246,10 +252,7 @@ std::vector<double> SplitMemoryAsAuthors(const std::vector<uint64_t>& prefixes, 
     const auto v = static_cast<double>(std::count_if(c.begin(), c.end(), [](double x) { return x > 0; }));
     if (v == 0) break;
     const double adjust = 1.0 - 0.5 / v;
-    std::vector<double> t(levels, 0.0);
-    for (size_t j = 0; j < levels; ++j) {
-      for (size_t i = j; i < levels; ++i) t[j] += std::ldexp(c[i], static_cast<int>(i - j));
-    }
+    std::vector<double> t = ProbesPerLevel(c);
     double log_product = 0;
     for (size_t j = 0; j < levels; ++j) {
       if (t[j] > 0) log_product += std::log(t[j]);
