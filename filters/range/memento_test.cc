@@ -784,7 +784,7 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
   SplitMix64 rng(0x1F1F);
   std::multiset<uint64_t> model;
   std::vector<uint64_t> present;
-  const int kSteps = static_cast<int>(SanitizerScaled(60000, 4));
+  const int kSteps = 60000;  // about 0.6 s under ASan
   for (int step = 0; step < kSteps; ++step) {
     if (present.empty() || rng.Next() % 3 != 0) {
       const uint64_t dice = rng.Next() % 8;
@@ -814,7 +814,7 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
   for (uint64_t k : model) ASSERT_TRUE(f->MayContain(k)) << k;
   const Layout end = ParseLayout(*f);
   const int expansions = std::countr_zero(end.quotients / start.quotients);
-  EXPECT_GE(expansions, kSanitizedBuild ? 7 : 8) << f->Describe();
+  EXPECT_GE(expansions, 8) << f->Describe();
   EXPECT_EQ(end.fingerprint, 7) << "the field keeps its width";
   EXPECT_NE(f->Describe().find(",expansions=" + std::to_string(expansions) + ",format=3"), std::string::npos)
       << f->Describe();
@@ -832,7 +832,7 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
   uint64_t voids = 0;
   view.ForEach([&](uint64_t, uint64_t r) { voids += (r >> end.memento) == 1; });
   EXPECT_GT(voids, 0u) << "after " << expansions << " doublings the first keys' 6 bits ran out";
-  EXPECT_GT(view.used_slots(), model.size());
+  EXPECT_GT(view.used_slots(), model.size()) << "voids of the 8th doubling were copied at the 9th";
   std::printf("%d expansions: %zu keys, %llu slots used, %llu void entries\n", expansions, model.size(),
               static_cast<unsigned long long>(view.used_slots()), static_cast<unsigned long long>(voids));
   // With void entries present, the FP of empty ranges of 64 values stays
@@ -874,7 +874,8 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
 //   - each filter's FP stays under its bound at the generations present
 //     (QueryModelFp averaged: p_hat <= p + 4 binomial sigma): t / N
 //     sum_s D_s 2^-s for InfiniFilter, t D / (N 2^f) for sacrifice;
-//   - from the second expansion on, InfiniFilter's FP is below sacrifice's
+//   - from the second expansion on (third under the sanitizers' fewer
+//     queries), InfiniFilter's FP is below sacrifice's
 //     by more than 4 sigma of the difference (sqrt of the two binomial
 //     variances). The first expansion leaves every entry with f - 1 bits
 //     in both schemes, so FP is equal there: held to within 4 sigma.
@@ -888,7 +889,11 @@ TEST(MementoFilter, InfiniFilterFpStaysUnderItsBoundAndGrowsSlowerThanSacrifice)
   ASSERT_TRUE(MustRangePolicy("memento:bpk=20,range=64,expand=sacrifice")->NewDynamic(2048, &sac).ok());
   ASSERT_EQ(ParseLayout(*inf).quotients, ParseLayout(*sac).quotients);
   const int kStages = kSanitizedBuild ? 4 : 6;
-  const uint64_t kQueries = SanitizerScaled(200000, 20);
+  const uint64_t kQueries = SanitizerScaled(200000, 4);
+  // The expected gap at stage 2 (about 0.001 over Q = 50000 under the
+  // sanitizers) is within 4 sigma of the difference there; from stage 3 on
+  // it is over 2x that. Release compares from stage 2.
+  const int kFirstCompared = kSanitizedBuild ? 3 : 2;
   SplitMix64 keys_rng(0x1F2A);
   std::vector<uint64_t> inserted;
   for (int stage = 0; stage <= kStages; ++stage) {
@@ -922,7 +927,7 @@ TEST(MementoFilter, InfiniFilterFpStaysUnderItsBoundAndGrowsSlowerThanSacrifice)
     const double sigma_diff = std::hypot(BinomialSigma(p_inf, asked), BinomialSigma(p_sac, asked));
     if (stage <= 1) {
       EXPECT_NEAR(p_inf, p_sac, 4 * sigma_diff) << "stage " << stage << ": every entry has f - stage bits in both";
-    } else {
+    } else if (stage >= kFirstCompared) {
       EXPECT_GT(p_sac - p_inf, 4 * sigma_diff) << "stage " << stage;
     }
     std::printf("expansions %d: keys %zu, N %llu: FP infinifilter %.5f (bound %.5f), sacrifice %.5f (bound %.5f)\n",
