@@ -85,7 +85,9 @@
 //   of them at doubling j after it went void, double with each doubling:
 //   about alpha 2^-(f) N slots per void generation). f >= 2 is needed to
 //   expand (one bit is the mark); expansions are bounded by the table's
-//   2^40 slots only.
+//   2^40 slots and by the void copies: a doubling that would leave them and
+//   the other entries above 3/4 of the load limit is refused (Insert says
+//   why), so few fingerprint bits cannot make doubling go on without end.
 // memento_test.cc's SacrificeExpansionFpGrowsAsTheBoundSays holds the
 // doubling; InfiniFilterFpStaysUnderItsBoundAndGrowsSlowerThanSacrifice runs
 // both schemes over the same keys and queries: FP of empty 64-value ranges at
@@ -416,6 +418,20 @@ class MementoFilter final : public RangeFilter {
     std::sort(entries.begin(), entries.end());
     PrefixHash h = hash_;
     h.quotients *= 2;
+    // Void copies double with N, so with few fingerprint bits they could
+    // keep the doubled table full and expansion would never end: a doubling
+    // must leave the load at most 3/4 of the limit (from 0.95 it leaves
+    // 0.475 plus the void copies, about alpha 2^-f of N per void generation).
+    if (static_cast<double>(entries.size()) > 0.75 * kMaxLoad * static_cast<double>(h.quotients)) {
+      return Status::InvalidArgument(
+          "memento: " + std::to_string(keys_) + " keys fill the filter and after " + std::to_string(level_ + 1) +
+          " doublings the copies of entries whose " + std::to_string(f) +
+          "-bit fingerprints ran out (void) would fill " +
+          std::to_string(
+              static_cast<int>(100.0 * static_cast<double>(entries.size()) / static_cast<double>(h.quotients))) +
+          "% of the doubled filter's quotients (at most " + std::to_string(static_cast<int>(100 * 0.75 * kMaxLoad)) +
+          "% allowed): it cannot expand again (start it with more bits per key or for more keys)");
+    }
     Table t;
     Status s = Table::Load(h.quotients, table_.shape().width, DynamicSlots(h.quotients), entries, &t);
     if (!s.ok()) return s;

@@ -866,6 +866,32 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
   EXPECT_EQ(f->num_keys(), 0u);
 }
 
+// With few fingerprint bits (bpk = 6, range = 1: a 3-bit field, 2-bit
+// fingerprints after a doubling) void copies soon make up most of the
+// table; once a doubling would leave it above 3/4 of the load limit the
+// insert is refused with the reason instead of doubling without end, and
+// every key inserted before stays.
+TEST(MementoFilter, InfiniFilterRefusesToExpandIntoVoidCopies) {
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=6,range=1")->NewDynamic(100, &f).ok());
+  ASSERT_EQ(ParseLayout(*f).fingerprint, 3);
+  SplitMix64 rng(0x5F5);
+  std::vector<uint64_t> inserted;
+  Status s;
+  while (s.ok() && inserted.size() < 1000000) {
+    const uint64_t k = rng.Next();
+    s = f->Insert(k);
+    if (s.ok()) inserted.push_back(k);
+  }
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("void"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("cannot expand again"), std::string::npos) << s.ToString();
+  const Layout l = ParseLayout(*f);
+  EXPECT_LE(l.quotients, uint64_t{100} << 20) << "doublings stopped: " << f->Describe();
+  for (uint64_t k : inserted) ASSERT_TRUE(f->MayContain(k)) << k;
+  std::printf("refused after %zu keys at %s: %s\n", inserted.size(), f->Describe().c_str(), s.ToString().c_str());
+}
+
 // FP across expansions, both schemes over the same inserts and queries. Two
 // dynamic filters (bpk = 20, range = 64: f = 10) take the same uniform keys
 // (fixed seed) until just before each of their first six expansions (load
