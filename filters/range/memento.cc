@@ -536,14 +536,20 @@ class MementoFilter final : public RangeFilter {
     return best;
   }
   bool Probe(uint64_t prefix, uint64_t a, uint64_t b) const {
+    if (level_ > 0) [[unlikely]] {
+      return ProbeGenerations(prefix, a, b);
+    }
+    uint64_t q, fp;
+    hash_.Split(prefix, &q, &fp);
+    const uint64_t base = fp << memento_bits_;
+    return table_.AnyInRun(q, base | a, base | b);
+  }
+  // Level >= 1: fingerprints of several lengths, so every entry of the run
+  // is compared (runs hold about one entry at load 0.95). Kept out of line
+  // so the level-0 probe (every built filter) stays as small as it was.
+  [[gnu::noinline]] bool ProbeGenerations(uint64_t prefix, uint64_t a, uint64_t b) const {
     uint64_t q, code;
     SplitPrefix(prefix, &q, &code);
-    if (level_ == 0) {
-      const uint64_t base = code << memento_bits_;
-      return table_.AnyInRun(q, base | a, base | b);
-    }
-    // Fingerprints of several lengths: every entry of the run is compared
-    // (runs hold about one entry at load 0.95).
     uint64_t start, end;
     if (!table_.FindRun(q, &start, &end)) return false;
     if (end >= table_.shape().slots) return true;  // unreachable once validated; never a false negative
