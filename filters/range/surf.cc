@@ -300,11 +300,10 @@ class DenseView {
   // a rank reads this small array, which stays in cache and in the TLB, and
   // the lines of the node and of the (at most 3) nodes before it in its
   // group, 256 contiguous bytes, so on the node's own page unless the group
-  // crosses a page boundary. The node's own count word would cost a second
-  // random page per dense step (the count words lie after all the lines),
-  // and where page walks are dear (nested paging in a VM) a random page is
-  // most of a load's cost; the extra lines come from the same page, in
-  // parallel.
+  // crosses a page boundary. The node's own count word is a second random
+  // load per dense step, on a page of its own (the count words lie after
+  // all the lines); the group's extra lines are contiguous with the node's
+  // and load in parallel with it.
   static constexpr uint64_t kGroupNodes = 4;
   void CopyGroupCounts() {
     group_counts_.clear();
