@@ -75,6 +75,25 @@ inline uint64_t MulHi(uint64_t hash, uint64_t range) {
 #endif
 }
 
+// hash x range as its two 64-bit halves, one mulx under BMI2 (see MulHi).
+// The high half is FastRange64(hash, range), the first base-`range` digit of
+// hash / 2^64; the low half is what is left of hash / 2^64 after that digit,
+// so its own multiply-high by range is the second digit (XOR's third slot,
+// format 4: xor_filter.cc).
+struct Product128 {
+  uint64_t high, low;
+};
+inline Product128 MulHiLo(uint64_t hash, uint64_t range) {
+#if defined(__BMI2__) && defined(__x86_64__)
+  uint64_t high, low;
+  asm("mulxq %2, %1, %0" : "=r"(high), "=r"(low) : "rm"(hash), "d"(range));
+  return {high, low};
+#else
+  const unsigned __int128 product = static_cast<unsigned __int128>(hash) * range;
+  return {static_cast<uint64_t>(product >> 64), static_cast<uint64_t>(product)};
+#endif
+}
+
 inline constexpr uint64_t kSlotFactor1 = 0xd6e8feb86659fd93ULL;
 inline constexpr uint64_t kSlotFactor2 = 0x9fb21c651e98df25ULL;
 inline uint64_t SlotBits1(uint64_t mixed) { return mixed * kSlotFactor1; }
