@@ -4,8 +4,10 @@
 //
 // A key's first slot comes from the top bits of the mixed hash (multiply-high
 // range reduction); its other slots from the top bits of SlotBits1/2, which
-// depend on every bit of the mixed hash; its fingerprint is the mixed hash's
-// low 8 or 16 bits, which the multiply-high reduction hardly sees. The FP
+// depend on every bit of the mixed hash, or (format 4) from what the first
+// reduction leaves (XOR: MulHiLo's low half) or from hash bits 16..31 (4-wise
+// binary fuse); its fingerprint is the mixed hash's low 8 or 16 bits, which
+// the multiply-high reduction hardly sees and no other slot reads. The FP
 // model treats the fingerprint as uniform and independent of the slots
 // (filters/fuse/peeled_filter.h).
 #pragma once
