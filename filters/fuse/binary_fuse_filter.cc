@@ -24,15 +24,22 @@
 // segment_count segments, then h0 + i L (i < arity) with its offset inside
 // that segment XORed with an independent offset, so slot i lies in the i-th
 // segment after h0's: offsets 1 and 2 from bits 46..63 and 28..45 of one
-// product (SlotBits1), offset 3 (4-wise) from the top of a second
-// (SlotBits2); L <= 2^18, so no offset reads below bit 28.
+// product (SlotBits1); L <= 2^18, so no offset reads below bit 28. Offset 3
+// (4-wise), format 4: while L <= 2^16, bits 16..31 of the mixed hash itself,
+// which neither the fingerprint (bits 0..7 or 0..15) nor h0 reads (h0 is the
+// top of hash x range, range < 2^32: bits 32..63, the lower half adding at
+// most a carry), so it is as independent of both as bits of a uniform hash
+// are, and a query spends no multiply on it; from 2^17 the top of a second
+// product (SlotBits2). Formats 2 and 3 took offset 3 from SlotBits2 at every
+// L; their 4-wise bytes are read with that rule (kFormat3Offsets).
 //
 // The query (FixedLengthMayContain): one query function per segment length,
 // so L and the segments' distances are constants; for a seed-0 filter
 // (fuse_hash.h) one mulx places the first slot, one multiply gives the
-// offsets (two for 4-wise), then three or four byte loads: 16 instructions
-// 3-wise, 26 4-wise (fingerprint 8, the Release build: GCC -O3 -march=native on the Zen 4 host; objdump
-// -d build/sim/filterlab-sim). Measured figures beside FastLocalBloom's:
+// offsets, then three or four byte loads: 16 instructions 3-wise, 25 4-wise
+// (26 with format 3's second multiply; fingerprint 8, L = 256, the Release
+// build: GCC -O3 -march=native on the Zen 4 host; objdump -d
+// build/sim/filterlab-sim). Measured figures beside FastLocalBloom's:
 // paper/results/speed_rocksdb (`hot` column).
 #include <algorithm>
 #include <cmath>
@@ -51,9 +58,16 @@ namespace {
 constexpr int kMaxLog2SegmentLength = 18;
 constexpr int kMinLog2SegmentLength = 2;
 
-template <int kArityValue>
+// Offset 3 (4-wise) comes from the mixed hash's bits 16..31 up to this
+// segment length, from SlotBits2 above it (format 4; see the top).
+constexpr int kMaxLog2LengthOfHashOffset = 16;
+
+// kFormat3Offsets: 4-wise bytes of formats 2 and 3, whose offset 3 is
+// SlotBits2's at every L (read, never built).
+template <int kArityValue, bool kFormat3Offsets = false>
 struct FuseLayout {
   static_assert(kArityValue == 3 || kArityValue == 4);
+  static_assert(kArityValue == 4 || !kFormat3Offsets, "3-wise slots are the same in every format");
   static constexpr int kArity = kArityValue;
   static constexpr const char* kVariant = "binary_fuse";
   static constexpr double kSlotsPerKey = kArity == 3 ? 1.125 : 1.075;
@@ -90,13 +104,29 @@ struct FuseLayout {
   // first-slot positions and segments of 2^log2_length slots.
   static void PositionsIn(uint64_t range, int log2_length, uint64_t h, uint32_t* pos) {
     const uint64_t length = uint64_t{1} << log2_length;
-    const uint64_t mask = length - 1;
     const uint64_t h0 = FastRange64(h, range);
-    const uint64_t d = SlotBits1(h);
+    const Offsets o = OffsetsOf(h, log2_length);
     pos[0] = static_cast<uint32_t>(h0);
-    pos[1] = static_cast<uint32_t>((h0 + length) ^ ((d >> 46) & mask));
-    pos[2] = static_cast<uint32_t>((h0 + 2 * length) ^ ((d >> 28) & mask));
-    if constexpr (kArity == 4) pos[3] = static_cast<uint32_t>((h0 + 3 * length) ^ ((SlotBits2(h) >> 46) & mask));
+    for (int i = 1; i < kArity; ++i) pos[i] = static_cast<uint32_t>((h0 + i * length) ^ o.of[i]);
+  }
+  // Slot i's offset inside its segment (i >= 1; each < L), the one place
+  // the offsets are defined: Positions and the fixed-length queries (where
+  // log2_length is a constant and the shifts and masks fold) both take them
+  // from here.
+  struct Offsets {
+    uint64_t of[kArity];
+  };
+  static Offsets OffsetsOf(uint64_t h, int log2_length) {
+    const uint64_t mask = (uint64_t{1} << log2_length) - 1;
+    const uint64_t d = SlotBits1(h);
+    Offsets o{};
+    o.of[1] = (d >> 46) & mask;
+    o.of[2] = (d >> 28) & mask;
+    if constexpr (kArity == 4) {
+      o.of[3] = !kFormat3Offsets && log2_length <= kMaxLog2LengthOfHashOffset ? (h >> 16) & mask
+                                                                              : (SlotBits2(h) >> 46) & mask;
+    }
+    return o;
   }
   // Positions from the view's param directly: segment_count x L is its low
   // 32 bits, so no shift down to the count and back up per query.
@@ -114,15 +144,14 @@ struct FuseLayout {
   template <class Fingerprint, bool kMultiplied, int kLog2Length>
   static bool FixedLengthMayContain(const FilterView& view, uint64_t hash) {
     constexpr uint64_t kLength = uint64_t{1} << kLog2Length;
-    constexpr uint64_t kMask = kLength - 1;
     const auto* data = static_cast<const unsigned char*>(view.data);
     const uint64_t h = kMultiplied ? MultipliedHash(hash, SeedOf(view.param)) : hash;
     const uint64_t h0 = MulHi(h, static_cast<uint32_t>(view.param));  // FastRange64 over segment_count x L
-    const uint64_t d = SlotBits1(h);
+    const Offsets o = OffsetsOf(h, kLog2Length);
     auto at = [data](uint64_t slot) { return LoadFingerprintAt<Fingerprint>(data, slot); };
-    Fingerprint x = FingerprintOf<Fingerprint>(h) ^ at(h0) ^ at(kLength + (h0 ^ ((d >> 46) & kMask))) ^
-                    at(2 * kLength + (h0 ^ ((d >> 28) & kMask)));
-    if constexpr (kArity == 4) x ^= at(3 * kLength + (h0 ^ ((SlotBits2(h) >> 46) & kMask)));
+    Fingerprint x =
+        FingerprintOf<Fingerprint>(h) ^ at(h0) ^ at(kLength + (h0 ^ o.of[1])) ^ at(2 * kLength + (h0 ^ o.of[2]));
+    if constexpr (kArity == 4) x ^= at(3 * kLength + (h0 ^ o.of[3]));
     return x == 0;
   }
   template <class Fingerprint, bool kMultiplied, int kLog2Length>
@@ -176,17 +205,18 @@ Status CreateBinaryFusePolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* o
   return Status::OK();
 }
 
-template <int kArity>
+template <int kArity, bool kFormat3Offsets = false>
 Status OpenFuse(int log2_length, uint64_t segment_count, uint32_t seed, int format, int fingerprint_bits,
                 const std::string& text, Slice data, std::unique_ptr<Filter>* out) {
-  const FuseLayout<kArity> layout{log2_length, segment_count};
-  if (segment_count != 0 && (segment_count + kArity - 1) * layout.segment_length() > FuseLayout<kArity>::kMaxSlots) {
+  using Layout = FuseLayout<kArity, kFormat3Offsets>;
+  const Layout layout{log2_length, segment_count};
+  if (segment_count != 0 && (segment_count + kArity - 1) * layout.segment_length() > Layout::kMaxSlots) {
     return Status::Corruption("binary_fuse filter layout '" + text + "' has more than 2^32 slots");
   }
   return OpenPeeled(layout, seed, format, fingerprint_bits, text, data, out);
 }
 
-// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,format=2|3,seed=S,segment_length=L,
+// Reads "binary_fuse:arity=A,fingerprint=F,hash=64,format=2|3|4,seed=S,segment_length=L,
 // segment_count=C" + (C + A - 1) L fingerprints, in place at any alignment.
 Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"arity", "fingerprint", "hash", "seed", "segment_length", "segment_count"};
@@ -217,10 +247,9 @@ Status OpenBinaryFuseLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filt
   }
   const int log2_length = __builtin_ctzll(static_cast<unsigned long long>(length));
   const auto segments = static_cast<uint64_t>(count);
-  return arity == "3" ? OpenFuse<3>(log2_length, segments, static_cast<uint32_t>(seed), format, std::stoi(fingerprint),
-                                    layout.text(), data, out)
-                      : OpenFuse<4>(log2_length, segments, static_cast<uint32_t>(seed), format, std::stoi(fingerprint),
-                                    layout.text(), data, out);
+  const auto open = arity == "3" ? &OpenFuse<3> : format >= 4 ? &OpenFuse<4> : &OpenFuse<4, /*kFormat3Offsets=*/true>;
+  return open(log2_length, segments, static_cast<uint32_t>(seed), format, std::stoi(fingerprint), layout.text(), data,
+              out);
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ TEST(BinaryFuseFilterTest, ReaderChecksTheLayout) {
 // about 2/256 of 20000 queries (~150) per case, so one case's mismatch
 // cannot hide; 16-bit ones would show ~0.6, so they get fewer lengths and
 // 200000 queries (~6). Seeds 0 and 5: the unmultiplied and multiplied
-// kernels.
+// kernels; formats 3 and 4 (4-wise slots differ between them).
 TEST(BinaryFuseFilterTest, EverySegmentLengthsQueryFindsPositionsSlots) {
   struct Case {
     int fingerprint_bits, min_log2, max_log2;
@@ -135,26 +135,28 @@ TEST(BinaryFuseFilterTest, EverySegmentLengthsQueryFindsPositionsSlots) {
     const std::vector<uint64_t> queries = TestHashes(40 + c.fingerprint_bits, c.queries);
     for (int arity : {3, 4}) {
       for (int seed : {0, 5}) {
-        for (int log2 = c.min_log2; log2 <= c.max_log2; log2 += c.fingerprint_bits == 8 ? 1 : 4) {
-          const uint64_t length = uint64_t{1} << log2, segments = 3;
-          const std::string layout =
-              "binary_fuse:arity=" + std::to_string(arity) + ",fingerprint=" + std::to_string(c.fingerprint_bits) +
-              ",hash=64,format=3,seed=" + std::to_string(seed) + ",segment_length=" + std::to_string(length) +
-              ",segment_count=" + std::to_string(segments);
-          SCOPED_TRACE(layout);
-          std::string data((segments + arity - 1) * length * (c.fingerprint_bits / 8), '\0');
-          uint64_t x = 0x9e3779b97f4a7c15ULL * (log2 + 1);
-          for (char& byte : data)
-            byte = static_cast<char>((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 56);
-          std::string bytes;
-          AppendWithFilterlabTrailer(Slice(data.data(), data.size()), layout, &bytes);
-          std::unique_ptr<Filter> f;
-          ASSERT_TRUE(OpenFilter(Slice(bytes.data(), bytes.size()), &f).ok());
-          std::unique_ptr<bool[]> batch(new bool[queries.size()]);
-          f->MayContainBatch(queries.data(), queries.size(), batch.get());
-          size_t mismatches = 0;
-          for (size_t i = 0; i < queries.size(); ++i) mismatches += f->MayContain(queries[i]) != batch[i];
-          EXPECT_EQ(mismatches, 0u);
+        for (int format : {3, 4}) {
+          for (int log2 = c.min_log2; log2 <= c.max_log2; log2 += c.fingerprint_bits == 8 ? 1 : 4) {
+            const uint64_t length = uint64_t{1} << log2, segments = 3;
+            const std::string layout =
+                "binary_fuse:arity=" + std::to_string(arity) + ",fingerprint=" + std::to_string(c.fingerprint_bits) +
+                ",hash=64,format=" + std::to_string(format) + ",seed=" + std::to_string(seed) +
+                ",segment_length=" + std::to_string(length) + ",segment_count=" + std::to_string(segments);
+            SCOPED_TRACE(layout);
+            std::string data((segments + arity - 1) * length * (c.fingerprint_bits / 8), '\0');
+            uint64_t x = 0x9e3779b97f4a7c15ULL * (log2 + 1);
+            for (char& byte : data)
+              byte = static_cast<char>((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 56);
+            std::string bytes;
+            AppendWithFilterlabTrailer(Slice(data.data(), data.size()), layout, &bytes);
+            std::unique_ptr<Filter> f;
+            ASSERT_TRUE(OpenFilter(Slice(bytes.data(), bytes.size()), &f).ok());
+            std::unique_ptr<bool[]> batch(new bool[queries.size()]);
+            f->MayContainBatch(queries.data(), queries.size(), batch.get());
+            size_t mismatches = 0;
+            for (size_t i = 0; i < queries.size(); ++i) mismatches += f->MayContain(queries[i]) != batch[i];
+            EXPECT_EQ(mismatches, 0u);
+          }
         }
       }
     }

@@ -4,8 +4,10 @@
 //
 // A key's first slot comes from the top bits of the mixed hash (multiply-high
 // range reduction); its other slots from the top bits of SlotBits1/2, which
-// depend on every bit of the mixed hash; its fingerprint is the mixed hash's
-// low 8 or 16 bits, which the multiply-high reduction hardly sees. The FP
+// depend on every bit of the mixed hash, or (format 4) from what the first
+// reduction leaves (XOR: MulHiLo's low half) or from hash bits 16..31 (4-wise
+// binary fuse); its fingerprint is the mixed hash's low 8 or 16 bits, which
+// the multiply-high reduction hardly sees and no other slot reads. The FP
 // model treats the fingerprint as uniform and independent of the slots
 // (filters/fuse/peeled_filter.h).
 #pragma once
@@ -72,6 +74,25 @@ inline uint64_t MulHi(uint64_t hash, uint64_t range) {
   return high;
 #else
   return FastRange64(hash, range);
+#endif
+}
+
+// hash x range as its two 64-bit halves, one mulx under BMI2 (see MulHi).
+// The high half is FastRange64(hash, range), the first base-`range` digit of
+// hash / 2^64; the low half is what is left of hash / 2^64 after that digit,
+// so its own multiply-high by range is the second digit (XOR's third slot,
+// format 4: xor_filter.cc).
+struct Product128 {
+  uint64_t high, low;
+};
+inline Product128 MulHiLo(uint64_t hash, uint64_t range) {
+#if defined(__BMI2__) && defined(__x86_64__)
+  uint64_t high, low;
+  asm("mulxq %2, %1, %0" : "=r"(high), "=r"(low) : "rm"(hash), "d"(range));
+  return {high, low};
+#else
+  const unsigned __int128 product = static_cast<unsigned __int128>(hash) * range;
+  return {static_cast<uint64_t>(product >> 64), static_cast<uint64_t>(product)};
 #endif
 }
 

@@ -136,10 +136,14 @@ inline constexpr FilterView::Ops kEmptyOps{&EmptyMayContain, &EmptyPrefetch, &Em
 // "absent" for keys it holds. So any change to that mixing bumps kPeeledFormat,
 // and a reader refuses bytes of a format it does not know (CheckPeeledFormat)
 // instead of answering wrong. format=2: every seed's slots from hash x (odd
-// base + seed x even step); format=3 (written now): the same for seeds >= 1,
-// seed 0 from the hash itself. Both are read. Bytes without format= came from
-// earlier mixings and are refused: rebuild them.
-inline constexpr int kPeeledFormat = 3;
+// base + seed x even step); format=3: the same for seeds >= 1, seed 0 from
+// the hash itself; format=4 (written now): format 3, except XOR's third slot
+// (the second base-B digit of the hash: xor_filter.cc) and 4-wise binary
+// fuse's third offset (the mixed hash's bits 16..31 while segments are at
+// most 2^16 slots: binary_fuse_filter.cc), each saving the query a multiply.
+// All three are read. Bytes without format= came from earlier mixings and
+// are refused: rebuild them.
+inline constexpr int kPeeledFormat = 4;
 inline constexpr int kOldestPeeledFormat = 2;
 
 // Whether a filter of `format` built with `seed` remixes its hashes with the

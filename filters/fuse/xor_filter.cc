@@ -10,6 +10,18 @@
 // 3-hypergraph peels completely; the +32 slots keep small filters peelable
 // often enough for the seed retries.
 //
+// A key's slots, one per block of B: for its mixed hash h (fuse_hash.h),
+// block 0 at multiply-high(h, B), block 1 at multiply-high(SlotBits1(h), B),
+// block 2 (format 4) at multiply-high(low half of h x B, B): the first two
+// base-B digits of h / 2^64 and a digit of an independent-looking product.
+// The second digit reuses the first's product (mulx gives both halves), so
+// a query multiplies four times, not five. The two digits are jointly
+// uniform over B^2 up to a relative error of B^2 / 2^64 (2^-20 at 10^7
+// keys, B ~ 2^22) and are set by the top ~2 log2 B bits of h, above the
+// fingerprint's 8 or 16 low bits until B nears 2^24 (10^7 keys: B = 4.1 M).
+// Formats 2 and 3 put block 2's slot at multiply-high(SlotBits2(h), B);
+// their bytes are read with that rule (kFormat3Slots).
+//
 // Construction at 10^7 keys (filterlab_bench
 // --benchmark_filter='FuseBuild/xor.*/10000000$', beside fastfilter_cpp's
 // bulk-insert-and-query.exe 10000000 0,2 on the shared 2-vCPU Xeon, medians
@@ -28,6 +40,8 @@
 namespace filterlab::fuse {
 namespace {
 
+// kFormat3Slots: bytes of formats 2 and 3 (read, never built).
+template <bool kFormat3Slots = false>
 struct XorLayout {
   static constexpr int kArity = 3;
   static constexpr const char* kVariant = "xor";
@@ -50,9 +64,18 @@ struct XorLayout {
   size_t num_slots() const { return static_cast<size_t>(3 * block_length); }
 
   void Positions(uint64_t h, uint32_t* pos) const {
-    pos[0] = static_cast<uint32_t>(FastRange64(h, block_length));
-    pos[1] = static_cast<uint32_t>(block_length + FastRange64(SlotBits1(h), block_length));
-    pos[2] = static_cast<uint32_t>(2 * block_length + FastRange64(SlotBits2(h), block_length));
+    const InBlocks at = InBlocksOf(h, block_length);
+    for (int i = 0; i < kArity; ++i) pos[i] = static_cast<uint32_t>(i * block_length + at.of[i]);
+  }
+  // The key's slot inside each block (each < block), the one place they are
+  // defined: Positions and the query take them from here.
+  struct InBlocks {
+    uint64_t of[kArity];
+  };
+  static InBlocks InBlocksOf(uint64_t h, uint64_t block) {
+    const Product128 first = MulHiLo(h, block);
+    return InBlocks{
+        {first.high, MulHi(SlotBits1(h), block), kFormat3Slots ? MulHi(SlotBits2(h), block) : MulHi(first.low, block)}};
   }
 
   static void ViewPositions(uint64_t param, uint64_t h, uint32_t* pos) { FromViewParam(param).Positions(h, pos); }
@@ -67,9 +90,10 @@ struct XorLayout {
     const unsigned char* block1 = data + block * sizeof(Fingerprint);
     const unsigned char* block2 = block1 + block * sizeof(Fingerprint);
     const uint64_t h = kMultiplied ? MultipliedHash(hash, SeedOf(view.param)) : hash;
-    const Fingerprint x = FingerprintOf<Fingerprint>(h) ^ LoadFingerprintAt<Fingerprint>(data, MulHi(h, block)) ^
-                          LoadFingerprintAt<Fingerprint>(block1, MulHi(SlotBits1(h), block)) ^
-                          LoadFingerprintAt<Fingerprint>(block2, MulHi(SlotBits2(h), block));
+    const InBlocks at = InBlocksOf(h, block);
+    const Fingerprint x = FingerprintOf<Fingerprint>(h) ^ LoadFingerprintAt<Fingerprint>(data, at.of[0]) ^
+                          LoadFingerprintAt<Fingerprint>(block1, at.of[1]) ^
+                          LoadFingerprintAt<Fingerprint>(block2, at.of[2]);
     return x == 0;
   }
   template <class Fingerprint, bool kMultiplied>
@@ -97,12 +121,12 @@ Status CreateXorPolicy(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   if (s.ok()) s = spec.GetHashWidth(HashWidth::k64, {HashWidth::k64}, &width);
   if (s.ok()) s = spec.Finish({"fingerprint", "hash"});
   if (!s.ok()) return s;
-  *out =
-      std::make_unique<PeeledPolicy<XorLayout>>("xor:fingerprint=" + fingerprint + ",hash=64", std::stoi(fingerprint));
+  *out = std::make_unique<PeeledPolicy<XorLayout<>>>("xor:fingerprint=" + fingerprint + ",hash=64",
+                                                     std::stoi(fingerprint));
   return Status::OK();
 }
 
-// Reads "xor:fingerprint=F,hash=64,format=2|3,seed=S,block_length=B" + 3 B fingerprints,
+// Reads "xor:fingerprint=F,hash=64,format=2|3|4,seed=S,block_length=B" + 3 B fingerprints,
 // in place at any alignment.
 Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* out) {
   static constexpr const char* kKeys[] = {"fingerprint", "hash", "seed", "block_length"};
@@ -121,12 +145,15 @@ Status OpenXorLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* ou
   if (s.ok()) s = layout.GetHashWidth(HashWidth::k64, {HashWidth::k64}, &width);
   if (s.ok()) s = layout.GetInt("seed", 0LL, 0LL, 255LL, &seed);
   if (s.ok()) {
-    s = layout.GetInt("block_length", 0LL, 0LL, static_cast<long long>(XorLayout::kMaxBlockLength), &block_length);
+    s = layout.GetInt("block_length", 0LL, 0LL, static_cast<long long>(XorLayout<>::kMaxBlockLength), &block_length);
   }
   if (s.ok()) s = layout.Finish({"fingerprint", "hash", "format", "seed", "block_length"});
   if (!s.ok()) return Status::Corruption("xor filter layout: " + s.message());
-  return OpenPeeled(XorLayout{static_cast<uint64_t>(block_length)}, static_cast<uint32_t>(seed), format,
-                    std::stoi(fingerprint), layout.text(), data, out);
+  const auto block = static_cast<uint64_t>(block_length);
+  return format >= 4 ? OpenPeeled(XorLayout<>{block}, static_cast<uint32_t>(seed), format, std::stoi(fingerprint),
+                                  layout.text(), data, out)
+                     : OpenPeeled(XorLayout</*kFormat3Slots=*/true>{block}, static_cast<uint32_t>(seed), format,
+                                  std::stoi(fingerprint), layout.text(), data, out);
 }
 
 }  // namespace
