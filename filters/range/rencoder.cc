@@ -2,7 +2,7 @@
 // Space-Time Efficient Range Filter with Local Encoder" (ICDE 2023). Variant
 // "rencoder:bpk=B[,hashes=K][,levels=S]".
 //
-// What it is. A Range Bloom Filter (RBF, paper Section III): one array of
+// What it is. A Range Bloom Filter (RBF, the paper's structure): one array of
 // m = B n bits holding the nodes of the keys' binary trie (depth t, 1..64,
 // is the key's t-bit prefix x >> (64 - t)). The trie is cut into groups of 4
 // depths; group g (depths 4g+1 .. 4g+4) of a key is a "local encoder", a
@@ -17,24 +17,24 @@
 //
 // Stored levels. Only the S bottom depths (65 - S .. 64) are stored; nodes
 // above answer yes. levels=S fixes S; levels=0 (default) is the paper's
-// self-adaptive insertion (Section IV-B): depths are added one at a time
+// self-adaptive insertion: depths are added one at a time
 // from the keys upward until the share of 1 bits reaches 0.435 (the
-// authors' Insert_SelfAdapt stops when 0.5 - fill < 0.065), where each
-// further depth would cost the deeper ones more FP than it saves.
+// authors' Insert_SelfAdapt stops when 0.5 - fill < 0.065): their
+// heuristic for an array about half full, as an optimal Bloom filter is.
 //
-// Query (Section III-C). [lo, hi] is walked down the trie from the root:
-// a node outside the range is skipped, a stored node whose bit is 0 is
+// Query. [lo, hi] is walked down the trie from the nodes
+// of the first stored depth it overlaps (those above all answer yes): a node
+// outside the range is skipped, a stored node whose bit is 0 is
 // negative, a leaf (depth 64) whose bit is 1 is positive; otherwise both
-// children are visited. That checks the common prefix of lo and hi, then
-// the two border paths, and "doubts" every node inside the range down to
-// the keys, as the paper's RangeQuery and doubt do. A real key sets every
-// stored node on its path, so no false negative. The walk stops at 2^16
-// nodes and answers yes (ranges far longer than 2^(64 - first stored depth)
-// expand many unstored nodes), and a range covering more than 4096 nodes of
-// the first stored depth is answered yes unwalked (as Rosetta here caps its
-// top intervals); both can only add positives.
+// children are visited. That checks the stored part of the common prefix of
+// lo and hi, then of the two border paths, and "doubts" every node inside
+// the range down to the keys, as the paper's RangeQuery and doubt do. A real
+// key sets every stored node on its path, so no false negative. A range
+// covering more than 4096 nodes of the first stored depth is answered yes
+// unwalked, and a walk stops at 2^16 nodes and answers yes (as Rosetta here
+// caps its top intervals and probes); both can only add positives.
 //
-// FP model kind: empirical. The paper's analysis (Section V) treats every
+// FP model kind: empirical. The paper's analysis treats every
 // node bit as an independent Bloom probe at the array's fill; here the K
 // windows of different words overlap at arbitrary bit offsets, the nodes of
 // one word share its K positions (so their errors are correlated), and the
@@ -140,8 +140,14 @@ class REncoderFilter final : public RangeFilter {
     // More than kMaxTopNodes nodes at the first stored depth: answered yes
     // unwalked (file comment); such a node holds 2^(levels - 1) values.
     if (((hi - lo) >> (levels_ - 1)) > kMaxTopNodes) return true;
+    // Nodes above the first stored depth answer yes: start at its nodes.
     Walk walk{lo, hi, kProbeBudget, {}};
-    return Visit(0, 0, &walk);
+    const int first_depth = 65 - levels_;
+    const uint64_t last = hi >> (levels_ - 1);
+    for (uint64_t p = lo >> (levels_ - 1);; ++p) {
+      if (Visit(first_depth, p, &walk)) return true;
+      if (p == last) return false;
+    }
   }
 
   uint64_t num_keys() const override { return keys_; }
