@@ -292,6 +292,35 @@ TEST(LegacyBlockBloomTest, AddAllSetsTheBitsOfRocksDbLoop) {
   }
 }
 
+// The query (eight remainders at a time in double precision where the
+// compiler targets AVX-512, else a division per probe) answers as RocksDB's
+// loop (NoLocalityMayMatch) at every probe count, on the keys and on random
+// hashes, at sizes from the smallest to past 2^24 bits, over enough passes
+// and fails of random hashes that both answers are checked.
+TEST(LegacyBlockBloomTest, QueryAnswersAsRocksDbLoop) {
+  uint64_t passes = 0, fails = 0;
+  for (int probes = 1; probes <= legacy::kMaxProbes; ++probes) {
+    for (const double bpk : {1.0, 3.0, 10.0}) {
+      for (size_t n : {1u, 7u, 5000u, 2100000u}) {
+        if (n > 5000 && (probes % 7 != 1 || bpk != 10.0)) continue;  // the large size: a few probe counts
+        const auto keys = Hashes(probes * 100 + n, n);
+        auto f = Build(*Policy("legacy_block:bpk=" + std::to_string(bpk) + ",probes=" + std::to_string(probes)), keys);
+        const uint32_t total_bits = legacy::BlockFilterBitsForKeys(n, bpk);
+        std::vector<uint8_t> want(total_bits / 8);
+        for (uint64_t h : keys) legacy::NoLocalityAdd(Lower32(h), total_bits, probes, want.data());
+        for (uint64_t h : Hashes(probes * 1000 + n + 1, 4000)) {
+          const bool expected = legacy::NoLocalityMayMatch(Lower32(h), total_bits, probes, want.data());
+          ASSERT_EQ(f->MayContain(h), expected) << "probes " << probes << " bits " << total_bits << " hash " << h;
+          ++(expected ? passes : fails);
+        }
+        for (size_t i = 0; i < std::min<size_t>(n, 1000); ++i) ASSERT_TRUE(f->MayContain(keys[i]));
+      }
+    }
+  }
+  EXPECT_GT(passes, 20000u);
+  EXPECT_GT(fails, 20000u);
+}
+
 TEST(LegacyBlockBloomTest, Sizing) {
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(1, 10), 64u);  // at least 64 bits
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(0, 10), 64u);

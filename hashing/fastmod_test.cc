@@ -1,4 +1,4 @@
-// FastMod32 against the % operator: every divisor it accepts, with the
+// FastMod32, FastMod32Any and Mod32x8Avx512 against the % operator: every divisor FastMod32 accepts, with the
 // numerators where a remainder is most easily wrong (0, the largest, the
 // multiples of d and their neighbours) and random ones.
 #include "hashing/fastmod.h"
@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "common/test_scale.h"
+#include "hashing/fastmod_avx512.h"
 #include "hashing/remix.h"
 
 namespace filterlab {
@@ -34,35 +36,64 @@ TEST(FastMod32, EqualsTheRemainderForEveryDivisor) {
   EXPECT_EQ(wrong, 0u);
 }
 
-// FastMod32Any: every divisor up to 2^17, random divisors up to 2^32 - 1,
-// and every power of two with its neighbours, with the numerators above.
-TEST(FastMod32Any, EqualsTheRemainderForAnyDivisor) {
-  SplitMix64 rng(34);
-  uint64_t wrong = 0;
-  auto check_divisor = [&](uint32_t d, int randoms) {
-    const uint64_t c = FastMod32Any::Multiplier(d);
-    auto check = [&](uint32_t a) { wrong += FastMod32Any::Mod(a, d, c) != a % d; };
-    check(0);
-    check(0xffffffffu);
-    check(0xffffffffu - 0xffffffffu % d);
-    check(0xffffffffu - 0xffffffffu % d - 1);
-    const uint32_t m = d * (1 + static_cast<uint32_t>(rng.Next() % (0xffffffffu / d)));
-    check(m);
-    check(m - 1);
-    check(m + 1);
-    for (int i = 0; i < randoms; ++i) check(static_cast<uint32_t>(rng.Next()));
-  };
+// The numerators where a remainder by d is most easily wrong (0, the
+// largest, the largest multiple of d and the one below it, a random multiple
+// and its neighbours), then `randoms` random ones.
+std::vector<uint32_t> HardNumerators(uint32_t d, int randoms, SplitMix64* rng) {
+  std::vector<uint32_t> a = {0, 0xffffffffu, 0xffffffffu - 0xffffffffu % d, 0xffffffffu - 0xffffffffu % d - 1};
+  const uint32_t m = d * (1 + static_cast<uint32_t>(rng->Next() % (0xffffffffu / d)));
+  a.insert(a.end(), {m, m - 1, m + 1});
+  for (int i = 0; i < randoms; ++i) a.push_back(static_cast<uint32_t>(rng->Next()));
+  return a;
+}
+
+// Calls check(d, randoms) for every divisor up to 2^17, random divisors up
+// to 2^32 - 1, and every power of two with its neighbours.
+template <class Check>
+void ForEveryKindOfDivisor(SplitMix64* rng, Check&& check) {
   const int randoms = static_cast<int>(SanitizerScaled(10, 5));
-  for (uint32_t d = 1; d <= (1u << 17); ++d) check_divisor(d, randoms);
+  for (uint32_t d = 1; d <= (1u << 17); ++d) check(d, randoms);
   for (int i = 0; i < static_cast<int>(SanitizerScaled(200000)); ++i) {
-    check_divisor(1 + static_cast<uint32_t>(rng.Next() % 0xffffffffu), 4);
+    check(1 + static_cast<uint32_t>(rng->Next() % 0xffffffffu), 4);
   }
   for (int b = 1; b < 32; ++b) {
-    for (uint32_t d : {(1u << b) - 1, 1u << b, (1u << b) + 1}) check_divisor(d, 1000);
+    for (uint32_t d : {(1u << b) - 1, 1u << b, (1u << b) + 1}) check(d, 1000);
   }
-  check_divisor(0xffffffffu, 1000);
-  EXPECT_EQ(wrong, 0u);
+  check(0xffffffffu, 1000);
 }
+
+TEST(FastMod32Any, EqualsTheRemainderForAnyDivisor) {
+  SplitMix64 rng(34);
+  uint64_t wrong = 0, checked = 0;
+  ForEveryKindOfDivisor(&rng, [&](uint32_t d, int randoms) {
+    const uint64_t c = FastMod32Any::Multiplier(d);
+    for (uint32_t a : HardNumerators(d, randoms, &rng)) wrong += FastMod32Any::Mod(a, d, c) != a % d, ++checked;
+  });
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(checked, uint64_t{1} << 20);
+}
+
+#ifdef FILTERLAB_FASTMOD_AVX512
+FILTERLAB_AVX512_WARNINGS_OFF
+TEST(Mod32x8Avx512, EqualsTheRemainderForAnyDivisor) {
+  SplitMix64 rng(35);
+  uint64_t wrong = 0, checked = 0;
+  ForEveryKindOfDivisor(&rng, [&](uint32_t d, int randoms) {
+    std::vector<uint32_t> a = HardNumerators(d, randoms, &rng);
+    a.resize((a.size() + 7) / 8 * 8, 0);
+    const __m512d d_pd = _mm512_set1_pd(d), inv_d = _mm512_set1_pd(1.0 / d);
+    for (size_t i = 0; i < a.size(); i += 8) {
+      alignas(32) uint32_t r[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(r),
+                         Mod32x8Avx512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(&a[i])), d_pd, inv_d));
+      for (int j = 0; j < 8; ++j) wrong += r[j] != a[i + j] % d, ++checked;
+    }
+  });
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(checked, uint64_t{1} << 20);
+}
+FILTERLAB_AVX512_WARNINGS_ON
+#endif
 
 }  // namespace
 }  // namespace filterlab

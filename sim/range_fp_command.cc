@@ -61,7 +61,11 @@ void DeclareRangeFpFields(FlagSet& flags) {
               "log2(range_length / fp), the space lower bound at the measured "
               "rate (Goswami et al. 2015); null when fp = 0");
   flags.Field("bits_over_lower_bound", "number?", "bits_per_key - lower_bound_bits_per_key");
-  flags.Field("build_ns_per_key", "number", "wall ns per key building the filter (keys in memory, sorted)");
+  flags.Field("grow_from", "int",
+              "0: the filter was built from the keys; N: it started as a dynamic filter for N keys and took them "
+              "by inserts (--grow_from)");
+  flags.Field("build_ns_per_key", "number",
+              "wall ns per key building the filter (keys in memory, sorted), or inserting them with --grow_from");
   flags.Field("query_ns", "number", "wall ns per query over this record's queries (one thread, generation excluded)");
 }
 
@@ -72,8 +76,8 @@ struct FilterUnderTest {
 };
 
 JsonRecord Record(const FilterUnderTest& f, const std::string& key_dist, const std::vector<uint64_t>& keys,
-                  uint64_t seed, uint64_t length, double correlation, uint64_t queries, uint64_t positives,
-                  double model_sum, double query_seconds) {
+                  uint64_t seed, uint64_t grow_from, uint64_t length, double correlation, uint64_t queries,
+                  uint64_t positives, double model_sum, double query_seconds) {
   const RangeFilterPolicy& policy = *f.policy->policy;
   const FpModelKind kind = RangeFpModelKindOf(policy);
   const double fp = static_cast<double>(positives) / static_cast<double>(queries);
@@ -124,6 +128,7 @@ JsonRecord Record(const FilterUnderTest& f, const std::string& key_dist, const s
     j["lower_bound_bits_per_key"] = nullptr;
     j["bits_over_lower_bound"] = nullptr;
   }
+  j["grow_from"] = grow_from;
   j["build_ns_per_key"] = keys.empty() ? 0.0 : 1e9 * f.build_seconds / static_cast<double>(keys.size());
   j["query_ns"] = 1e9 * query_seconds / static_cast<double>(queries);
   return j;
@@ -138,10 +143,11 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
                 "(--correlations) put --queries empty ranges to it (each checked empty against the keys) and\n"
                 "print one JSON line: positives, fp with a 95% Wilson interval, the filter's model or bound\n"
                 "(model_fp, the mean of its per-query model) with the range it allows, bits per key and the\n"
-                "space lower bound log2(L / fp). Memory: 8 bytes per key, each filter's build, 16 bytes per\n"
-                "query; runs that do not fit in MemAvailable are refused.");
+                "space lower bound log2(L / fp). With --grow_from N a dynamic filter starts sized for N keys\n"
+                "and takes the keys by inserts (expanding as it fills). Memory: 8 bytes per key, each filter's\n"
+                "build, 16 bytes per query; runs that do not fit in MemAvailable are refused.");
   std::vector<std::string> specs;
-  long long keys = 0, queries = 0, seed = 0;
+  long long keys = 0, queries = 0, seed = 0, grow_from = 0;
   std::string key_dist, range_text, corr_text;
   flags.List("filter", "range-filter spec, e.g. grafite:bpk=16 (filterlab-tool list-filters); repeat for a sweep",
              &specs);
@@ -154,6 +160,11 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
                &corr_text);
   flags.Int("queries", 1000000, 1, 1000000000LL, "empty queries per (length, correlation)", &queries);
   flags.Int("seed", 0, 0, (1LL << 62), "seed of keys and queries", &seed);
+  flags.Int("grow_from", 0, 0, 4000000000LL,
+            "0: build each filter from the keys; N: start it as a dynamic filter for N keys and insert the keys "
+            "one at a time in an order shuffled by --seed, so it expands as it fills (dynamic variants only, "
+            "e.g. memento; N <= --keys)",
+            &grow_from);
   DeclareRangeFpFields(flags);
   Status s = flags.Parse(argc, argv);
   if (!s.ok()) return s;
@@ -164,6 +175,16 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
   if (!(s = MakeRangePolicies(specs, &policies)).ok()) return s;
   if (!(s = ParseRangeLengths(range_text, &lengths)).ok()) return s;
   if (!(s = ParseCorrelations(corr_text, &correlations)).ok()) return s;
+  if (grow_from > keys) {
+    return Status::InvalidArgument("--grow_from " + std::to_string(grow_from) + " is above --keys " +
+                                   std::to_string(keys) + ": a filter grows from at most the keys it takes");
+  }
+  for (const RangePolicy& p : policies) {
+    if (grow_from > 0 && !p.policy->is_dynamic()) {
+      return Status::InvalidArgument("--grow_from needs dynamic range filters (inserts); " + p.policy->spec() +
+                                     " is static (dynamic variants: filterlab-tool list-filters)");
+    }
+  }
   if (!(s = CheckRangeMemory(static_cast<uint64_t>(keys), policies, static_cast<uint64_t>(queries) * 16,
                              "rangefp --keys " + std::to_string(keys)))
            .ok()) {
@@ -178,7 +199,10 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
   std::vector<FilterUnderTest> filters;
   for (const RangePolicy& p : policies) {
     FilterUnderTest f{&p, nullptr, 0};
-    if (!(s = BuildTimed(*p.policy, key_set, &f.filter, &f.build_seconds)).ok()) return s;
+    s = grow_from > 0 ? GrowTimed(*p.policy, key_set, static_cast<uint64_t>(grow_from), static_cast<uint64_t>(seed),
+                                  &f.filter, &f.build_seconds)
+                      : BuildTimed(*p.policy, key_set, &f.filter, &f.build_seconds);
+    if (!s.ok()) return s;
     filters.push_back(std::move(f));
   }
   std::vector<workload::RangeQuery> qs;
@@ -194,8 +218,8 @@ Status RangeFpCommand(int argc, char** argv, const Emit& emit, std::string* help
         const double seconds = SecondsSince(start);
         double model_sum = 0;
         for (const auto& q : qs) model_sum += f.filter->QueryModelFp(key_set.data(), key_set.size(), q.lo, q.hi);
-        emit(Record(f, key_dist, key_set, static_cast<uint64_t>(seed), length, corr, qs.size(), positives, model_sum,
-                    seconds));
+        emit(Record(f, key_dist, key_set, static_cast<uint64_t>(seed), static_cast<uint64_t>(grow_from), length, corr,
+                    qs.size(), positives, model_sum, seconds));
       }
     }
   }

@@ -6,6 +6,7 @@
 #include "common/number_list.h"
 #include "common/strings.h"
 #include "common/timer.h"
+#include "hashing/remix.h"
 #include "sim/machine.h"
 
 namespace filterlab::sim {
@@ -66,6 +67,21 @@ Status BuildTimed(const RangeFilterPolicy& policy, const std::vector<uint64_t>& 
   Status s = policy.Build(keys.data(), keys.size(), out);
   *seconds = SecondsSince(start);
   return s;
+}
+
+Status GrowTimed(const RangeFilterPolicy& policy, const std::vector<uint64_t>& keys, uint64_t grow_from, uint64_t seed,
+                 std::unique_ptr<RangeFilter>* out, double* seconds) {
+  std::vector<uint64_t> order = keys;
+  SplitMix64 rng(seed ^ 0x6207F20Bu);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Next() % i]);
+  const auto start = Clock::now();
+  Status s = policy.NewDynamic(grow_from, out);
+  for (size_t i = 0; s.ok() && i < order.size(); ++i) s = (*out)->Insert(order[i]);
+  *seconds = SecondsSince(start);
+  if (!s.ok())
+    return Status::InvalidArgument(policy.spec() + " growing from " + std::to_string(grow_from) +
+                                   " keys: " + s.message());
+  return Status::OK();
 }
 
 }  // namespace filterlab::sim

@@ -37,5 +37,9 @@ Status CheckRangeMemory(uint64_t keys, const std::vector<RangePolicy>& policies,
 // Builds one filter from the keys, timing it.
 Status BuildTimed(const RangeFilterPolicy& policy, const std::vector<uint64_t>& keys, std::unique_ptr<RangeFilter>* out,
                   double* seconds);
+// A dynamic filter started for `grow_from` keys (NewDynamic) that takes
+// the keys by Insert, in an order shuffled by `seed`, timing the inserts.
+Status GrowTimed(const RangeFilterPolicy& policy, const std::vector<uint64_t>& keys, uint64_t grow_from, uint64_t seed,
+                 std::unique_ptr<RangeFilter>* out, double* seconds);
 
 }  // namespace filterlab::sim

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -373,8 +374,14 @@ TEST(MementoFilter, KeysOfOnePartitionFormOneSortedBox) {
   EXPECT_TRUE(f->MayContainRange(base - 10, base + 3));
 }
 
-TEST(MementoFilter, InsertsAndExpansionLoseNoKey) {
-  auto p = MustRangePolicy("memento:bpk=20,range=64");
+// Both expansion schemes: sacrifice moves a fingerprint bit per doubling
+// into the quotient; InfiniFilter keeps the f-bit field and writes format 3.
+class MementoExpansion : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Schemes, MementoExpansion, ::testing::Values("sacrifice", "infinifilter"));
+
+TEST_P(MementoExpansion, InsertsAndExpansionLoseNoKey) {
+  const bool sacrifice = std::string(GetParam()) == "sacrifice";
+  auto p = MustRangePolicy(std::string("memento:bpk=20,range=64,expand=") + GetParam());
   std::unique_ptr<RangeFilter> f;
   ASSERT_TRUE(p->NewDynamic(1000, &f).ok());
   const Layout before = ParseLayout(*f);
@@ -391,8 +398,11 @@ TEST(MementoFilter, InsertsAndExpansionLoseNoKey) {
   const Layout after = ParseLayout(*f);
   EXPECT_EQ(after.keys, keys.size());
   // Load stays <= 0.95, so N doubled until 0.95 N >= keys (five times from
-  // 1000 to 40000 keys, three under sanitizers' 10000), one fingerprint bit each.
-  const int doublings = before.fingerprint - after.fingerprint;
+  // 1000 to 40000 keys, three under sanitizers' 10000); by sacrifice one
+  // fingerprint bit each, by InfiniFilter none (the field keeps its f bits).
+  const int doublings = std::countr_zero(after.quotients / before.quotients);
+  EXPECT_EQ(before.fingerprint - after.fingerprint, sacrifice ? doublings : 0);
+  EXPECT_EQ(f->Describe().find(",format=3") != std::string::npos, !sacrifice) << f->Describe();
   const double needed = std::log2(static_cast<double>(keys.size()) / (0.95 * static_cast<double>(before.quotients)));
   EXPECT_GE(doublings, static_cast<int>(std::ceil(needed)));
   EXPECT_GE(doublings, 3);
@@ -553,8 +563,8 @@ TEST(MementoFilter, DeletingAKeyNeverInsertedIsRefusedUnlessItCollides) {
 // partition; as in EmptyRangeFpAgainstTheBoundAndTheUniformExpectation:
 // |p_hat - p| <= 4 sigma + 5% p), and each stage's FP is about twice the
 // one before (the expectation's own ratio, checked through it).
-TEST(MementoFilter, ExpansionFpGrowsAsTheBoundSays) {
-  auto p = MustRangePolicy("memento:bpk=20,range=64");
+TEST(MementoFilter, SacrificeExpansionFpGrowsAsTheBoundSays) {
+  auto p = MustRangePolicy("memento:bpk=20,range=64,expand=sacrifice");
   std::unique_ptr<RangeFilter> f;
   ASSERT_TRUE(p->NewDynamic(4096, &f).ok());
   const int f0 = ParseLayout(*f).fingerprint;
@@ -620,10 +630,11 @@ TEST(MementoFilter, BuiltFiltersTakeInsertsToo) {
   for (uint64_t k : keys) ASSERT_TRUE(f->MayContain(k)) << k;
 }
 
-TEST(MementoFilter, ExpansionStopsWithAClearErrorWhenFingerprintsRunOut) {
+TEST_P(MementoExpansion, StopsWithAClearErrorWhenFingerprintsRunOut) {
   // bpk = 4, range = 1: one fingerprint bit (4 * 0.95 - 2.125 = 1.675), no
-  // memento: the filter cannot double.
-  auto p = MustRangePolicy("memento:bpk=4,range=1");
+  // memento: the filter cannot double (by sacrifice no bit is left to
+  // give; by InfiniFilter the field has no bit beside the length mark).
+  auto p = MustRangePolicy(std::string("memento:bpk=4,range=1,expand=") + GetParam());
   std::unique_ptr<RangeFilter> f;
   ASSERT_TRUE(p->NewDynamic(100, &f).ok());
   EXPECT_EQ(ParseLayout(*f).fingerprint, 1);
@@ -642,7 +653,8 @@ TEST(MementoFilter, ExpansionStopsWithAClearErrorWhenFingerprintsRunOut) {
 
 // Layouts name their table format; format 1 (the separate arrays with
 // 16-bit offsets this build no longer writes) and unknown formats are
-// refused with the reason, behind a valid checksum.
+// refused with the reason, behind a valid checksum; format 3 without the
+// expansions it needs is refused too.
 TEST(MementoFilter, OtherTableFormatsAreRefusedNamingTheFormat) {
   auto f = MustBuildRange(*MustRangePolicy("memento:bpk=16,range=64"), UniformSortedKeys(0xF0, 1000));
   const std::string bytes = f->Serialize();
@@ -651,7 +663,7 @@ TEST(MementoFilter, OtherTableFormatsAreRefusedNamingTheFormat) {
   ASSERT_TRUE(ParseRangeFilterBytes(bytes, &data, &layout).ok());
   ASSERT_NE(layout.find(",format=2"), std::string::npos) << layout;
   for (const auto& [from, to, says] : {std::tuple<std::string, std::string, std::string>{",format=2", "", "format 1"},
-                                       {",format=2", ",format=3", "format 3"}}) {
+                                       {",format=2", ",format=4", "format 4"}}) {
     std::string other = layout;
     other.replace(other.find(from), from.size(), to);
     std::string wrapped;
@@ -662,6 +674,14 @@ TEST(MementoFilter, OtherTableFormatsAreRefusedNamingTheFormat) {
     EXPECT_NE(s.message().find(says), std::string::npos) << s.ToString();
     EXPECT_NE(s.message().find("rebuild"), std::string::npos) << s.ToString();
   }
+  std::string three = layout;
+  three.replace(three.find(",format=2"), 9, ",format=3");
+  std::string wrapped;
+  AppendRangeFilterBytes(data, three, &wrapped);
+  std::unique_ptr<RangeFilter> g;
+  Status s = OpenRangeFilter(wrapped, &g);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("lacks 'expansions'"), std::string::npos) << s.ToString();
 }
 
 TEST(MementoFilter, RefusesImpossibleParametersNamingWhatIsAllowed) {
@@ -672,13 +692,20 @@ TEST(MementoFilter, RefusesImpossibleParametersNamingWhatIsAllowed) {
   for (const char* bad :
        {"memento:range=0", "memento:range=2199023255553", "memento:bpk=3", "memento:bpk=65", "memento:seed=-1",
         "memento:bpk=16,fingerprint=3", "memento:load=0.9", "memento:fingerprint=0", "memento:fingerprint=41",
-        "memento:fingerprint=4,load=0.96", "memento:fingerprint=50,range=1024"}) {
+        "memento:fingerprint=4,load=0.96", "memento:fingerprint=50,range=1024", "memento:expand=grow"}) {
     s = NewRangeFilterPolicy(bad, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
   }
   ASSERT_TRUE(NewRangeFilterPolicy("memento:bpk=14,range=1024", &p).ok());
   EXPECT_EQ(p->spec(), "memento:bpk=14,range=1024");
   EXPECT_TRUE(p->is_dynamic());
+  s = NewRangeFilterPolicy("memento:expand=grow", &p);
+  EXPECT_NE(s.message().find("infinifilter"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("sacrifice"), std::string::npos) << s.ToString();
+  ASSERT_TRUE(NewRangeFilterPolicy("memento:bpk=14,range=1024,expand=infinifilter", &p).ok());
+  EXPECT_EQ(p->spec(), "memento:bpk=14,range=1024") << "the default scheme is not spelled out";
+  ASSERT_TRUE(NewRangeFilterPolicy("memento:expand=sacrifice,bpk=14,range=1024", &p).ok());
+  EXPECT_EQ(p->spec(), "memento:bpk=14,range=1024,expand=sacrifice");
 }
 
 // Empty ranges of 2^0..2^6 values over 10^5 uniform keys (fixed seeds), at
@@ -734,6 +761,299 @@ TEST(MementoFilter, EmptyRangeFpAgainstTheBoundAndTheUniformExpectation) {
       }
     }
   }
+}
+
+// InfiniFilter's expansion against a std::multiset through many doublings:
+// a filter started for 64 keys (bpk = 16, range = 64: an f = 7 bit field,
+// 6-bit fingerprints for inserts after the first doubling) takes inserts
+// and deletes at random (2 in 3 inserts; a quarter of the new keys land in
+// partitions already holding a key, some keys inserted twice, deletes of
+// one copy) until about 9 expansions: more than the 6 bits the first keys
+// have after the first, so their entries run out of bits (void) and are
+// copied into both new quotients. Every key the model holds answers true as
+// a point and inside a range after every step batch; the serialized copy
+// (format 3) answers as the filter does; deleting everything empties the
+// count, void copies of deleted keys may stay as false positives only.
+TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
+  auto p = MustRangePolicy("memento:bpk=16,range=64");
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(p->NewDynamic(64, &f).ok());
+  const Layout start = ParseLayout(*f);
+  ASSERT_EQ(start.fingerprint, 7);
+  SplitMix64 rng(0x1F1F);
+  std::multiset<uint64_t> model;
+  std::vector<uint64_t> present;
+  const int kSteps = 60000;  // about 0.6 s under ASan
+  for (int step = 0; step < kSteps; ++step) {
+    if (present.empty() || rng.Next() % 3 != 0) {
+      const uint64_t dice = rng.Next() % 8;
+      uint64_t k = rng.Next();
+      if (dice < 2 && !present.empty()) k = (present[rng.Next() % present.size()] & ~uint64_t{63}) | (rng.Next() & 63);
+      if (dice == 2 && !present.empty()) k = present[rng.Next() % present.size()];  // a second copy
+      ASSERT_TRUE(f->Insert(k).ok()) << "step " << step;
+      model.insert(k);
+      present.push_back(k);
+    } else {
+      const size_t i = rng.Next() % present.size();
+      ASSERT_TRUE(f->Delete(present[i]).ok()) << "step " << step << ": " << present[i];
+      model.erase(model.find(present[i]));
+      present[i] = present.back();
+      present.pop_back();
+    }
+    if (step % 2000 == 1999) {
+      for (uint64_t k : model) {
+        ASSERT_TRUE(f->MayContain(k)) << "step " << step << ": " << k;
+        const uint64_t lo = k - std::min<uint64_t>(k, rng.Next() % 100),
+                       hi = k + std::min<uint64_t>(~k, rng.Next() % 100);
+        ASSERT_TRUE(f->MayContainRange(lo, hi)) << "step " << step << ": " << k;
+      }
+    }
+  }
+  ASSERT_EQ(f->num_keys(), model.size());
+  for (uint64_t k : model) ASSERT_TRUE(f->MayContain(k)) << k;
+  const Layout end = ParseLayout(*f);
+  const int expansions = std::countr_zero(end.quotients / start.quotients);
+  EXPECT_GE(expansions, 8) << f->Describe();
+  EXPECT_EQ(end.fingerprint, 7) << "the field keeps its width";
+  EXPECT_NE(f->Describe().find(",expansions=" + std::to_string(expansions) + ",format=3"), std::string::npos)
+      << f->Describe();
+  // Void copies: more slots used than keys present.
+  const std::string bytes = f->Serialize();
+  Slice data;
+  std::string layout_text;
+  ASSERT_TRUE(ParseRangeFilterBytes(bytes, &data, &layout_text).ok());
+  TableShape shape;
+  shape.quotients = end.quotients;
+  shape.slots = end.slots;
+  shape.width = end.fingerprint + end.memento;
+  Table view(shape, data.udata());
+  ASSERT_TRUE(view.Validate().ok());
+  uint64_t voids = 0;
+  view.ForEach([&](uint64_t, uint64_t r) { voids += (r >> end.memento) == 1; });
+  EXPECT_GT(voids, 0u) << "after " << expansions << " doublings the first keys' 6 bits ran out";
+  EXPECT_GT(view.used_slots(), model.size()) << "voids of the 8th doubling were copied at the 9th";
+  std::printf("%d expansions: %zu keys, %llu slots used, %llu void entries\n", expansions, model.size(),
+              static_cast<unsigned long long>(view.used_slots()), static_cast<unsigned long long>(voids));
+  // With void entries present, the FP of empty ranges of 64 values stays
+  // under the bound at the generations present (+ 4 binomial sigma).
+  const std::set<uint64_t> distinct(model.begin(), model.end());
+  const std::vector<uint64_t> sorted(distinct.begin(), distinct.end());
+  uint64_t asked = 0, positives = 0;
+  double bound = 0;
+  while (asked < SanitizerScaled(100000, 10)) {
+    const uint64_t lo = rng.Next();
+    if (lo > UINT64_MAX - 63 || HoldsKeyIn(sorted, lo, lo + 63)) continue;
+    positives += f->MayContainRange(lo, lo + 63);
+    bound += f->QueryModelFp(sorted.data(), sorted.size(), lo, lo + 63);
+    ++asked;
+  }
+  const double p_bound = bound / static_cast<double>(asked);
+  const double p_hat = static_cast<double>(positives) / static_cast<double>(asked);
+  EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked));
+  std::printf("FP of empty ranges of 64: %.5f, bound %.5f\n", p_hat, p_bound);
+  std::unique_ptr<RangeFilter> g;
+  ASSERT_TRUE(OpenRangeFilter(bytes, &g).ok());
+  EXPECT_FALSE(g->SupportsInsert());
+  for (uint64_t k : model) ASSERT_TRUE(g->MayContain(k)) << k;
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t lo = rng.Next();
+    const uint64_t hi = lo + std::min<uint64_t>(UINT64_MAX - lo, rng.Next() % 300);
+    ASSERT_EQ(g->MayContainRange(lo, hi), f->MayContainRange(lo, hi)) << lo;
+    ASSERT_EQ(g->QueryModelFp(nullptr, 0, lo, hi), f->QueryModelFp(nullptr, 0, lo, hi)) << lo;
+  }
+  for (uint64_t k : present) ASSERT_TRUE(f->Delete(k).ok()) << k;
+  EXPECT_EQ(f->num_keys(), 0u);
+}
+
+// With few fingerprint bits (bpk = 6, range = 1: a 3-bit field, 2-bit
+// fingerprints after a doubling) void copies soon make up most of the
+// table; once a doubling would leave it above 3/4 of the load limit the
+// insert is refused with the reason instead of doubling without end, and
+// every key inserted before stays.
+TEST(MementoFilter, InfiniFilterRefusesToExpandIntoVoidCopies) {
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=6,range=1")->NewDynamic(100, &f).ok());
+  ASSERT_EQ(ParseLayout(*f).fingerprint, 3);
+  SplitMix64 rng(0x5F5);
+  std::vector<uint64_t> inserted;
+  Status s;
+  while (s.ok() && inserted.size() < 1000000) {
+    const uint64_t k = rng.Next();
+    s = f->Insert(k);
+    if (s.ok()) inserted.push_back(k);
+  }
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("void"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("cannot expand again"), std::string::npos) << s.ToString();
+  const Layout l = ParseLayout(*f);
+  EXPECT_LE(l.quotients, uint64_t{100} << 20) << "doublings stopped: " << f->Describe();
+  for (uint64_t k : inserted) ASSERT_TRUE(f->MayContain(k)) << k;
+  std::printf("refused after %zu keys at %s: %s\n", inserted.size(), f->Describe().c_str(), s.ToString().c_str());
+}
+
+// FP across expansions, both schemes over the same inserts and queries. Two
+// dynamic filters (bpk = 20, range = 64: f = 10) take the same uniform keys
+// (fixed seed) until just before each of their first six expansions (load
+// 0.95; both schemes expand at the same key). There, over Q empty ranges
+// of 64 values (fixed seed, the same for both):
+//   - each filter's FP stays under its bound at the generations present
+//     (QueryModelFp averaged: p_hat <= p + 4 binomial sigma): t / N
+//     sum_s D_s 2^-s for InfiniFilter, t D / (N 2^f) for sacrifice;
+//   - from the second expansion on (third under the sanitizers' fewer
+//     queries), InfiniFilter's FP is below sacrifice's
+//     by more than 4 sigma of the difference (sqrt of the two binomial
+//     variances). The first expansion leaves every entry with f - 1 bits
+//     in both schemes, so FP is equal there: held to within 4 sigma.
+// The expected rates (memento.cc's header): sacrifice's bound doubles per
+// expansion (t alpha 2^(k-f)), InfiniFilter's grows by t alpha 2^-f each
+// (t alpha 2^-f (k + 1)): after 6 expansions a ratio of 2^6 / 7 ~ 9 (the
+// printed lines).
+TEST(MementoFilter, InfiniFilterFpStaysUnderItsBoundAndGrowsSlowerThanSacrifice) {
+  std::unique_ptr<RangeFilter> inf, sac;
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=20,range=64")->NewDynamic(2048, &inf).ok());
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=20,range=64,expand=sacrifice")->NewDynamic(2048, &sac).ok());
+  ASSERT_EQ(ParseLayout(*inf).quotients, ParseLayout(*sac).quotients);
+  const int kStages = kSanitizedBuild ? 4 : 6;
+  const uint64_t kQueries = SanitizerScaled(200000, 4);
+  // The expected gap at stage 2 (about 0.001 over Q = 50000 under the
+  // sanitizers) is within 4 sigma of the difference there; from stage 3 on
+  // it is over 2x that. Release compares from stage 2.
+  const int kFirstCompared = kSanitizedBuild ? 3 : 2;
+  SplitMix64 keys_rng(0x1F2A);
+  std::vector<uint64_t> inserted;
+  for (int stage = 0; stage <= kStages; ++stage) {
+    for (bool first = stage > 0;; first = false) {
+      const Layout l = ParseLayout(*sac);
+      if (!first && static_cast<double>(l.keys + 1) > 0.95 * static_cast<double>(l.quotients)) break;
+      const uint64_t k = keys_rng.Next();
+      ASSERT_TRUE(inf->Insert(k).ok());
+      ASSERT_TRUE(sac->Insert(k).ok());
+      inserted.push_back(k);
+    }
+    ASSERT_EQ(ParseLayout(*inf).quotients, ParseLayout(*sac).quotients) << "stage " << stage;
+    std::vector<uint64_t> keys = inserted;
+    std::sort(keys.begin(), keys.end());
+    SplitMix64 query_rng(0x1F2B + static_cast<uint64_t>(stage));
+    uint64_t asked = 0, pos_inf = 0, pos_sac = 0;
+    double bound_inf = 0, bound_sac = 0;
+    while (asked < kQueries) {
+      const uint64_t lo = query_rng.Next();
+      if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
+      pos_inf += inf->MayContainRange(lo, lo + 63);
+      pos_sac += sac->MayContainRange(lo, lo + 63);
+      bound_inf += inf->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
+      bound_sac += sac->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
+      ++asked;
+    }
+    const double q = static_cast<double>(asked);
+    const double p_inf = pos_inf / q, p_sac = pos_sac / q, b_inf = bound_inf / q, b_sac = bound_sac / q;
+    EXPECT_LE(p_inf, b_inf + 4 * BinomialSigma(b_inf, asked)) << "stage " << stage << ": infinifilter above its bound";
+    EXPECT_LE(p_sac, b_sac + 4 * BinomialSigma(b_sac, asked)) << "stage " << stage << ": sacrifice above its bound";
+    const double sigma_diff = std::hypot(BinomialSigma(p_inf, asked), BinomialSigma(p_sac, asked));
+    if (stage <= 1) {
+      EXPECT_NEAR(p_inf, p_sac, 4 * sigma_diff) << "stage " << stage << ": every entry has f - stage bits in both";
+    } else if (stage >= kFirstCompared) {
+      EXPECT_GT(p_sac - p_inf, 4 * sigma_diff) << "stage " << stage;
+    }
+    std::printf("expansions %d: keys %zu, N %llu: FP infinifilter %.5f (bound %.5f), sacrifice %.5f (bound %.5f)\n",
+                stage, keys.size(), static_cast<unsigned long long>(ParseLayout(*inf).quotients), p_inf, b_inf, p_sac,
+                b_sac);
+  }
+  for (uint64_t k : inserted) ASSERT_TRUE(inf->MayContain(k));
+}
+
+// A filter that never expanded writes format 2, the very bytes expand=
+// sacrifice writes (the scheme matters only once the filter doubles), and
+// a static build of the default spec is the structure it always was.
+TEST(MementoFilter, UnexpandedFiltersWriteFormat2AsBefore) {
+  const auto keys = UniformSortedKeys(0x2F2, 3000);
+  auto a = MustBuildRange(*MustRangePolicy("memento:bpk=16,range=64"), keys);
+  auto b = MustBuildRange(*MustRangePolicy("memento:bpk=16,range=64,expand=sacrifice"), keys);
+  EXPECT_EQ(a->Serialize(), b->Serialize());
+  EXPECT_NE(a->Describe().find(",format=2"), std::string::npos) << a->Describe();
+  EXPECT_EQ(a->Describe().find("expansions"), std::string::npos) << a->Describe();
+  std::unique_ptr<RangeFilter> da, db;
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=16,range=64")->NewDynamic(4000, &da).ok());
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=16,range=64,expand=sacrifice")->NewDynamic(4000, &db).ok());
+  for (uint64_t k : keys) ASSERT_TRUE(da->Insert(k).ok() && db->Insert(k).ok());
+  EXPECT_EQ(da->Serialize(), db->Serialize());
+}
+
+// Format 3 bytes: every damaged byte and truncation is Corruption (the
+// checksum); behind a valid checksum the layout's numbers are checked
+// against the table: expansions missing or out of range, quotients not a
+// multiple of 2^expansions, a box count the table does not hold, a slot
+// whose fingerprint lost its length mark.
+TEST(MementoFilter, InfiniFilterBytesAreCheckedAsTheOtherFormats) {
+  std::unique_ptr<RangeFilter> f;
+  ASSERT_TRUE(MustRangePolicy("memento:bpk=16,range=64")->NewDynamic(40, &f).ok());
+  SplitMix64 rng(0x3F3);
+  std::vector<uint64_t> keys;
+  for (int i = 0; i < 600; ++i) {
+    keys.push_back(rng.Next());
+    ASSERT_TRUE(f->Insert(keys.back()).ok());
+  }
+  const std::string bytes = f->Serialize();
+  ASSERT_NE(f->Describe().find(",format=3"), std::string::npos) << f->Describe();
+  std::unique_ptr<RangeFilter> g;
+  ASSERT_TRUE(OpenRangeFilter(bytes, &g).ok());
+  for (uint64_t k : keys) ASSERT_TRUE(g->MayContain(k));
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (int mask : {0x01, 0x80}) {
+      std::string damaged = bytes;
+      damaged[i] = static_cast<char>(damaged[i] ^ mask);
+      ASSERT_TRUE(OpenRangeFilter(damaged, &g).IsCorruption()) << "byte " << i << " ^ " << mask;
+    }
+  }
+  for (size_t len = 0; len < bytes.size(); len += 7)
+    ASSERT_TRUE(OpenRangeFilter(bytes.substr(0, len), &g).IsCorruption());
+  Slice data;
+  std::string layout;
+  ASSERT_TRUE(ParseRangeFilterBytes(bytes, &data, &layout).ok());
+  const Layout l = ParseLayout(*f);
+  auto open = [&](const std::string& d, const std::string& text) {
+    std::string wrapped;
+    AppendRangeFilterBytes(d, text, &wrapped);
+    std::unique_ptr<RangeFilter> h;
+    return OpenRangeFilter(wrapped, &h);
+  };
+  ASSERT_TRUE(open(data.ToString(), layout).ok());
+  auto with = [&](const std::string& key, const std::string& value) {
+    const size_t at = layout.find("," + key + "=");
+    EXPECT_NE(at, std::string::npos) << key;
+    const size_t end = layout.find(',', at + 1);
+    return layout.substr(0, at) + (value.empty() ? "" : "," + key + "=" + value) + layout.substr(end);
+  };
+  for (const auto& [text, says] : {std::pair<std::string, std::string>{with("expansions", ""), "lacks 'expansions'"},
+                                   {with("expansions", "0"), "expansions"},
+                                   {with("expansions", "41"), "expansions"},
+                                   {with("expansions", "20"), "multiple of 2^20"},
+                                   {with("prefixes", std::to_string(l.prefixes + 1)), "boxes"},
+                                   {with("fingerprint", "1"), "fingerprint"}}) {
+    Status s = open(data.ToString(), text);
+    EXPECT_TRUE(s.IsCorruption()) << text << ": " << s.ToString();
+    EXPECT_NE(s.message().find(says), std::string::npos) << text << ": " << s.ToString();
+  }
+  // The first slot of the first run with its length mark (and bits) cleared:
+  // the run stays sorted (0 is the smallest code), so only the mark check
+  // can see it.
+  TableShape shape;
+  shape.quotients = l.quotients;
+  shape.slots = l.slots;
+  shape.width = l.fingerprint + l.memento;
+  std::string d = data.ToString();
+  Table view(shape, reinterpret_cast<const uint8_t*>(d.data()));
+  ASSERT_TRUE(view.Validate().ok());
+  uint64_t q = 0, start = 0, end = 0;
+  while (!view.FindRun(q, &start, &end)) ++q;
+  ASSERT_LT(start, 64u);
+  const uint64_t width = static_cast<uint64_t>(shape.width);
+  for (uint64_t bit = start * width + l.memento; bit < (start + 1) * width; ++bit) {
+    d[17 + bit / 8] = static_cast<char>(d[17 + bit / 8] & ~(1 << (bit % 8)));  // block 0's remainders from byte 17
+  }
+  Status s = open(d, layout);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("length mark"), std::string::npos) << s.ToString();
 }
 
 TEST(MementoFilter, ModelFpRateIsTheBoundForUncorrelatedQueries) {

@@ -500,6 +500,7 @@ def rangefp(
     correlations: str | None = ...,
     queries: int | float | None = ...,
     seed: int | float | None = ...,
+    grow_from: int | float | None = ...,
 ) -> pd.DataFrame:
     """Range filters' FP rate on empty ranges per length and correlation (filterlab-sim rangefp).
 
@@ -508,8 +509,9 @@ def rangefp(
     (--correlations) put --queries empty ranges to it (each checked empty against the keys) and
     print one JSON line: positives, fp with a 95% Wilson interval, the filter's model or bound
     (model_fp, the mean of its per-query model) with the range it allows, bits per key and the
-    space lower bound log2(L / fp). Memory: 8 bytes per key, each filter's build, 16 bytes per
-    query; runs that do not fit in MemAvailable are refused.
+    space lower bound log2(L / fp). With --grow_from N a dynamic filter starts sized for N keys
+    and takes the keys by inserts (expanding as it fills). Memory: 8 bytes per key, each filter's
+    build, 16 bytes per query; runs that do not fit in MemAvailable are refused.
 
     Flags (keyword arguments):
         filter (list, repeatable; default []): range-filter spec, e.g. grafite:bpk=16 (filterlab-tool list-filters); repeat for a sweep
@@ -519,6 +521,7 @@ def rangefp(
         correlations (string; default 'none'): query correlations: none (uniform left end) and/or degrees d in [0, 1]
         queries (int; 1..1000000000; default 1000000): empty queries per (length, correlation)
         seed (int; 0..4611686018427387904; default 0): seed of keys and queries
+        grow_from (int; 0..4000000000; default 0): 0: build each filter from the keys; N: start it as a dynamic filter for N keys and insert the keys one at a time in an order shuffled by --seed, so it expands as it fills (dynamic variants only, e.g. memento; N <= --keys)
 
     Returns a DataFrame, one row per record, with the fields:
         command (string): "rangefp"
@@ -548,7 +551,8 @@ def rangefp(
         bytes (int): filter data bytes
         lower_bound_bits_per_key (number): log2(range_length / fp), the space lower bound at the measured rate (Goswami et al. 2015); null when fp = 0
         bits_over_lower_bound (number): bits_per_key - lower_bound_bits_per_key
-        build_ns_per_key (number): wall ns per key building the filter (keys in memory, sorted)
+        grow_from (int): 0: the filter was built from the keys; N: it started as a dynamic filter for N keys and took them by inserts (--grow_from)
+        build_ns_per_key (number): wall ns per key building the filter (keys in memory, sorted), or inserting them with --grow_from
         query_ns (number): wall ns per query over this record's queries (one thread, generation excluded)"""
 
 

@@ -168,6 +168,21 @@ def test_a_bad_range_spec_is_a_value_error_with_the_command_lines_message(build,
     assert str(opened.value) == str(built.value)
 
 
+def test_rangefp_grow_from_is_refused_for_static_filters_and_above_the_keys(build):
+    def refused(*flags):
+        out = cli(build, "sim/filterlab-sim", "rangefp", *flags, "--keys=1000", "--queries=1000", "--check",
+                  check=False)
+        assert out.returncode == 2, out
+        return out.stderr.strip().splitlines()[-1]
+    line = refused("--filter=grafite:bpk=16", "--grow_from=10")
+    assert "--grow_from needs dynamic range filters" in line and "grafite:bpk=16 is static" in line, line
+    line = refused("--filter=memento:bpk=16,range=64", "--grow_from=1001")
+    assert "--grow_from 1001 is above --keys 1000" in line, line
+    ok = cli(build, "sim/filterlab-sim", "rangefp", "--filter=memento:bpk=16,range=64", "--grow_from=10",
+             "--keys=1000", "--queries=1000", "--check", check=False)
+    assert ok.returncode == 0, ok
+
+
 def test_a_range_spec_given_to_filter_and_a_point_spec_given_to_range_filter_say_which_is_which():
     with pytest.raises(ValueError, match="'grafite' is a range filter, not a point filter"):
         filterlab.Filter("grafite:bpk=16", [1, 2])
