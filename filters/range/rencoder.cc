@@ -182,13 +182,13 @@ class REncoderFilter final : public RangeFilter {
     return (c.word & s.bit) != 0;
   }
 
-  // Node of depth t and prefix p (values [p << (64 - t), .. + 2^(64-t) - 1]).
+  // Node of stored depth t and prefix p (values [p << (64 - t), .. + 2^(64-t) - 1]).
   bool Visit(int t, uint64_t p, Walk* walk) const {
-    const uint64_t first = t == 0 ? 0 : p << (64 - t);
-    const uint64_t last = t == 0 ? UINT64_MAX : first + ((uint64_t{1} << (64 - t)) - 1);
+    const uint64_t first = p << (64 - t);
+    const uint64_t last = first + ((uint64_t{1} << (64 - t)) - 1);
     if (last < walk->lo || first > walk->hi) return false;
     if (--walk->budget <= 0) return true;
-    if (t >= 65 - levels_ && !NodeBit(t, p, walk)) return false;
+    if (!NodeBit(t, p, walk)) return false;  // t is a stored depth
     if (t == 64) return true;
     return Visit(t + 1, p << 1, walk) || Visit(t + 1, (p << 1) | 1, walk);
   }
