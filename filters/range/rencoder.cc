@@ -1,0 +1,352 @@
+// REncoder: Wang, Zhou, Yang, Ma, Shi, Fan, Wang, Li, Wang, "REncoder: A
+// Space-Time Efficient Range Filter with Local Encoder" (ICDE 2023). Variant
+// "rencoder:bpk=B[,hashes=K][,levels=S]".
+//
+// What it is. A Range Bloom Filter (RBF, the paper's structure): one array of
+// m = B n bits holding the nodes of the keys' binary trie (depth t, 1..64,
+// is the key's t-bit prefix x >> (64 - t)). The trie is cut into groups of 4
+// depths; group g (depths 4g+1 .. 4g+4) of a key is a "local encoder", a
+// complete binary tree of 2 + 4 + 8 + 16 = 30 nodes under the key's 4g-bit
+// prefix, as bits 2..31 of a 32-bit word (node of relative depth d and
+// relative prefix r at bit 2^d + r, the heap order). The 4g-bit prefix (with
+// g) is hashed to K bit positions of the array; the group's word is OR-ed in
+// at each (an unaligned 32-bit window), and read back as the AND of the K
+// windows. So one memory access per hash answers 4 trie depths, and a range
+// query that walks down the trie reads each word once (it keeps the last
+// word per group). K = 3, as the authors' code (REncoder's src/main.cpp).
+//
+// Stored levels. Only the S bottom depths (65 - S .. 64) are stored; nodes
+// above answer yes. levels=S fixes S; levels=0 (default) is the paper's
+// self-adaptive insertion: depths are added one at a time
+// from the keys upward until the share of 1 bits reaches 0.435 (the
+// authors' Insert_SelfAdapt stops when 0.5 - fill < 0.065): their
+// heuristic for an array about half full, as an optimal Bloom filter is.
+//
+// Query. [lo, hi] is walked down the trie from the nodes
+// of the first stored depth it overlaps (those above all answer yes): a node
+// outside the range is skipped, a stored node whose bit is 0 is
+// negative, a leaf (depth 64) whose bit is 1 is positive; otherwise both
+// children are visited. That checks the stored part of the common prefix of
+// lo and hi, then of the two border paths, and "doubts" every node inside
+// the range down to the keys, as the paper's RangeQuery and doubt do. A real
+// key sets every stored node on its path, so no false negative. A range
+// covering more than 4096 nodes of the first stored depth is answered yes
+// unwalked, and a walk stops at 2^16 nodes and answers yes (as Rosetta here
+// caps its top intervals and probes); both can only add positives.
+//
+// FP model kind: empirical. The paper's analysis treats every
+// node bit as an independent Bloom probe at the array's fill; here the K
+// windows of different words overlap at arbitrary bit offsets, the nodes of
+// one word share its K positions (so their errors are correlated), and the
+// fill after self-adaptive insertion depends on how many prefixes the keys
+// share. That analysis is neither exact nor a bound for this layout, so
+// ModelFpRate is NaN and FP is measured (filterlab-sim rangefp).
+//
+// Serialized data: the m-bit array (m a multiple of 64, at least 128;
+// windows start at 0 .. m - 64, so an 8-byte read never leaves the array),
+// bytes little-endian. Layout "rencoder:format=1,keys=N,bits=M,hashes=K,
+// levels=S" (S the stored depths, self-adapted or not).
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/aligned_array.h"
+#include "filters/filter_spec.h"
+#include "filters/range/range_filter.h"
+#include "filters/range/range_serialization.h"
+#include "filters/registry.h"
+#include "hashing/fastrange.h"
+#include "hashing/remix.h"
+
+namespace filterlab {
+namespace {
+
+constexpr char kVariantName[] = "rencoder";
+constexpr int kFormatVersion = 1;
+constexpr int kDepthsPerGroup = 4;
+constexpr int kGroups = 64 / kDepthsPerGroup;
+constexpr int kMaxHashes = 8;
+constexpr int kProbeBudget = 1 << 16;
+constexpr uint64_t kMaxTopNodes = 4096;
+constexpr uint64_t kMinBits = 128;
+// Self-adaptive insertion stops at this share of 1 bits (authors' code: 0.5 - 0.065).
+constexpr double kSelfAdaptFill = 0.435;
+
+// The t-bit prefix of key (t = 0..64).
+inline uint64_t PrefixAt(uint64_t key, int t) { return t == 0 ? 0 : key >> (64 - t); }
+
+// A node at depth t >= 1 with t-bit prefix p: its group, the group's
+// locating prefix (depth 4g) and its bit in the group's 32-bit word.
+struct NodeSlot {
+  int group;
+  uint64_t locator;
+  uint32_t bit;
+};
+inline NodeSlot SlotOf(int t, uint64_t p) {
+  const int g = (t - 1) / kDepthsPerGroup;
+  const int d = t - kDepthsPerGroup * g;  // 1..4
+  const uint32_t relative = static_cast<uint32_t>(p & ((uint64_t{1} << d) - 1));
+  return {g, p >> d, uint32_t{1} << ((1u << d) | relative)};
+}
+
+// Probe i's window start for group g's locator, in [0, bits - 64].
+inline uint64_t WindowStart(uint64_t locator, int g, int i, uint64_t bits) {
+  const uint64_t h = Mix64(locator + static_cast<uint64_t>(g + 1) * kGoldenRatio64);
+  return FastRange64(Mix64(h + static_cast<uint64_t>(i) * 0xD6E8FEB86659FD93ULL), bits - 63);
+}
+
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+inline void Store64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// The AND of group g's K windows for this locator.
+inline uint32_t ReadWord(const uint8_t* data, uint64_t bits, int hashes, int g, uint64_t locator) {
+  uint32_t word = ~uint32_t{0};
+  for (int i = 0; i < hashes && word != 0; ++i) {
+    const uint64_t start = WindowStart(locator, g, i, bits);
+    word &= static_cast<uint32_t>(Load64(data + (start >> 3)) >> (start & 7));
+  }
+  return word;
+}
+
+inline void OrWord(uint8_t* data, uint64_t bits, int hashes, int g, uint64_t locator, uint32_t word) {
+  for (int i = 0; i < hashes; ++i) {
+    const uint64_t start = WindowStart(locator, g, i, bits);
+    uint8_t* at = data + (start >> 3);
+    Store64(at, Load64(at) | (uint64_t{word} << (start & 7)));
+  }
+}
+
+class REncoderFilter final : public RangeFilter {
+ public:
+  REncoderFilter(uint64_t keys, uint64_t bits, int hashes, int levels, CacheAlignedArray<uint8_t> owned)
+      : keys_(keys), bits_(bits), hashes_(hashes), levels_(levels), owned_(std::move(owned)) {
+    data_ = owned_.data();
+  }
+  REncoderFilter(uint64_t keys, uint64_t bits, int hashes, int levels, Slice data)
+      : keys_(keys), bits_(bits), hashes_(hashes), levels_(levels), data_(data.udata()) {}
+
+  bool MayContainRange(uint64_t lo, uint64_t hi) const override {
+    if (keys_ == 0) return false;
+    // More than kMaxTopNodes nodes at the first stored depth: answered yes
+    // unwalked (file comment); such a node holds 2^(levels - 1) values.
+    if (((hi - lo) >> (levels_ - 1)) > kMaxTopNodes) return true;
+    // Nodes above the first stored depth answer yes: start at its nodes.
+    Walk walk{lo, hi, kProbeBudget, {}};
+    const int first_depth = 65 - levels_;
+    const uint64_t last = hi >> (levels_ - 1);
+    for (uint64_t p = lo >> (levels_ - 1);; ++p) {
+      if (Visit(first_depth, p, &walk)) return true;
+      if (p == last) return false;
+    }
+  }
+
+  uint64_t num_keys() const override { return keys_; }
+  size_t DataBytes() const override { return static_cast<size_t>(bits_ / 8); }
+  void Serialize(std::string* out) const override {
+    AppendRangeFilterBytes(Slice(data_, DataBytes()), Describe(), out);
+  }
+  std::string Describe() const override {
+    return std::string(kVariantName) + ":format=" + std::to_string(kFormatVersion) + ",keys=" + std::to_string(keys_) +
+           ",bits=" + std::to_string(bits_) + ",hashes=" + std::to_string(hashes_) +
+           ",levels=" + std::to_string(levels_);
+  }
+
+ private:
+  struct CachedWord {
+    bool valid = false;
+    uint64_t locator = 0;
+    uint32_t word = 0;
+  };
+  struct Walk {
+    uint64_t lo, hi;
+    int budget;
+    CachedWord cache[kGroups];
+  };
+
+  bool NodeBit(int t, uint64_t p, Walk* walk) const {
+    const NodeSlot s = SlotOf(t, p);
+    CachedWord& c = walk->cache[s.group];
+    if (!c.valid || c.locator != s.locator) {
+      c = {true, s.locator, ReadWord(data_, bits_, hashes_, s.group, s.locator)};
+    }
+    return (c.word & s.bit) != 0;
+  }
+
+  // Node of stored depth t and prefix p (values [p << (64 - t), .. + 2^(64-t) - 1]).
+  bool Visit(int t, uint64_t p, Walk* walk) const {
+    const uint64_t first = p << (64 - t);
+    const uint64_t last = first + ((uint64_t{1} << (64 - t)) - 1);
+    if (last < walk->lo || first > walk->hi) return false;
+    if (--walk->budget <= 0) return true;
+    if (!NodeBit(t, p, walk)) return false;  // t is a stored depth
+    if (t == 64) return true;
+    return Visit(t + 1, p << 1, walk) || Visit(t + 1, (p << 1) | 1, walk);
+  }
+
+  uint64_t keys_;
+  uint64_t bits_;
+  int hashes_;
+  int levels_;
+  CacheAlignedArray<uint8_t> owned_;
+  const uint8_t* data_ = nullptr;
+};
+
+uint64_t BitsFor(double bpk, uint64_t n) {
+  const double want = std::ceil(bpk * static_cast<double>(n) / 64) * 64;
+  return std::max<uint64_t>(kMinBits, static_cast<uint64_t>(want));
+}
+
+// ORs depths [from, to] (within one group g) of every key into the array,
+// one word per distinct locator (the keys are sorted, so equal locators
+// are adjacent).
+void InsertDepths(const uint64_t* keys, size_t n, int g, int from, int to, uint64_t bits, int hashes, uint8_t* data) {
+  size_t i = 0;
+  while (i < n) {
+    const uint64_t locator = PrefixAt(keys[i], kDepthsPerGroup * g);
+    uint32_t word = 0;
+    for (; i < n && PrefixAt(keys[i], kDepthsPerGroup * g) == locator; ++i) {
+      for (int t = from; t <= to; ++t) word |= SlotOf(t, PrefixAt(keys[i], t)).bit;
+    }
+    OrWord(data, bits, hashes, g, locator, word);
+  }
+}
+
+double FillOf(const uint8_t* data, uint64_t bits) {
+  uint64_t ones = 0;
+  for (uint64_t b = 0; b < bits / 8; b += 8) ones += std::popcount(Load64(data + b));
+  return static_cast<double>(ones) / static_cast<double>(bits);
+}
+
+class REncoderPolicy final : public RangeFilterPolicy {
+ public:
+  REncoderPolicy(double bpk, int hashes, int levels)
+      : bpk_(bpk),
+        hashes_(hashes),
+        levels_(levels),
+        spec_(std::string(kVariantName) + ":bpk=" + FormatNumber(bpk) + ",hashes=" + std::to_string(hashes) +
+              ",levels=" + std::to_string(levels)) {}
+
+  const std::string& spec() const override { return spec_; }
+  std::string_view variant() const override { return kVariantName; }
+  unsigned key_types() const override { return kRangeKeysUint64; }
+  double bits_per_key() const override { return bpk_; }
+
+  Status Build(const uint64_t* keys, size_t n, std::unique_ptr<RangeFilter>* out) const override {
+    Status s = CheckSortedUnique(keys, n);
+    if (!s.ok()) return s;
+    if (n == 0) {
+      *out = std::make_unique<REncoderFilter>(0, 0, hashes_, 0, CacheAlignedArray<uint8_t>(0));
+      return Status::OK();
+    }
+    const uint64_t bits = BitsFor(bpk_, n);
+    CacheAlignedArray<uint8_t> data(bits / 8);
+    std::memset(data.data(), 0, data.size());
+    int stored = 0;
+    if (levels_ > 0) {
+      stored = levels_;
+      const int first = 65 - levels_;
+      for (int g = (first - 1) / kDepthsPerGroup; g < kGroups; ++g) {
+        const int from = std::max(first, kDepthsPerGroup * g + 1);
+        InsertDepths(keys, n, g, from, kDepthsPerGroup * g + kDepthsPerGroup, bits, hashes_, data.data());
+      }
+    } else {
+      // Self-adaptive: one depth at a time from the keys upward (file comment).
+      for (int t = 64; t >= 1; --t) {
+        InsertDepths(keys, n, (t - 1) / kDepthsPerGroup, t, t, bits, hashes_, data.data());
+        ++stored;
+        if (FillOf(data.data(), bits) >= kSelfAdaptFill) break;
+      }
+    }
+    *out = std::make_unique<REncoderFilter>(n, bits, hashes_, stored, std::move(data));
+    return Status::OK();
+  }
+
+  double ModelFpRate(uint64_t, uint64_t) const override { return std::nan(""); }
+
+  uint64_t BuildMemoryBytes(uint64_t n) const override { return BitsFor(bpk_, n) / 8 + 64; }
+
+ private:
+  double bpk_;
+  int hashes_;
+  int levels_;
+  std::string spec_;
+};
+
+Status Create(FilterSpec& spec, std::unique_ptr<RangeFilterPolicy>* out) {
+  double bpk = 0;
+  int hashes = 0, levels = 0;
+  Status s = spec.GetDouble("bpk", 16.0, 1.0, 100.0, &bpk);
+  if (s.ok()) s = spec.GetInt("hashes", 3, 1, kMaxHashes, &hashes);
+  if (s.ok()) s = spec.GetInt("levels", 0, 0, 64, &levels);
+  if (s.ok()) s = spec.Finish({"bpk", "hashes", "levels"});
+  if (!s.ok()) return s;
+  *out = std::make_unique<REncoderPolicy>(bpk, hashes, levels);
+  return Status::OK();
+}
+
+Status OpenLayout(FilterSpec& layout, Slice data, std::unique_ptr<RangeFilter>* out) {
+  long long format = 0, keys = 0, bits = 0;
+  int hashes = 0, levels = 0;
+  if (!layout.Has("format")) {
+    return Status::Corruption("rencoder layout '" + layout.text() + "' lacks 'format' (this reader reads format " +
+                              std::to_string(kFormatVersion) + ")");
+  }
+  Status s = layout.GetInt("format", 0LL, 0LL, LLONG_MAX, &format);
+  if (s.ok() && format != kFormatVersion) {
+    return Status::Corruption("rencoder layout '" + layout.text() + "' has format " + std::to_string(format) +
+                              "; this reader reads format " + std::to_string(kFormatVersion) + " only");
+  }
+  for (const char* name : {"keys", "bits", "hashes", "levels"}) {
+    if (s.ok() && !layout.Has(name)) {
+      return Status::Corruption("rencoder layout '" + layout.text() + "' lacks '" + name + "'");
+    }
+  }
+  if (s.ok()) s = layout.GetInt("keys", 0LL, 0LL, LLONG_MAX, &keys);
+  if (s.ok()) s = layout.GetInt("bits", 0LL, 0LL, LLONG_MAX, &bits);
+  if (s.ok()) s = layout.GetInt("hashes", 1, 1, kMaxHashes, &hashes);
+  if (s.ok()) s = layout.GetInt("levels", 0, 0, 64, &levels);
+  if (s.ok()) s = layout.Finish({"format", "keys", "bits", "hashes", "levels"});
+  if (!s.ok()) return Status::Corruption(s.message());
+  const bool empty = keys == 0;
+  const bool shape_ok =
+      empty ? (bits == 0 && levels == 0) : (bits >= static_cast<long long>(kMinBits) && bits % 64 == 0 && levels >= 1);
+  if (!shape_ok) {
+    return Status::Corruption("rencoder layout '" + layout.text() +
+                              "': a non-empty filter needs bits a multiple of 64, at least 128, and levels 1..64; "
+                              "an empty one bits=0 and levels=0");
+  }
+  if (static_cast<uint64_t>(bits) / 8 != data.size()) {
+    return Status::Corruption("rencoder layout '" + layout.text() + "' needs " + std::to_string(bits / 8) +
+                              " data bytes but the filter has " + std::to_string(data.size()));
+  }
+  *out =
+      std::make_unique<REncoderFilter>(static_cast<uint64_t>(keys), static_cast<uint64_t>(bits), hashes, levels, data);
+  return Status::OK();
+}
+
+FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
+    kVariantName,
+    "REncoder (Wang et al., ICDE 2023): the keys' trie nodes in one Range Bloom Filter, 4 trie depths per local "
+    "encoder word located by hashing the prefix above them, queries walked down the trie",
+    "bpk=1..100 (bits per key, default 16) hashes=1..8 (positions per word, default 3 as the authors' code) "
+    "levels=0..64 (bottom trie depths stored; 0, the default, adds depths from the keys up until 43.5% of the bits "
+    "are set, the paper's self-adaptive insertion)",
+    &Create,
+    &OpenLayout,
+    {"rencoder:bpk=16", "rencoder:bpk=20,hashes=2,levels=12"},
+    kRangeKeysUint64,
+    FpModelKind::kEmpirical,
+    /*dynamic=*/false});
+
+}  // namespace
+}  // namespace filterlab
