@@ -30,7 +30,10 @@ namespace {
 using memento::Entry;
 using memento::Table;
 using memento::TableShape;
+using range_testing::EmptyRangeFp;
+using range_testing::ForEachEmptyRange;
 using range_testing::HoldsKeyIn;
+using range_testing::MeasureEmptyRangeFp;
 using range_testing::MustBuildRange;
 using range_testing::MustRangePolicy;
 using range_testing::UniformSortedKeys;
@@ -421,19 +424,9 @@ TEST_P(MementoExpansion, InsertsAndExpansionLoseNoKey) {
   }
   // After the expansions the FP of empty ranges of 64 values stays under
   // the bound at the realized N and f (+ 4 binomial sigma).
-  uint64_t asked = 0, positives = 0;
-  double bound = 0;
-  while (asked < 100000) {
-    const uint64_t lo = rng.Next();
-    if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
-    positives += f->MayContainRange(lo, lo + 63);
-    bound += f->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
-    ++asked;
-  }
-  const double p_bound = bound / static_cast<double>(asked);
-  const double p_hat = static_cast<double>(positives) / static_cast<double>(asked);
-  EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked)) << "bound " << p_bound;
-  EXPECT_GT(p_hat, 0.0) << "a filter of " << after.fingerprint << " fingerprint bits answers some empty range true";
+  const EmptyRangeFp fp = MeasureEmptyRangeFp(*f, keys, 64, 100000, rng);
+  EXPECT_LE(fp.measured, fp.model + 4 * BinomialSigma(fp.model, fp.queries)) << "bound " << fp.model;
+  EXPECT_GT(fp.measured, 0.0) << "a filter of " << after.fingerprint << " fingerprint bits answers some empty range true";
 }
 
 // Deletes through the filter, with expansions between them: a dynamic
@@ -589,22 +582,20 @@ TEST(MementoFilter, SacrificeExpansionFpGrowsAsTheBoundSays) {
     std::sort(keys.begin(), keys.end());
     const double slots_times_fp = static_cast<double>(l.quotients) * std::exp2(l.fingerprint);
     const uint64_t r = uint64_t{1} << l.memento;
-    uint64_t asked = 0, positives = 0;
+    uint64_t positives = 0;
     double bound = 0, expected = 0;
-    while (asked < kQueries) {
-      const uint64_t lo = query_rng.Next();
-      if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
-      positives += f->MayContainRange(lo, lo + 63);
-      bound += f->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
+    ForEachEmptyRange(keys, 64, kQueries, query_rng, [&](uint64_t lo, uint64_t hi) {
+      positives += f->MayContainRange(lo, hi);
+      bound += f->QueryModelFp(keys.data(), keys.size(), lo, hi);
       double none = 1;
-      for (uint64_t q = lo / r; q <= (lo + 63) / r; ++q) {
-        const uint64_t a = std::max(lo, q * r), b = std::min(lo + 63, q * r + r - 1);
+      for (uint64_t q = lo / r; q <= hi / r; ++q) {
+        const uint64_t a = std::max(lo, q * r), b = std::min(hi, q * r + r - 1);
         none *= std::pow(1 - static_cast<double>(b - a + 1) / (static_cast<double>(r) * slots_times_fp),
                          static_cast<double>(keys.size()));
       }
       expected += 1 - none;
-      ++asked;
-    }
+    });
+    const uint64_t asked = kQueries;
     const double q = static_cast<double>(asked);
     const double p_hat = static_cast<double>(positives) / q, p_bound = bound / q, p_exp = expected / q;
     EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked)) << "stage " << stage << ": above the bound";
@@ -838,19 +829,9 @@ TEST(MementoFilter, InfiniFilterExpansionLosesNoKeyThroughInsertsAndDeletes) {
   // under the bound at the generations present (+ 4 binomial sigma).
   const std::set<uint64_t> distinct(model.begin(), model.end());
   const std::vector<uint64_t> sorted(distinct.begin(), distinct.end());
-  uint64_t asked = 0, positives = 0;
-  double bound = 0;
-  while (asked < SanitizerScaled(100000, 10)) {
-    const uint64_t lo = rng.Next();
-    if (lo > UINT64_MAX - 63 || HoldsKeyIn(sorted, lo, lo + 63)) continue;
-    positives += f->MayContainRange(lo, lo + 63);
-    bound += f->QueryModelFp(sorted.data(), sorted.size(), lo, lo + 63);
-    ++asked;
-  }
-  const double p_bound = bound / static_cast<double>(asked);
-  const double p_hat = static_cast<double>(positives) / static_cast<double>(asked);
-  EXPECT_LE(p_hat, p_bound + 4 * BinomialSigma(p_bound, asked));
-  std::printf("FP of empty ranges of 64: %.5f, bound %.5f\n", p_hat, p_bound);
+  const EmptyRangeFp fp = MeasureEmptyRangeFp(*f, sorted, 64, SanitizerScaled(100000, 10), rng);
+  EXPECT_LE(fp.measured, fp.model + 4 * BinomialSigma(fp.model, fp.queries));
+  std::printf("FP of empty ranges of 64: %.5f, bound %.5f\n", fp.measured, fp.model);
   std::unique_ptr<RangeFilter> g;
   ASSERT_TRUE(OpenRangeFilter(bytes, &g).ok());
   EXPECT_FALSE(g->SupportsInsert());
@@ -934,19 +915,12 @@ TEST(MementoFilter, InfiniFilterFpStaysUnderItsBoundAndGrowsSlowerThanSacrifice)
     std::vector<uint64_t> keys = inserted;
     std::sort(keys.begin(), keys.end());
     SplitMix64 query_rng(0x1F2B + static_cast<uint64_t>(stage));
-    uint64_t asked = 0, pos_inf = 0, pos_sac = 0;
-    double bound_inf = 0, bound_sac = 0;
-    while (asked < kQueries) {
-      const uint64_t lo = query_rng.Next();
-      if (lo > UINT64_MAX - 63 || HoldsKeyIn(keys, lo, lo + 63)) continue;
-      pos_inf += inf->MayContainRange(lo, lo + 63);
-      pos_sac += sac->MayContainRange(lo, lo + 63);
-      bound_inf += inf->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
-      bound_sac += sac->QueryModelFp(keys.data(), keys.size(), lo, lo + 63);
-      ++asked;
-    }
-    const double q = static_cast<double>(asked);
-    const double p_inf = pos_inf / q, p_sac = pos_sac / q, b_inf = bound_inf / q, b_sac = bound_sac / q;
+    // Both filters over the same ranges: a second generator of the same seed.
+    SplitMix64 same_rng = query_rng;
+    const EmptyRangeFp fp_inf = MeasureEmptyRangeFp(*inf, keys, 64, kQueries, query_rng);
+    const EmptyRangeFp fp_sac = MeasureEmptyRangeFp(*sac, keys, 64, kQueries, same_rng);
+    const uint64_t asked = kQueries;
+    const double p_inf = fp_inf.measured, p_sac = fp_sac.measured, b_inf = fp_inf.model, b_sac = fp_sac.model;
     EXPECT_LE(p_inf, b_inf + 4 * BinomialSigma(b_inf, asked)) << "stage " << stage << ": infinifilter above its bound";
     EXPECT_LE(p_sac, b_sac + 4 * BinomialSigma(b_sac, asked)) << "stage " << stage << ": sacrifice above its bound";
     const double sigma_diff = std::hypot(BinomialSigma(p_inf, asked), BinomialSigma(p_sac, asked));

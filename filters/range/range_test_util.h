@@ -68,4 +68,39 @@ inline bool HoldsKeyIn(const std::vector<uint64_t>& keys, uint64_t lo, uint64_t 
   return it != keys.end() && *it <= hi;
 }
 
+// Calls visit(lo, hi) for `count` ranges [lo, lo + len - 1] (len >= 1) whose
+// lo is uniform from `rng` and which hold none of sorted `keys`: the empty
+// ranges an FP measurement asks about. Draws that hold a key or pass 2^64 - 1
+// are skipped, not counted.
+template <class Visit>
+inline void ForEachEmptyRange(const std::vector<uint64_t>& keys, uint64_t len, uint64_t count, SplitMix64& rng,
+                              Visit&& visit) {
+  for (uint64_t asked = 0; asked < count;) {
+    const uint64_t lo = rng.Next();
+    if (lo > UINT64_MAX - (len - 1) || HoldsKeyIn(keys, lo, lo + len - 1)) continue;
+    visit(lo, lo + len - 1);
+    ++asked;
+  }
+}
+
+// A filter's measured FP over such empty ranges beside the mean of its own
+// model for them (RangeFilter::QueryModelFp: the rate, or the bound, of each
+// query for this filter and these keys).
+struct EmptyRangeFp {
+  uint64_t queries = 0;
+  double measured = 0;
+  double model = 0;
+};
+inline EmptyRangeFp MeasureEmptyRangeFp(const RangeFilter& f, const std::vector<uint64_t>& keys, uint64_t len,
+                                        uint64_t count, SplitMix64& rng) {
+  uint64_t positives = 0;
+  double model = 0;
+  ForEachEmptyRange(keys, len, count, rng, [&](uint64_t lo, uint64_t hi) {
+    positives += f.MayContainRange(lo, hi);
+    model += f.QueryModelFp(keys.data(), keys.size(), lo, hi);
+  });
+  const double q = static_cast<double>(count);
+  return {count, static_cast<double>(positives) / q, model / q};
+}
+
 }  // namespace filterlab::range_testing
