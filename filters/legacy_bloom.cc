@@ -9,6 +9,7 @@
 
 #include "common/aligned_array.h"
 #include "filters/fp_model.h"
+#include "filters/legacy_bloom_avx2.h"
 #include "filters/legacy_bloom_avx512.h"
 #include "filters/legacy_policy.h"
 #include "filters/registry.h"
@@ -119,8 +120,8 @@ constexpr char kVariantName[] = "legacy";
 //   multiplies, hashing/fastmod.h) with its multiplier c kept here;
 // - general (any line size and count): num_lines | num_probes << 32 |
 //   log2_line_bytes << 40, the line found by a division.
-// Either probes with the AVX-512 kernel (legacy_bloom_avx512.h) on 64-byte
-// lines where it is compiled, else with RocksDB's loop.
+// Either probes with a vector kernel on 64-byte lines where one is compiled
+// (legacy_bloom_avx512.h, else legacy_bloom_avx2.h), else with RocksDB's loop.
 enum class ViewLayout { kCompact, kGeneral };
 
 constexpr int kCompactLinesShift = FastMod32::kMultiplierBits;
@@ -157,21 +158,24 @@ inline const uint8_t* ViewLine(const FilterView& view, uint32_t h) {
   return data + LineOffset<false>(h, static_cast<uint32_t>(view.param), ViewLog2LineBytes<kLayout>(view));
 }
 
-// The probes of h in its line: the branch-free AVX-512 kernel where lines
-// are 64 bytes and the compiler targets AVX-512, else RocksDB's loop, which
-// leaves at the first clear bit.
-template <bool kLine64Avx512>
+// The probes of h in its line: a branch-free vector kernel where lines are
+// 64 bytes and the compiler targets AVX-512 or AVX2, else RocksDB's loop,
+// which leaves at the first clear bit.
+constexpr bool kHasLine64Kernel = kHasAvx512Path || kHasAvx2Path;
+template <bool kLine64Kernel>
 inline bool MatchLine(uint32_t h, int num_probes, int log2_line_bytes, const uint8_t* line) {
-#ifdef FILTERLAB_LEGACY_AVX512
-  if constexpr (kLine64Avx512) return MayMatchLine64Avx512(h, num_probes, line);
+#if defined(FILTERLAB_LEGACY_AVX512)
+  if constexpr (kLine64Kernel) return MayMatchLine64Avx512(h, num_probes, line);
+#elif defined(FILTERLAB_LEGACY_AVX2)
+  if constexpr (kLine64Kernel) return MayMatchLine64Avx2(h, num_probes, line);
 #endif
   return MayMatchLine<false>(h, num_probes, log2_line_bytes, line);
 }
 
-template <ViewLayout kLayout, bool kLine64Avx512>
+template <ViewLayout kLayout, bool kLine64Kernel>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const uint32_t h = Lower32(hash);
-  return MatchLine<kLine64Avx512>(h, ViewProbes<kLayout>(view), ViewLog2LineBytes<kLayout>(view),
+  return MatchLine<kLine64Kernel>(h, ViewProbes<kLayout>(view), ViewLog2LineBytes<kLayout>(view),
                                   ViewLine<kLayout>(view, h));
 }
 template <ViewLayout kLayout>
@@ -180,7 +184,7 @@ void ViewPrefetch(const FilterView& view, uint64_t hash) {
 }
 // Locate and prefetch every line of a chunk first, then probe (the line is
 // found once per key; its address is kept).
-template <ViewLayout kLayout, bool kLine64Avx512>
+template <ViewLayout kLayout, bool kLine64Kernel>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kChunk = 64;
   const uint8_t* lines[kChunk];
@@ -193,13 +197,13 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
       PrefetchLine(lines[i], log2_line_bytes);
     }
     for (size_t i = 0; i < m; ++i) {
-      results[start + i] = MatchLine<kLine64Avx512>(Lower32(hashes[start + i]), num_probes, log2_line_bytes, lines[i]);
+      results[start + i] = MatchLine<kLine64Kernel>(Lower32(hashes[start + i]), num_probes, log2_line_bytes, lines[i]);
     }
   }
 }
-template <ViewLayout kLayout, bool kLine64Avx512>
-constexpr FilterView::Ops kViewOps{&ViewMayContain<kLayout, kLine64Avx512>, &ViewPrefetch<kLayout>,
-                                   &ViewMayContainBatch<kLayout, kLine64Avx512>};
+template <ViewLayout kLayout, bool kLine64Kernel>
+constexpr FilterView::Ops kViewOps{&ViewMayContain<kLayout, kLine64Kernel>, &ViewPrefetch<kLayout>,
+                                   &ViewMayContainBatch<kLayout, kLine64Kernel>};
 
 bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
 void EmptyPrefetch(const FilterView&, uint64_t) {}
@@ -211,8 +215,8 @@ constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &Empty
 FilterView MakeView(const uint8_t* data, uint32_t num_lines, int num_probes, int log2_line_bytes) {
   if (num_lines == 0) return FilterView{&kEmptyViewOps, data, 0};
   const ViewLayout layout = FitsCompactView(num_lines, log2_line_bytes) ? ViewLayout::kCompact : ViewLayout::kGeneral;
-  const FilterView::Ops* ops = layout == ViewLayout::kCompact      ? &kViewOps<ViewLayout::kCompact, kHasAvx512Path>
-                               : log2_line_bytes == kLog2LineBytes ? &kViewOps<ViewLayout::kGeneral, kHasAvx512Path>
+  const FilterView::Ops* ops = layout == ViewLayout::kCompact      ? &kViewOps<ViewLayout::kCompact, kHasLine64Kernel>
+                               : log2_line_bytes == kLog2LineBytes ? &kViewOps<ViewLayout::kGeneral, kHasLine64Kernel>
                                                                    : &kViewOps<ViewLayout::kGeneral, false>;
   return FilterView{ops, data, ViewParam(layout, num_lines, num_probes, log2_line_bytes)};
 }

@@ -19,6 +19,7 @@
 #include "common/aligned_array.h"
 #include "common/test_scale.h"
 #include "filters/filter_test_util.h"
+#include "filters/legacy_bloom_avx2.h"
 #include "filters/legacy_bloom_avx512.h"
 #include "filters/registry.h"
 #include "hashing/legacy_hash.h"
@@ -187,6 +188,25 @@ TEST(LegacyBloomTest, Avx512AgreesWithRocksDbLoop) {
       },
       [](uint32_t h, int probes, const uint8_t* line, bool loop) {
         return size_t{loop != legacy::MayMatchLine64Avx512(h, probes, line)};
+      });
+  EXPECT_EQ(c.differ, 0u);
+  EXPECT_GT(c.trues, 10000u);
+  EXPECT_GT(c.falses, 10000u);
+#endif
+}
+
+// The AVX2 kernel (cores without AVX-512; compiled on AVX-512 targets too,
+// which imply AVX2) answers as RocksDB's loop, as above.
+TEST(LegacyBloomTest, Avx2AgreesWithRocksDbLoop) {
+  if (!legacy::kHasAvx2Path) GTEST_SKIP() << "AVX2 path not compiled in (no __AVX2__ or FILTERLAB_FORCE_SCALAR)";
+#ifdef FILTERLAB_LEGACY_AVX2
+  const auto c = testing_util::CompareLineKernels(
+      3141, legacy::kMaxProbes,
+      [](uint32_t h, int probes, const uint8_t* line) {
+        return legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, line);
+      },
+      [](uint32_t h, int probes, const uint8_t* line, bool loop) {
+        return size_t{loop != legacy::MayMatchLine64Avx2(h, probes, line)};
       });
   EXPECT_EQ(c.differ, 0u);
   EXPECT_GT(c.trues, 10000u);
