@@ -205,5 +205,49 @@ def range_speed(df: pd.DataFrame):
     return fig
 
 
+def growth_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Memento's expansion sweeps (rangefp with --grow_from) pooled per scheme and doublings
+    k = log2(keys / grow_from): `infinifilter` (the default) or `sacrifice` (expand=sacrifice)."""
+    fp = _rows(df, "rangefp", "memento_growth")
+    if fp.empty or "grow_from" not in fp:
+        return fp.iloc[0:0]
+    fp = fp[fp["grow_from"] > 0]
+    fp = fp.assign(doublings=np.rint(np.log2(fp["keys"] / fp["grow_from"])).astype(int),
+                   scheme=["sacrifice" if "expand=sacrifice" in f else "infinifilter" for f in fp["filter"]])
+    return pooled(fp, ["scheme", "doublings", "range_length"])
+
+
+def range_memento_growth(df: pd.DataFrame):
+    """Memento after k doublings (the keys inserted into a filter made for 2^-k of them): FP of
+    empty ranges of its partition size with its bound (dashed), and the bits/key it then spends,
+    for InfiniFilter's generations (the default) and for shortening every fingerprint."""
+    agg = growth_rows(df)
+    if agg.empty:
+        return None
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(PAGE, 2.4))
+    base = _palette(["memento"])["memento"]
+    styles = {"infinifilter": (base, "P", "InfiniFilter generations (default)"),
+              "sacrifice": ("0.45", "x", "every fingerprint shortened (expand=sacrifice)")}
+    for scheme, (col, mk, lab) in styles.items():
+        s = agg[agg["scheme"] == scheme].sort_values("doublings")
+        if s.empty:
+            continue
+        ax.errorbar(s["doublings"], s["fp"], yerr=[s["fp"] - s["ci_low"], s["ci_high"] - s["fp"]], marker=mk,
+                    ms=3.5, lw=1, capsize=1.5, color=col, label=lab)
+        ax.plot(s["doublings"], s["model_fp"].clip(upper=1), ls="--", lw=0.8, color=col)
+        bx.plot(s["doublings"], s["bits_per_key"], marker=mk, ms=3.5, lw=1, color=col, label=lab)
+    ax.set_yscale("log")
+    ax.set_xlabel("doublings k")
+    ax.set_ylabel("false-positive rate")
+    lengths = sorted(agg["range_length"].unique())
+    ax.set_title("empty ranges of " + ", ".join(f"$2^{{{int(np.log2(v))}}}$" for v in lengths) + " (dashed: bound)")
+    bx.set_xlabel("doublings k")
+    bx.set_ylabel(BPK_LABEL)
+    bx.set_ylim(bottom=0)
+    bx.legend(fontsize=6.5)
+    fig.tight_layout()
+    return fig
+
+
 KINDS = {"range_fp_vs_bits": range_fp_vs_bits, "range_fp_vs_correlation": range_fp_vs_correlation,
-         "range_lemma": range_lemma, "range_speed": range_speed}
+         "range_lemma": range_lemma, "range_speed": range_speed, "range_memento_growth": range_memento_growth}

@@ -57,6 +57,7 @@ _FAMILIES = {
     "prefix_bloom": ("#2f4f4f", "D"),
     "surf": ("#ff1493", "v"),
     "memento": ("#228b22", "P"),
+    "rencoder": ("#008b8b", "p"),
 }
 # The wormhashing family: one fixed colour each from a palette disjoint from tab10.
 _WORM = ["cache_worm64", "cache_worm64_from32", "cache_worm64_alt", "cache_worm64_block",

@@ -37,7 +37,7 @@ from .workers import NO_FILTER, SPEC_PARAMS, WORKERS, Flag, Worker, build_dir
 PLOT_KINDS = ("fp_vs_bits", "fp_vs_keys", "bytes_vs_fp", "speed_bars", "speed_vs_fp", "probes",
               "multiget", "hash_index", "memtable_filter", "range_estimates", "engine_filters", "engine_io",
               "engine_allocation", "pareto", "range_fp_vs_bits", "range_fp_vs_correlation", "range_lemma", "range_speed",
-              "range_seeks")
+              "range_seeks", "range_memento_growth")
 TABLE_KINDS = ("fp", "speed", "probes", "floor", "multiget", "hash_index", "memtable_filter", "range_estimates",
                "engine_filters", "pareto", "dynamic", "block_seek", "beside_rocksdb", "range_seeks")
 TOP_KEYS = ("name", "description", "claim", "plots", "tables", "quick", "sweep")

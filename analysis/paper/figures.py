@@ -427,4 +427,5 @@ FIGURES = {"fp_filter_bench": ("fp_published", fp_filter_bench),
            "range_corr": ("range_filters", _range("range_fp_vs_correlation")),
            "range_lemma": ("range_filters", _range("range_lemma")),
            "range_speed": ("range_filters", _range("range_speed")),
+           "range_growth": ("range_filters", _range("range_memento_growth")),
            "range_seeks": ("engine_range", range_seeks)}

@@ -6,6 +6,8 @@ table range_peers.tex and a summary value."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from ...tex import escape
@@ -74,7 +76,10 @@ def harness_address_factor(n: int) -> float:
 
 SURF_MEMENTO_KEYS = ("rangeSurfSparseBits", "rangeSurfDenseBits", "rangeSurfFpTen", "rangeSurfFpCorrMin",
                      "rangeMementoFpFive", "rangeMementoBoundFive", "rangeMementoFpFiveCorr", "rangeMementoPeerFp",
-                     "rangeMementoAddressFactor", "rangeMementoPeerFpZ", "rangeRosettaPeerFp", "rangeRosettaPeerFpZ")
+                     "rangeMementoAddressFactor", "rangeMementoPeerFpZ", "rangeRosettaPeerFp", "rangeRosettaPeerFpZ",
+                     "rangeGrowthKeys", "rangeGrowthMaxK", "rangeGrowthFp", "rangeGrowthBound", "rangeGrowthBits",
+                     "rangeGrowthFpZero", "rangeSacrificeMaxK", "rangeSacrificeFp", "rangeSacrificeBits",
+                     "rangeGrowthFpAtSacrificeK")
 
 
 def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
@@ -106,6 +111,39 @@ def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
         out["rangeMementoBoundFive"] = f"{100 * float(memento['model_fp'].iloc[0]):.2f}\\%"
     if not memento_corr.empty:
         out["rangeMementoFpFiveCorr"] = f"{100 * float(memento_corr['fp'].iloc[0]):.2f}\\%"
+    out.update(memento_growth_values(fp_rows))
+    return out
+
+
+def memento_growth_values(fp_rows: pd.DataFrame) -> dict[str, str]:
+    """Memento's expansion sweeps: after the most doublings each scheme took, its FP (and the
+    InfiniFilter scheme's bound) and bits/key; the InfiniFilter FP before any doubling and at the
+    sacrifice scheme's last doubling."""
+    out = {}
+    if "grow_from" not in fp_rows:
+        return out
+    g = fp_rows[fp_rows["sweep"].astype(str).str.startswith("memento_growth") & (fp_rows["grow_from"] > 0)]
+    if g.empty:
+        return out
+    g = g.assign(k=(g["keys"] / g["grow_from"]).map(lambda r: int(round(math.log2(r)))),
+                 sacrifice=g["filter"].str.contains("expand=sacrifice"))
+    inf, sac = g[~g["sacrifice"]].set_index("k"), g[g["sacrifice"]].set_index("k")
+    out["rangeGrowthKeys"] = f"$2^{{{int(round(math.log2(int(g['keys'].iloc[0]))))}}}$"
+    if not inf.empty:
+        top = inf.loc[inf.index.max()]
+        out["rangeGrowthMaxK"] = str(int(inf.index.max()))
+        out["rangeGrowthFp"] = f"{100 * float(top['fp']):.2f}\\%"
+        out["rangeGrowthBound"] = f"{100 * float(top['model_fp']):.2f}\\%"
+        out["rangeGrowthBits"] = f"{float(top['bits_per_key']):.1f}"
+        if 0 in inf.index:
+            out["rangeGrowthFpZero"] = f"{100 * float(inf.loc[0, 'fp']):.2f}\\%"
+    if not sac.empty:
+        k = int(sac.index.max())
+        out["rangeSacrificeMaxK"] = str(k)
+        out["rangeSacrificeFp"] = f"{100 * float(sac.loc[k, 'fp']):.1f}\\%"
+        out["rangeSacrificeBits"] = f"{float(sac.loc[k, 'bits_per_key']):.1f}"
+        if k in inf.index:
+            out["rangeGrowthFpAtSacrificeK"] = f"{100 * float(inf.loc[k, 'fp']):.2f}\\%"
     return out
 
 
