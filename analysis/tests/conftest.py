@@ -265,12 +265,13 @@ def range_frame() -> pd.DataFrame:
     at 12 and 16 bits/key, ranges 2^5 and 2^10; the correlation sweep; the lemma test; speed."""
     rows = []
 
-    def fp_row(sweep, base, bpk, length, corr, fp, kind="empirical", model=None, queries=100000):
+    def fp_row(sweep, base, bpk, length, corr, fp, kind="empirical", model=None, queries=100000, grow_from=0):
         positives = round(fp * queries)
         rows.append({"experiment": "fixture", "sweep": sweep, "worker": "sim rangefp",
-                     "run_key": f"{sweep}{base}{bpk}", "base_filter": base, "seed": 0, "bpk": bpk,
+                     "run_key": f"{sweep}{base}{bpk}{grow_from}", "base_filter": base, "seed": 0, "bpk": bpk,
                      "command": "rangefp", "filter": f"{base}:bpk={bpk}" if bpk else base, "variant": base.split(":")[0],
-                     "fp_model_kind": kind, "keys": 1000000, "range_length": length, "range_log2": length.bit_length() - 1,
+                     "grow_from": grow_from,
+                     "fp_model_kind": kind, "keys": 1048576, "range_length": length, "range_log2": length.bit_length() - 1,
                      "correlation": corr, "queries": queries, "positives": positives, "fp": positives / queries,
                      "ci_low": positives / queries * 0.95, "ci_high": positives / queries * 1.05 + 1e-6,
                      "model_fp": model, "bits_per_key": (bpk or 20) + 0.12,
@@ -292,6 +293,14 @@ def range_frame() -> pd.DataFrame:
     for e in range(0, 17, 4):
         fp_row("lemma", "grafite:eps=0.001,range=256", None, 2 ** e, None, 2 ** e * 0.001 / 256 * 0.95,
                "upper_bound", 2 ** e * 0.001 / 256)
+    # Memento's expansion sweeps: k doublings from 2^20 / 2^k keys; InfiniFilter's FP grows by about
+    # one bound step a doubling, sacrifice's doubles (and stops at 9).
+    for k in range(0, 15, 2):
+        fp_row("memento_growth", "memento:bpk=20,range=64", None, 64, None, 1e-3 * (1 + k), "upper_bound", 2e-3 * (1 + k),
+               grow_from=2 ** (20 - k))
+    for k in range(0, 10, 3):
+        fp_row("memento_growth_sacrifice", "memento:bpk=20,range=64,expand=sacrifice", None, 64, None, 1e-3 * 2 ** k,
+               "upper_bound", 2e-3 * 2 ** k, grow_from=2 ** (20 - k))
     for base in ("grafite", "bucketing"):
         common = {"experiment": "fixture", "sweep": "speed", "worker": "sim rangespeed", "run_key": f"rs{base}",
                   "base_filter": base, "seed": 0, "bpk": 16.0, "command": "rangespeed", "filter": f"{base}:bpk=16",

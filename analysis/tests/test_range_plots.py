@@ -60,3 +60,24 @@ def test_no_range_rows_no_figure():
     empty = pd.DataFrame({"command": ["fp"]})
     for kind in range_plots.KINDS.values():
         assert kind(empty) is None
+
+
+def test_memento_growth_series_by_scheme_and_doublings(results_dir):
+    df = analysis.load(results_dir)
+    agg = range_plots.growth_rows(df)
+    # Doublings come from keys / grow_from; each scheme keeps its own points.
+    assert sorted(agg.loc[agg["scheme"] == "infinifilter", "doublings"]) == list(range(0, 15, 2))
+    assert sorted(agg.loc[agg["scheme"] == "sacrifice", "doublings"]) == [0, 3, 6, 9]
+    fig = range_plots.range_memento_growth(df)
+    assert fig is not None
+    fp_ax, bits_ax = fig.axes
+    assert fp_ax.get_yscale() == "log" and fp_ax.get_xlabel() == "doublings k"
+    series = {c.get_label(): c.lines[0] for c in fp_ax.containers}
+    assert set(series) == {"InfiniFilter generations (default)", "every fingerprint shortened (expand=sacrifice)"}
+    sacrifice = series["every fingerprint shortened (expand=sacrifice)"]
+    assert list(sacrifice.get_xdata()) == [0, 3, 6, 9]
+    assert list(sacrifice.get_ydata()) == [1e-3 * 2 ** k for k in (0, 3, 6, 9)]
+    # The bound of each scheme is drawn dashed beside its points.
+    assert sum(line.get_linestyle() == "--" for line in fp_ax.get_lines()) == 2
+    assert bits_ax.get_ylabel() and len(bits_ax.get_lines()) == 2
+    plt.close(fig)
