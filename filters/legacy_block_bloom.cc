@@ -130,8 +130,13 @@ inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view
 // 1/m per query), which needs neither the divider nor the scalar multiplier:
 // against a DIV per probe, sim speed legacy_block:bpk=10 (200 MB of 10k-key
 // filters, 3 interleaved rounds under the lock, load ~1) hot 6.5-7.3 ->
-// 5.5-6.2 ns, random 166-172 -> 139-145 ns. 1/m from rcp14 and two Newton
-// steps instead of a division made hot 1.2x slower. Elsewhere each probe's
+// 5.5-6.2 ns, random 166-172 -> 139-145 ns (a Zen 4 host). 1/m from rcp14
+// and two Newton steps instead of a division made hot 1.2x slower. The same
+// arithmetic in AVX2 + FMA (two halves of four doubles; unsigned lanes
+// converted through a flipped sign bit) was exact but slower than the
+// divisions on a Zen 3 host without AVX-512: hot 7.6-10.9 -> 9.4-20.6 ns,
+// random 196-233 -> 207-253 (3 interleaved rounds, load 0.6-0.9), so AVX2
+// cores take the divisions. Elsewhere each probe's
 // h % total_bits is a 32-bit DIV, unlike the build's FastMod32Any. Tried (sim
 // speed legacy_block:bpk=10, single = hot, random, 5 interleaved rounds
 // each): FastMod32Any with its multiplier computed per query (a 64-bit DIV)
