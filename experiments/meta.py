@@ -56,6 +56,29 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_identity(cpuinfo: str | None = None) -> dict:
+    """What tells two hosts of one model name apart (a cloud's "AMD EPYC" is several core
+    generations): the CPU family and model numbers and the widest vector ISA the code can use
+    (AVX-512 when avx512f is listed, else AVX2, else none), from /proc/cpuinfo's first CPU."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return {}
+    fields = {}
+    for line in cpuinfo.splitlines():
+        if not line.strip():
+            break  # the first CPU's block ends here
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    flags = set(fields.get("flags", "").split())
+    out = {"vector_isa": "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "none"}
+    for key, name in (("cpu family", "cpu_family"), ("model", "cpu_model_number")):
+        if fields.get(key, "").isdigit():
+            out[name] = int(fields[key])
+    return out
+
+
 def cpu_caches() -> list[dict]:
     """The caches of CPU 0 as the kernel lists them: level, type, size (e.g. 1 Data 48K)."""
     out = []
@@ -93,7 +116,7 @@ def write_meta(path: Path, plan, executor, start: dict, resumed: int, cluster: s
         "dirty": start["dirty"],
         "build": build_info(plan.build),
         "build_ids": plan.build_ids,
-        "machine": {"host": platform.node(), "cpu": cpu_model(), "cores": os.cpu_count(),
+        "machine": {"host": platform.node(), "cpu": cpu_model(), **cpu_identity(), "cores": os.cpu_count(),
                     "mem_available_bytes": mem_available(), "os": platform.platform(), "caches": cpu_caches(),
                     "load_average": start["load_average"], "load_average_end": load_average()},
         "cluster": cluster,

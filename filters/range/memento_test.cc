@@ -426,7 +426,8 @@ TEST_P(MementoExpansion, InsertsAndExpansionLoseNoKey) {
   // the bound at the realized N and f (+ 4 binomial sigma).
   const EmptyRangeFp fp = MeasureEmptyRangeFp(*f, keys, 64, 100000, rng);
   EXPECT_LE(fp.measured, fp.model + 4 * BinomialSigma(fp.model, fp.queries)) << "bound " << fp.model;
-  EXPECT_GT(fp.measured, 0.0) << "a filter of " << after.fingerprint << " fingerprint bits answers some empty range true";
+  EXPECT_GT(fp.measured, 0.0) << "a filter of " << after.fingerprint
+                              << " fingerprint bits answers some empty range true";
 }
 
 // Deletes through the filter, with expansions between them: a dynamic

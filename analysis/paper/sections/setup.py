@@ -19,14 +19,15 @@ def section(inputs: Inputs) -> Section:
 def setup_values(inputs: Inputs, experiments: list[str]) -> dict[str, str]:
     """Machine and build facts from the experiments' meta.json (the first that has each)."""
     vals: dict[str, str] = {}
-    metas = []
+    metas_by_experiment = {}
     for exp in experiments:
         p = inputs.results_root / exp / "meta.json"
         if p.exists():
-            metas.append(json.loads(p.read_text()))
+            metas_by_experiment[exp] = json.loads(p.read_text())
+    metas = list(metas_by_experiment.values())
     if not metas:  # "--" for every fact, so the title and the setup section still build
         return dict.fromkeys(("cpu", "cores", "memGiB", "os", "caches", "compiler", "cxxFlags", "commits",
-                              "commitsWord", "dateFirst", "dateLast", "loadMax"), "--")
+                              "commitsWord", "dateFirst", "dateLast", "loadMax", "cpuKinds"), "--")
     m = metas[0]
     machine = m.get("machine", {})
     build = m.get("build", {})
@@ -48,9 +49,32 @@ def setup_values(inputs: Inputs, experiments: list[str]) -> dict[str, str]:
     vals["commitsWord"] = "commit" if len(commits) == 1 else "commits"
     vals["dateFirst"] = escape(dates[0]) if dates else "?"
     vals["dateLast"] = escape(dates[-1]) if dates else "?"
+    vals["cpuKinds"] = cpu_kinds(experiments, metas_by_experiment)
     loads = [x.get("machine", {}).get("load_average") for x in metas if x.get("machine", {}).get("load_average")]
     vals["loadMax"] = f"{max(l[0] for l in loads):.1f}" if loads else "not recorded"
     return vals
+
+
+def cpu_kinds(experiments: list[str], metas: dict[str, dict]) -> str:
+    """Which host CPU each experiment ran on, where its meta.json records it (CPU family, model
+    and vector ISA: one model name covers several core generations), grouped by CPU; the
+    experiments whose meta.json predates the record are counted apart."""
+    groups: dict[str, list[str]] = {}
+    unrecorded = 0
+    for exp in experiments:
+        machine = metas.get(exp, {}).get("machine", {})
+        if exp not in metas:
+            continue
+        if "vector_isa" not in machine:
+            unrecorded += 1
+            continue
+        kind = (f"family {machine.get('cpu_family', '?')} model {machine.get('cpu_model_number', '?')}, "
+                f"{machine['vector_isa']}")
+        groups.setdefault(kind, []).append(exp)
+    parts = [f"{kind}: " + ", ".join(f"\\texttt{{{escape(e)}}}" for e in exps) for kind, exps in groups.items()]
+    if unrecorded:
+        parts.append(f"not recorded for the other {unrecorded}")
+    return "; ".join(parts) if parts else "not recorded"
 
 
 def machine_values(inputs: Inputs) -> dict[str, str]:
