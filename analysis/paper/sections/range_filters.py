@@ -116,19 +116,19 @@ def surf_memento_values(fp_rows: pd.DataFrame) -> dict[str, str]:
 
 
 def memento_growth_values(fp_rows: pd.DataFrame) -> dict[str, str]:
-    """Memento's expansion sweeps: after the most doublings each scheme took, its FP (and the
-    InfiniFilter scheme's bound) and bits/key; the InfiniFilter FP before any doubling and at the
-    sacrifice scheme's last doubling."""
+    """Memento's expansion sweeps (pooled and keyed by doublings as the figure draws them): after
+    the most doublings each scheme took, its FP (and the InfiniFilter scheme's bound) and bits/key;
+    the InfiniFilter FP before any doubling and at the sacrifice scheme's last doubling."""
+    from ...range_plots import growth_rows
+
     out = {}
-    if "grow_from" not in fp_rows:
-        return out
-    g = fp_rows[fp_rows["sweep"].astype(str).str.startswith("memento_growth") & (fp_rows["grow_from"] > 0)]
+    g = growth_rows(fp_rows)
     if g.empty:
         return out
-    g = g.assign(k=(g["keys"] / g["grow_from"]).map(lambda r: int(round(math.log2(r)))),
-                 sacrifice=g["filter"].str.contains("expand=sacrifice"))
-    inf, sac = g[~g["sacrifice"]].set_index("k"), g[g["sacrifice"]].set_index("k")
-    out["rangeGrowthKeys"] = f"$2^{{{int(round(math.log2(int(g['keys'].iloc[0]))))}}}$"
+    inf = g[g["scheme"] == "infinifilter"].set_index("doublings")
+    sac = g[g["scheme"] == "sacrifice"].set_index("doublings")
+    keys = fp_rows.loc[fp_rows["sweep"].astype(str).str.startswith("memento_growth"), "keys"]
+    out["rangeGrowthKeys"] = f"$2^{{{int(round(math.log2(int(keys.iloc[0]))))}}}$"
     if not inf.empty:
         top = inf.loc[inf.index.max()]
         out["rangeGrowthMaxK"] = str(int(inf.index.max()))

@@ -61,10 +61,8 @@ def cpu_kinds(experiments: list[str], metas: dict[str, dict]) -> str:
     experiments whose meta.json predates the record are counted apart."""
     groups: dict[str, list[str]] = {}
     unrecorded = 0
-    for exp in experiments:
-        machine = metas.get(exp, {}).get("machine", {})
-        if exp not in metas:
-            continue
+    for exp in (e for e in experiments if e in metas):
+        machine = metas[exp].get("machine", {})
         if "vector_isa" not in machine:
             unrecorded += 1
             continue
