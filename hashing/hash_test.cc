@@ -121,60 +121,86 @@ TEST(LegacyHash32, WholeWordsAreNotSignExtended) {
   EXPECT_EQ(LegacyHash32(key, 4, kBloomHashSeed), h);
 }
 
-// The batch form is the one-key hash, key by key, for every length 0..100
-// (whole words, 1..3 tail bytes, several 32-byte chunks of the AVX-512
-// kernel), every alignment, bytes with their top bit set (the tail's sign
-// extension), keys of mixed lengths in one group of 16 and batch sizes that
-// leave 0..15 keys to the scalar loop.
+// The batch kernels this build has (scalar, AVX2, AVX-512): each is held to
+// the one-key hash below, so an AVX-512 build tests the AVX2 kernel too.
+std::vector<LegacyHashKernel> BuiltLegacyHashKernels() {
+  std::vector<LegacyHashKernel> kernels;
+  for (auto k : {LegacyHashKernel::kScalar, LegacyHashKernel::kAvx2, LegacyHashKernel::kAvx512}) {
+    if (LegacyHashKernelAvailable(k)) kernels.push_back(k);
+  }
+  return kernels;
+}
+
+TEST(LegacyHash32, KernelsOfThisBuild) {
+  EXPECT_TRUE(LegacyHashKernelAvailable(LegacyHashKernel::kScalar));
+#if defined(__AVX2__) && !defined(FILTERLAB_FORCE_SCALAR)
+  EXPECT_TRUE(LegacyHashKernelAvailable(LegacyHashKernel::kAvx2));
+#endif
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && !defined(FILTERLAB_FORCE_SCALAR)
+  EXPECT_TRUE(LegacyHashKernelAvailable(LegacyHashKernel::kAvx512));
+#endif
+}
+
+// Every batch kernel is the one-key hash, key by key, for every length
+// 0..100 (whole words, 1..3 tail bytes, several 32-byte chunks of the
+// vector kernels), every alignment, bytes with their top bit set (the
+// tail's sign extension), keys of mixed lengths in one group of 8 or 16 and
+// batch sizes that leave 0..15 keys to the scalar loop.
 TEST(LegacyHash32, BatchEqualsOneAtATime) {
-  SplitMix64 gen(33);
-  std::vector<std::string> store;
-  for (int round = 0; round < 40; ++round) {
-    const size_t n = gen.Next() % 70;
-    store.clear();
-    std::vector<Slice> keys;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t len = round < 20 ? gen.Next() % 101 : 24 + gen.Next() % 5;  // mixed, or filter_bench's
-      const size_t offset = gen.Next() % 8;
-      store.push_back(SplitMixKey(gen.Next(), len + offset));
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const size_t offset = (i * 7) % 8;
-      keys.emplace_back(store[i].data() + std::min(offset, store[i].size()),
-                        store[i].size() - std::min(offset, store[i].size()));
-    }
-    for (uint32_t seed : {kBloomHashSeed, kSliceHashSeed}) {
-      std::vector<uint64_t> out(n + 1, 0xdeadbeefdeadbeefULL);
-      LegacyHash32Batch(keys.data(), n, seed, out.data());
+  for (LegacyHashKernel kernel : BuiltLegacyHashKernels()) {
+    SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
+    SplitMix64 gen(33);
+    std::vector<std::string> store;
+    for (int round = 0; round < 40; ++round) {
+      const size_t n = gen.Next() % 70;
+      store.clear();
+      std::vector<Slice> keys;
       for (size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(out[i], LegacyHash32(keys[i].data(), keys[i].size(), seed)) << "round " << round << " key " << i;
+        const size_t len = round < 20 ? gen.Next() % 101 : 24 + gen.Next() % 5;  // mixed, or filter_bench's
+        const size_t offset = gen.Next() % 8;
+        store.push_back(SplitMixKey(gen.Next(), len + offset));
       }
-      EXPECT_EQ(out[n], 0xdeadbeefdeadbeefULL) << "wrote past n";
+      for (size_t i = 0; i < n; ++i) {
+        const size_t offset = (i * 7) % 8;
+        keys.emplace_back(store[i].data() + std::min(offset, store[i].size()),
+                          store[i].size() - std::min(offset, store[i].size()));
+      }
+      for (uint32_t seed : {kBloomHashSeed, kSliceHashSeed}) {
+        std::vector<uint64_t> out(n + 1, 0xdeadbeefdeadbeefULL);
+        LegacyHash32BatchWith(kernel, keys.data(), n, seed, out.data());
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(out[i], LegacyHash32(keys[i].data(), keys[i].size(), seed)) << "round " << round << " key " << i;
+        }
+        EXPECT_EQ(out[n], 0xdeadbeefdeadbeefULL) << "wrote past n";
+      }
     }
   }
 }
 
-// Groups of 16 keys whose lengths differ by at most `spread`: the batch's
-// rounds below the shortest key's word count skip the lane masks, and at
-// lengths above 32 those rounds span more than one 32-byte chunk.
+// Groups of 8 or 16 keys whose lengths differ by at most `spread`: the
+// kernels' rounds below the shortest key's word count skip the lane masks,
+// and at lengths above 32 those rounds span more than one 32-byte chunk.
 TEST(LegacyHash32, BatchEqualsOneAtATimeAtNearEqualLengths) {
-  SplitMix64 gen(34);
-  for (size_t base_len = 0; base_len <= 100; ++base_len) {
-    for (size_t spread : {0, 1, 4}) {
-      std::vector<std::string> store;
-      std::vector<Slice> keys;
-      for (size_t i = 0; i < 33; ++i)
-        store.push_back(SplitMixKey(gen.Next(), base_len + gen.Next() % (spread + 1) + 8));
-      for (size_t i = 0; i < store.size(); ++i) {
-        const size_t offset = gen.Next() % 8;
-        keys.emplace_back(store[i].data() + offset, store[i].size() - 8);
-      }
-      std::vector<uint64_t> out(keys.size());
-      LegacyHash32Batch(keys.data(), keys.size(), kBloomHashSeed, out.data());
-      for (size_t i = 0; i < keys.size(); ++i) {
-        ASSERT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size()))
-            << "length " << keys[i].size() << " (group lengths " << base_len << ".." << base_len + spread << "), key "
-            << i;
+  for (LegacyHashKernel kernel : BuiltLegacyHashKernels()) {
+    SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
+    SplitMix64 gen(34);
+    for (size_t base_len = 0; base_len <= 100; ++base_len) {
+      for (size_t spread : {0, 1, 4}) {
+        std::vector<std::string> store;
+        std::vector<Slice> keys;
+        for (size_t i = 0; i < 33; ++i)
+          store.push_back(SplitMixKey(gen.Next(), base_len + gen.Next() % (spread + 1) + 8));
+        for (size_t i = 0; i < store.size(); ++i) {
+          const size_t offset = gen.Next() % 8;
+          keys.emplace_back(store[i].data() + offset, store[i].size() - 8);
+        }
+        std::vector<uint64_t> out(keys.size());
+        LegacyHash32BatchWith(kernel, keys.data(), keys.size(), kBloomHashSeed, out.data());
+        for (size_t i = 0; i < keys.size(); ++i) {
+          ASSERT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size()))
+              << "length " << keys[i].size() << " (group lengths " << base_len << ".." << base_len + spread << "), key "
+              << i;
+        }
       }
     }
   }
@@ -191,7 +217,15 @@ TEST(LegacyHash32, BatchReadsNoByteOutsideTheKeys) {
   for (size_t i = 0; i < page; ++i) base[i] = static_cast<char>(0x80 | (i * 37));
   std::vector<Slice> keys;
   for (size_t len = 0; len <= 70; ++len) keys.emplace_back(base + page - len, len);
-  std::vector<uint64_t> out(keys.size());
+  for (LegacyHashKernel kernel : BuiltLegacyHashKernels()) {
+    std::vector<uint64_t> out(keys.size());
+    LegacyHash32BatchWith(kernel, keys.data(), keys.size(), kBloomHashSeed, out.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size()))
+          << "kernel " << static_cast<int>(kernel) << " " << i;
+    }
+  }
+  std::vector<uint64_t> out(keys.size());  // and the dispatch, the widest kernel
   LegacyHash32Batch(keys.data(), keys.size(), kBloomHashSeed, out.data());
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(out[i], BloomHash32(keys[i].data(), keys[i].size())) << i;
   munmap(mem, 2 * page);

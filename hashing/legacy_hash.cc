@@ -3,21 +3,27 @@
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && !defined(FILTERLAB_FORCE_SCALAR)
 #define FILTERLAB_LEGACY_HASH_AVX512 1
-#include <immintrin.h>
-
 #include "common/avx512_warnings.h"
+#endif
+#if defined(__AVX2__) && !defined(FILTERLAB_FORCE_SCALAR)
+#define FILTERLAB_LEGACY_HASH_AVX2 1
+#endif
+#if defined(FILTERLAB_LEGACY_HASH_AVX512) || defined(FILTERLAB_LEGACY_HASH_AVX2)
+#include <immintrin.h>
 #endif
 
 namespace filterlab {
+
+namespace {
+// Keys longer than this go to the scalar loop (their length times the
+// multiplier is taken mod 2^32 there; the lanes hold 32-bit lengths).
+[[maybe_unused]] constexpr size_t kMaxLaneKeyBytes = size_t{1} << 30;
+}  // namespace
 
 #ifdef FILTERLAB_LEGACY_HASH_AVX512
 namespace {
 
 FILTERLAB_AVX512_WARNINGS_OFF  // GCC's false positives on its intrinsics (common/avx512_warnings.h)
-
-// Keys longer than this go to the scalar loop (their length times the
-// multiplier is taken mod 2^32 there; the lanes hold 32-bit lengths).
-constexpr size_t kMaxLaneKeyBytes = size_t{1} << 30;
 
 // Hashes keys[0..15] into out[0..15], lane i = key i. The keys' bytes come
 // in 32-byte chunks: one masked byte load per key (the mask stops at the
@@ -118,21 +124,149 @@ FILTERLAB_AVX512_WARNINGS_ON
 }  // namespace
 #endif
 
-void LegacyHash32Batch(const Slice* keys, size_t n, uint32_t seed, uint64_t* out) {
-  size_t i = 0;
-#ifdef FILTERLAB_LEGACY_HASH_AVX512
-  for (; i + 16 <= n; i += 16) {
-    if (!Hash16(keys + i, seed, out + i)) break;
+#ifdef FILTERLAB_LEGACY_HASH_AVX2
+namespace {
+
+// Hash16's method on 8 lanes of AVX2 (cores without AVX-512), for
+// keys[0..7]. AVX2 has no byte-masked load, so a key's 32-byte chunk is
+// its whole dwords by a dword-masked load (masked-off dwords are neither
+// read nor able to fault) plus its 1..3 tail bytes, read one by one and
+// put in the dword after them; an 8x8 dword transpose (unpack dwords,
+// unpack qwords, swap 128-bit halves) gives one register per word
+// position; the rounds are Hash16's, with blends for its masks. Returns
+// false (nothing written) when a key is too long for the lanes.
+bool Hash8(const Slice* keys, uint32_t seed, uint64_t* out) {
+  alignas(32) uint32_t lens[8];
+  size_t max_len = 0, min_len = kMaxLaneKeyBytes;
+  for (int i = 0; i < 8; ++i) {
+    const size_t len = keys[i].size();
+    if (len >= kMaxLaneKeyBytes) return false;
+    lens[i] = static_cast<uint32_t>(len);
+    max_len = len > max_len ? len : max_len;
+    min_len = len < min_len ? len : min_len;
   }
+  const __m256i m = _mm256_set1_epi32(static_cast<int>(kLegacyHashMul));
+  const __m256i len = _mm256_load_si256(reinterpret_cast<const __m256i*>(lens));
+  __m256i h = _mm256_xor_si256(_mm256_set1_epi32(static_cast<int>(seed)), _mm256_mullo_epi32(len, m));
+  const __m256i full_words = _mm256_srli_epi32(len, 2);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i has_tail =
+      _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(len, _mm256_set1_epi32(3)), zero), _mm256_set1_epi32(-1));
+  const __m256i sign_bits = _mm256_set1_epi32(0x808080);
+  const __m256i shift_full = _mm256_set1_epi32(16), shift_tail = _mm256_set1_epi32(24);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const size_t max_words = (max_len + 3) / 4;
+  const size_t words_in_every_lane = min_len / 4;
+  for (size_t chunk = 0; chunk * 32 < max_len; ++chunk) {
+    const size_t start = chunk * 32;
+    __m256i r[8];  // row i: key i's dwords of this chunk, zero past its end
+    for (int i = 0; i < 8; ++i) {
+      const Slice& key = keys[i];
+      const size_t left = key.size() > start ? key.size() - start : 0;
+      if (left >= 32) {
+        r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(key.data() + start));
+        continue;
+      }
+      const int whole = static_cast<int>(left / 4);
+      const char* at = left > 0 ? key.data() + start : key.data();
+      r[i] =
+          _mm256_maskload_epi32(reinterpret_cast<const int*>(at), _mm256_cmpgt_epi32(_mm256_set1_epi32(whole), lane));
+      if (left % 4 != 0) {  // the 1..3 tail bytes, zero-padded, in the dword after the whole ones
+        const auto* tail = reinterpret_cast<const uint8_t*>(at) + 4 * whole;
+        uint32_t t = tail[0];
+        if (left % 4 > 1) t |= uint32_t{tail[1]} << 8;
+        if (left % 4 > 2) t |= uint32_t{tail[2]} << 16;
+        const __m256i in_lane = _mm256_cmpeq_epi32(lane, _mm256_set1_epi32(whole));
+        r[i] = _mm256_or_si256(r[i], _mm256_and_si256(in_lane, _mm256_set1_epi32(static_cast<int>(t))));
+      }
+    }
+    // t: dword pairs of rows 2k, 2k+1; u_j (j < 4): word j of rows 0-3 in
+    // the low half, word j + 4 in the high half; u_{j+4} the same of rows
+    // 4-7; then w_j takes the low halves of u_j and u_{j+4}, w_{j+4} the
+    // high ones: word j of keys 0..7 in order.
+    __m256i t[8], u[8], w[8];
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int q = 0; q < 2; ++q) {
+      const int b = 4 * q;
+      u[b + 0] = _mm256_unpacklo_epi64(t[b + 0], t[b + 2]);
+      u[b + 1] = _mm256_unpackhi_epi64(t[b + 0], t[b + 2]);
+      u[b + 2] = _mm256_unpacklo_epi64(t[b + 1], t[b + 3]);
+      u[b + 3] = _mm256_unpackhi_epi64(t[b + 1], t[b + 3]);
+    }
+    for (int j = 0; j < 4; ++j) {
+      w[j] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x20);
+      w[j + 4] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x31);
+    }
+    size_t j = 0;
+    for (; j < 8 && 8 * chunk + j < words_in_every_lane; ++j) {
+      h = _mm256_mullo_epi32(_mm256_add_epi32(h, w[j]), m);
+      h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    }
+    for (; j < 8 && 8 * chunk + j < max_words; ++j) {
+      const __m256i g = _mm256_set1_epi32(static_cast<int>(8 * chunk + j));
+      const __m256i full = _mm256_cmpgt_epi32(full_words, g);  // signed: lengths < 2^30
+      const __m256i tail = _mm256_and_si256(has_tail, _mm256_cmpeq_epi32(full_words, g));
+      const __m256i active = _mm256_or_si256(full, tail);
+      const __m256i signed_tail = _mm256_sub_epi32(w[j], _mm256_slli_epi32(_mm256_and_si256(w[j], sign_bits), 1));
+      const __m256i word = _mm256_blendv_epi8(w[j], signed_tail, tail);
+      __m256i next = _mm256_mullo_epi32(_mm256_add_epi32(h, word), m);
+      next = _mm256_xor_si256(next, _mm256_srlv_epi32(next, _mm256_blendv_epi8(shift_full, shift_tail, tail)));
+      h = _mm256_blendv_epi8(h, next, active);
+    }
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(h)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(h, 1)));
+  return true;
+}
+
+}  // namespace
 #endif
+
+bool LegacyHashKernelAvailable(LegacyHashKernel kernel) {
+  switch (kernel) {
+    case LegacyHashKernel::kScalar: return true;
+#ifdef FILTERLAB_LEGACY_HASH_AVX2
+    case LegacyHashKernel::kAvx2: return true;
+#endif
+#ifdef FILTERLAB_LEGACY_HASH_AVX512
+    case LegacyHashKernel::kAvx512: return true;
+#endif
+    default: return false;
+  }
+}
+
+void LegacyHash32BatchWith(LegacyHashKernel kernel, const Slice* keys, size_t n, uint32_t seed, uint64_t* out) {
+  size_t i = 0;
+  switch (kernel) {
+#ifdef FILTERLAB_LEGACY_HASH_AVX512
+    case LegacyHashKernel::kAvx512:
+      for (; i + 16 <= n; i += 16) {
+        if (!Hash16(keys + i, seed, out + i)) break;
+      }
+      break;
+#endif
+#ifdef FILTERLAB_LEGACY_HASH_AVX2
+    case LegacyHashKernel::kAvx2:
+      for (; i + 8 <= n; i += 8) {
+        if (!Hash8(keys + i, seed, out + i)) break;
+      }
+      break;
+#endif
+    default: break;  // kScalar, or a kernel this build lacks: the scalar loop answers alike
+  }
   for (; i < n; ++i) out[i] = LegacyHash32(keys[i].data(), keys[i].size(), seed);
 }
 
-bool LegacyHash32BatchIsVectorised() {
-#ifdef FILTERLAB_LEGACY_HASH_AVX512
-  return true;
+void LegacyHash32Batch(const Slice* keys, size_t n, uint32_t seed, uint64_t* out) {
+#if defined(FILTERLAB_LEGACY_HASH_AVX512)
+  LegacyHash32BatchWith(LegacyHashKernel::kAvx512, keys, n, seed, out);
+#elif defined(FILTERLAB_LEGACY_HASH_AVX2)
+  LegacyHash32BatchWith(LegacyHashKernel::kAvx2, keys, n, seed, out);
 #else
-  return false;
+  LegacyHash32BatchWith(LegacyHashKernel::kScalar, keys, n, seed, out);
 #endif
 }
 
