@@ -47,15 +47,38 @@ def test_harness_address_factor_counts_the_hash_values_of_every_slot():
         assert 1.0 <= harness_address_factor(n) <= 9 / 8  # values per slot differ by at most one
 
 
-def test_rosetta_peer_values_compare_the_two_rates_in_binomial_sigmas():
+def test_peer_fp_values_compare_the_two_rates_in_binomial_sigmas():
     # Two Rosetta cells and rows the summary must skip (another variant; a non-empty workload).
     import pandas as pd
 
-    from analysis.paper.sections.range_filters import rosetta_peer_values
+    from analysis.paper.sections.range_filters import peer_fp_values
     cells = pd.DataFrame({
         "variant": ["rosetta", "rosetta", "grafite", "rosetta"],
         "fpr_ours": [0.028, 0.40, 0.5, float("nan")], "fpr_paper": [0.029, 0.40, 0.1, float("nan")],
         "queries_ours": [1e5, 1e5, 1e6, 1e5], "queries_paper": [1e5, 1e5, 1e6, 1e5]})
     # Cell 1: sigma = sqrt((0.028 0.972 + 0.029 0.971) / 10^5) = 7.44e-4, z = -0.001 / sigma = -1.34.
-    assert rosetta_peer_values(cells) == {"rangeRosettaPeerFp": "0.97--1.00", "rangeRosettaPeerFpZ": "1.3"}
-    assert rosetta_peer_values(cells[cells["variant"] == "grafite"]) == {}
+    assert peer_fp_values(cells, "rosetta", "Rosetta") == {"rangeRosettaPeerFp": "0.97--1.00",
+                                                            "rangeRosettaPeerFpZ": "1.3"}
+    assert peer_fp_values(cells, "rencoder", "REncoder") == {}
+    # Grafite's cell: sigma = sqrt((0.5 0.5 + 0.1 0.9) / 10^6) = 5.83e-4, z = 0.4 / sigma = 686.
+    assert peer_fp_values(cells, "grafite", "Grafite") == {"rangeGrafitePeerFp": "5.00--5.00",
+                                                            "rangeGrafitePeerFpZ": "686.0"}
+
+
+def test_rencoder_default_fp_is_the_default_layouts_rate_over_the_harness(tmp_path):
+    # Two cells over two rounds: medians 0.0065 / 0.0088 = 0.74 and 0.6 / 0.68 = 0.88; the rows of
+    # ours-as-the-harness and of another family do not enter.
+    from analysis.paper.section import Inputs
+    from analysis.paper.sections.range_filters import rencoder_default_fp
+    assert rencoder_default_fp(Inputs(tmp_path)) == {}
+    (tmp_path / "range_filters_peers").mkdir()
+    rows = ["round,code,variant,arg,workload,fpr"]
+    for rnd in (1, 2):
+        rows += [f"{rnd},ours-default,rencoder,20,2^5 uncorrelated,{0.0064 + 0.0002 * (rnd - 1)}",
+                 f"{rnd},paper,rencoder,20,2^5 uncorrelated,0.0088",
+                 f"{rnd},ours,rencoder,20,2^5 uncorrelated,0.5",
+                 f"{rnd},ours-default,rencoder,16,2^10 uncorrelated,0.6",
+                 f"{rnd},paper,rencoder,16,2^10 uncorrelated,0.68",
+                 f"{rnd},paper,rosetta,16,2^10 uncorrelated,0.01"]
+    (tmp_path / "range_filters_peers" / "peers.csv").write_text("\n".join(rows) + "\n")
+    assert rencoder_default_fp(Inputs(tmp_path)) == {"rangeREncoderDefaultFp": "0.74--0.88"}

@@ -77,6 +77,7 @@ def harness_address_factor(n: int) -> float:
 SURF_MEMENTO_KEYS = ("rangeSurfSparseBits", "rangeSurfDenseBits", "rangeSurfFpTen", "rangeSurfFpCorrMin",
                      "rangeMementoFpFive", "rangeMementoBoundFive", "rangeMementoFpFiveCorr", "rangeMementoPeerFp",
                      "rangeMementoAddressFactor", "rangeMementoPeerFpZ", "rangeRosettaPeerFp", "rangeRosettaPeerFpZ",
+                     "rangeREncoderPeerFp", "rangeREncoderPeerFpZ", "rangeREncoderDefaultFp",
                      "rangeGrowthKeys", "rangeGrowthMaxK", "rangeGrowthFp", "rangeGrowthBound", "rangeGrowthBits",
                      "rangeGrowthFpZero", "rangeSacrificeMaxK", "rangeSacrificeFp", "rangeSacrificeBits",
                      "rangeGrowthFpAtSacrificeK")
@@ -197,19 +198,37 @@ def range_filter_values(inputs: Inputs) -> dict[str, str]:
                       + memento["fpr_paper"] * (1 - memento["fpr_paper"])) / q) ** 0.5
             z = (memento["fpr_ours"] * factor - memento["fpr_paper"]) / sigma
             out["rangeMementoPeerFpZ"] = f"{z.abs().max():.1f}"
-        out.update(rosetta_peer_values(cells))
+        out.update(peer_fp_values(cells, "rosetta", "Rosetta"))
+        out.update(peer_fp_values(cells, "rencoder", "REncoder"))
+        out.update(rencoder_default_fp(inputs))
     return out
 
 
-def rosetta_peer_values(cells: pd.DataFrame) -> dict[str, str]:
-    """Rosetta beside the harness (ours built as bench_rosetta builds it): the range of our FP rate over
-    theirs, and the largest difference of the two in binomial sigmas of the two rates (each code's
-    queries per cell, the first 10^5 of each set)."""
-    rosetta = cells[(cells["variant"] == "rosetta") & cells["fpr_ours"].notna()]
-    if rosetta.empty:
+def peer_fp_values(cells: pd.DataFrame, variant: str, name: str) -> dict[str, str]:
+    """One family beside the harness, ours built as the harness builds it (Rosetta, REncoder): the range
+    of our FP rate over theirs (range<name>PeerFp), and the largest difference of the two in binomial
+    sigmas of the two rates (range<name>PeerFpZ; each code's queries per cell)."""
+    rows = cells[(cells["variant"] == variant) & cells["fpr_ours"].notna()]
+    if rows.empty:
         return {}
-    ours, paper = rosetta["fpr_ours"], rosetta["fpr_paper"]
-    sigma = (ours * (1 - ours) / rosetta["queries_ours"] + paper * (1 - paper) / rosetta["queries_paper"]) ** 0.5
+    ours, paper = rows["fpr_ours"], rows["fpr_paper"]
+    sigma = (ours * (1 - ours) / rows["queries_ours"] + paper * (1 - paper) / rows["queries_paper"]) ** 0.5
     ratio = ours / paper
-    return {"rangeRosettaPeerFp": f"{ratio.min():.2f}--{ratio.max():.2f}",
-            "rangeRosettaPeerFpZ": f"{((ours - paper) / sigma).abs().max():.1f}"}
+    return {f"range{name}PeerFp": f"{ratio.min():.2f}--{ratio.max():.2f}",
+            f"range{name}PeerFpZ": f"{((ours - paper) / sigma).abs().max():.1f}"}
+
+
+def rencoder_default_fp(inputs: Inputs) -> dict[str, str]:
+    """REncoder's default layout (code ours-default in peers.csv: one shared array, windows at any bit),
+    run in the same processes as its rows built as the harness builds it: the range over cells of its
+    median FP rate over the harness's (rangeREncoderDefaultFp)."""
+    path = inputs.results_root / "range_filters_peers" / "peers.csv"
+    if not path.exists():
+        return {}
+    p = pd.read_csv(path)
+    p = p[(p["variant"] == "rencoder") & p["code"].isin(["ours-default", "paper"])]
+    med = p.groupby(["arg", "workload", "code"])["fpr"].median().unstack("code")
+    if "ours-default" not in med or "paper" not in med:
+        return {}
+    ratio = (med["ours-default"] / med["paper"]).dropna()
+    return {"rangeREncoderDefaultFp": f"{ratio.min():.2f}--{ratio.max():.2f}"} if not ratio.empty else {}
