@@ -122,6 +122,8 @@ struct Geometry {
   bool word_aligned = false;
   // Bits one probe ranges over: the array, or its row (a multiple of 64).
   uint64_t RowBits() const { return partitioned ? bits / static_cast<uint64_t>(hashes) / 64 * 64 : bits; }
+  // Bits any probe reaches: the array, or its K rows (the bits past them stay 0).
+  uint64_t ReachedBits() const { return partitioned ? RowBits() * static_cast<uint64_t>(hashes) : bits; }
   uint64_t MinBits() const {
     return std::max<uint64_t>(kMinBits, partitioned ? 64 * static_cast<uint64_t>(hashes) : 0);
   }
@@ -288,11 +290,10 @@ void InsertDepths(const uint64_t* keys, size_t n, int g, int from, int to, const
   }
 }
 
-// Share of 1 bits where probes go: the array, or its K rows (the bits past
-// them stay 0). The authors' code measures its first row only; the rows
-// fill alike.
+// Share of 1 bits where probes go. The authors' code measures its first row
+// only; the rows fill alike.
 double FillOf(const uint8_t* data, const Geometry& geo) {
-  const uint64_t bits = geo.partitioned ? geo.RowBits() * static_cast<uint64_t>(geo.hashes) : geo.bits;
+  const uint64_t bits = geo.ReachedBits();
   uint64_t ones = 0;
   for (uint64_t b = 0; b < bits / 8; b += 8) ones += std::popcount(Load64(data + b));
   return static_cast<double>(ones) / static_cast<double>(bits);
