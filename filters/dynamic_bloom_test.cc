@@ -18,6 +18,7 @@
 #include "filters/filter_spec.h"
 #include "filters/filter_test_util.h"
 #include "filters/fp_model.h"
+#include "filters/fp_tolerance.h"
 #include "filters/trailer.h"
 #include "hashing/legacy_hash.h"
 #include "hashing/remix.h"
@@ -346,9 +347,6 @@ double MeasureFpRate(const FilterPolicy& policy, size_t n, size_t queries, uint6
   for (size_t i = 0; i < queries; ++i) positives += f->MayContain(gen.Next());
   return static_cast<double>(positives) / static_cast<double>(queries);
 }
-
-// Binomial standard deviation of a rate p measured over q trials.
-double BinomialSigma(double p, size_t q) { return std::sqrt(p * (1 - p) / static_cast<double>(q)); }
 
 // 10^6 keys, 10 bits/key, 6 probes, 10^6 queries. Tolerance: 4 binomial
 // sigmas of the query sample (sigma ~ 1.0e-4, ~1% of the rate). The filter's

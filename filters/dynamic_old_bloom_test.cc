@@ -22,7 +22,7 @@ namespace {
 
 using testing_util::MustPolicy;
 
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) { return testing_util::TestHashes(seed, n, HashWidth::k32); }
+using testing_util::TestHashes;
 
 // The data bytes of a serialized filter (everything before its trailer).
 std::string DataOf(const Filter& f) { return f.Serialize().substr(0, f.DataBytes()); }
@@ -44,7 +44,7 @@ TEST(DynamicOldBloomTest, SizesAreWholeBytesOrAnOddNumberOfLines) {
 }
 
 TEST(DynamicOldBloomTest, BitsAreTheLegacyProbeSequences) {
-  const auto hashes = Hashes(11, 3000);
+  const auto hashes = TestHashes(11, 3000, HashWidth::k32);
   for (int locality : {0, 1}) {
     auto p = MustPolicy("dynamic_old:bpk=10,probes=6,locality=" + std::to_string(locality));
     auto f = Dynamic(*p, hashes.size());
@@ -66,7 +66,7 @@ TEST(DynamicOldBloomTest, BitsAreTheLegacyProbeSequences) {
 }
 
 TEST(DynamicOldBloomTest, AddAddConcurrentlyAndBuildSetTheSameBits) {
-  const auto hashes = Hashes(12, 20000);
+  const auto hashes = TestHashes(12, 20000, HashWidth::k32);
   for (const char* spec : {"dynamic_old:bpk=10", "dynamic_old:bpk=10,locality=1"}) {
     auto p = MustPolicy(spec);
     auto serial = Dynamic(*p, hashes.size());
@@ -85,7 +85,7 @@ TEST(DynamicOldBloomTest, AddAddConcurrentlyAndBuildSetTheSameBits) {
 }
 
 TEST(DynamicOldBloomTest, OpenedFilterAnswersAsTheLiveOne) {
-  const auto hashes = Hashes(13, 5000);
+  const auto hashes = TestHashes(13, 5000, HashWidth::k32);
   for (const char* spec : {"dynamic_old:bpk=10", "dynamic_old:bpk=7,probes=4,locality=1"}) {
     auto f = testing_util::MustBuild(*MustPolicy(spec), hashes);
     const std::string bytes = f->Serialize();
@@ -93,7 +93,7 @@ TEST(DynamicOldBloomTest, OpenedFilterAnswersAsTheLiveOne) {
     ASSERT_TRUE(OpenFilter(bytes, &opened).ok()) << spec;
     EXPECT_FALSE(opened->SupportsAdd());
     EXPECT_EQ(opened->Describe(), f->Describe());
-    for (uint64_t h : Hashes(14, 20000)) ASSERT_EQ(opened->MayContain(h), f->MayContain(h)) << spec;
+    for (uint64_t h : TestHashes(14, 20000, HashWidth::k32)) ASSERT_EQ(opened->MayContain(h), f->MayContain(h)) << spec;
   }
 }
 

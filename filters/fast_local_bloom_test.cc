@@ -28,7 +28,7 @@ using testing_util::ExpectCorruption;
 using testing_util::HexOf;
 
 std::unique_ptr<FilterPolicy> Policy(const std::string& spec) { return testing_util::MustPolicy(spec); }
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) { return testing_util::TestHashes(seed, n); }
+using testing_util::TestHashes;
 std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
   return testing_util::MustBuild(p, hashes);
 }
@@ -51,8 +51,8 @@ TEST(FastLocalBloomTest, DataBytesRoundUpToWholeLines) {
 
 TEST(FastLocalBloomTest, BuiltFilterHasComputedSize) {
   auto p = Policy("fastlocal:bpk=10");
-  EXPECT_EQ(Build(*p, Hashes(1, 1000))->DataBytes(), 1280u);
-  EXPECT_EQ(Build(*p, Hashes(1, 1))->DataBytes(), 64u);
+  EXPECT_EQ(Build(*p, TestHashes(1, 1000))->DataBytes(), 1280u);
+  EXPECT_EQ(Build(*p, TestHashes(1, 1))->DataBytes(), 64u);
   EXPECT_EQ(Build(*p, {})->DataBytes(), 0u);
 }
 
@@ -107,11 +107,11 @@ TEST(FastLocalBloomTest, BadSpecsAreRejectedWithTheKeyNamed) {
 }
 
 TEST(FastLocalBloomTest, NativeTrailerBytes) {
-  auto f = Build(*Policy("fastlocal:bpk=10"), Hashes(2, 1000));
+  auto f = Build(*Policy("fastlocal:bpk=10"), TestHashes(2, 1000));
   std::string bytes = f->Serialize();
   ASSERT_EQ(bytes.size(), 1280u + 5);
   EXPECT_EQ(HexOf(bytes.substr(bytes.size() - 5)), "ff00060000");
-  bytes = Build(*Policy("fastlocal:bpk=10,probes=30"), Hashes(2, 1000))->Serialize();
+  bytes = Build(*Policy("fastlocal:bpk=10,probes=30"), TestHashes(2, 1000))->Serialize();
   EXPECT_EQ(HexOf(bytes.substr(bytes.size() - 5)), "ff001e0000");
   // No keys: RocksDB writes an empty filter.
   EXPECT_EQ(Build(*Policy("fastlocal:bpk=10"), {})->Serialize(), "");
@@ -119,7 +119,7 @@ TEST(FastLocalBloomTest, NativeTrailerBytes) {
 }
 
 TEST(FastLocalBloomTest, Hash32UsesFilterlabTrailer) {
-  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), Hashes(3, 1000));
+  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), TestHashes(3, 1000));
   const std::string bytes = f->Serialize();
   EXPECT_EQ(bytes.substr(bytes.size() - 4), "FLT1");
   EXPECT_NE(bytes.find("fastlocal:hash=32,probes=6,bytes=1280"), std::string::npos);
@@ -240,14 +240,14 @@ TEST(FastLocalBloomTest, ViewAnswersAsMayContain) {
        {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
         "fastlocal:bpk=50", "fastlocal:bpk=10,probes=16", "fastlocal:bpk=10,probes=17"}) {
     SCOPED_TRACE(spec);
-    const auto added = Hashes(31, 3000);
+    const auto added = TestHashes(31, 3000);
     auto built = Build(*Policy(spec), added);
     const std::string bytes = built->Serialize();
     std::vector<char> unaligned(bytes.size() + 8);
     std::memcpy(unaligned.data() + 3, bytes.data(), bytes.size());
     std::unique_ptr<Filter> opened;
     ASSERT_TRUE(OpenFilter(Slice(unaligned.data() + 3, bytes.size()), &opened).ok());
-    std::vector<uint64_t> queries = Hashes(32, 20000);
+    std::vector<uint64_t> queries = TestHashes(32, 20000);
     queries.insert(queries.end(), added.begin(), added.end());
     for (const Filter* f : {built.get(), opened.get()}) {
       const FilterView view = f->View();
@@ -280,8 +280,8 @@ TEST(FastLocalBloomTest, KernelChoiceGivesTheSameAnswers) {
   for (const char* base :
        {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "fastlocal:bpk=1", "fastlocal:bpk=4,probes=13",
         "fastlocal:bpk=10,probes=8", "fastlocal:bpk=10,probes=17", "fastlocal:bpk=50"}) {
-    const auto added = Hashes(41, 3000);
-    std::vector<uint64_t> queries = Hashes(42, 20000);
+    const auto added = TestHashes(41, 3000);
+    std::vector<uint64_t> queries = TestHashes(42, 20000);
     queries.insert(queries.end(), added.begin(), added.end());
     auto reference = Build(*Policy(base), added);
     const std::string bytes = reference->Serialize();
@@ -313,8 +313,8 @@ TEST(FastLocalBloomTest, KernelChoiceGivesTheSameAnswers) {
 // with the default kernel, OpenFilterFor with the policy's (the view's ops
 // are the built filter's), and both answer as the built filter.
 TEST(FastLocalBloomTest, OpenFilterForKeepsThePolicysKernel) {
-  const auto added = Hashes(51, 3000);
-  std::vector<uint64_t> queries = Hashes(52, 20000);
+  const auto added = TestHashes(51, 3000);
+  std::vector<uint64_t> queries = TestHashes(52, 20000);
   queries.insert(queries.end(), added.begin(), added.end());
   for (const std::string& kernel : fastlocal::KernelChoices()) {
     SCOPED_TRACE(kernel);
@@ -373,7 +373,7 @@ TEST(FastLocalBloomTest, KernelChoiceIsInTheCanonicalSpecUnlessAuto) {
 
 TEST(FastLocalBloomTest, PipelinedBuildEqualsOneByOne) {
   for (size_t n : {0, 1, 7, 8, 9, 17, 1000}) {
-    const auto hashes = Hashes(9 + n, n);
+    const auto hashes = TestHashes(9 + n, n);
     const uint32_t len = 640;
     CacheAlignedArray<uint8_t> piped(len), plain(len);
     fastlocal::AddAll(hashes.data(), n, HashWidth::k64, len, 7, piped.data());
@@ -388,7 +388,7 @@ TEST(FastLocalBloomTest, PipelinedBuildEqualsOneByOne) {
 TEST(FastLocalBloomTest, Hash32DerivesProbesFromTheOneHash) {
   // A 32-bit filter of h equals a 64-bit filter of (h1, h2 = h1 * phi32), and
   // ignores the upper 32 bits of what it is given.
-  const auto hashes = Hashes(10, 2000);
+  const auto hashes = TestHashes(10, 2000);
   std::vector<uint64_t> low(hashes.size()), widened(hashes.size());
   for (size_t i = 0; i < hashes.size(); ++i) {
     low[i] = Lower32(hashes[i]);
@@ -399,7 +399,7 @@ TEST(FastLocalBloomTest, Hash32DerivesProbesFromTheOneHash) {
   const std::string b32 = f32->Serialize(), b64 = f64->Serialize();
   EXPECT_EQ(b32.substr(0, f32->DataBytes()), b64.substr(0, f64->DataBytes()));
   size_t differ = 0;
-  for (uint64_t h : Hashes(11, 5000)) differ += f32->MayContain(h) != f32->MayContain(Lower32(h));
+  for (uint64_t h : TestHashes(11, 5000)) differ += f32->MayContain(h) != f32->MayContain(Lower32(h));
   EXPECT_EQ(differ, 0u);
 }
 
@@ -414,7 +414,7 @@ TEST(FastLocalBloomTest, HashKeyIsXxph3) {
 std::string DenseFilterBytes() {
   // 1 bit/key with many keys: nearly every data byte is 0xff, so the cases
   // below do not depend on the value of any particular data byte.
-  return Build(*Policy("fastlocal:bpk=1"), Hashes(12, 20000))->Serialize();
+  return Build(*Policy("fastlocal:bpk=1"), TestHashes(12, 20000))->Serialize();
 }
 
 Status Open(const std::string& bytes) {
@@ -476,7 +476,7 @@ TEST(FastLocalBloomTest, NativeReaderIgnoresOtherMarkers) {
 }
 
 TEST(FastLocalBloomTest, LayoutReaderChecksLength) {
-  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), Hashes(13, 100));
+  auto f = Build(*Policy("fastlocal:bpk=10,hash=32"), TestHashes(13, 100));
   std::string bytes = f->Serialize();
   // Claim one line more than the data holds.
   const std::string layout = f->Describe();

@@ -30,6 +30,7 @@
 #include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/filter_test_util.h"
 #include "filters/fp_tolerance.h"
 #include "filters/registry.h"
 #include "filters/trailer.h"
@@ -125,12 +126,7 @@ std::string SpecTestName(const testing::TestParamInfo<std::string>& info) {
 // ---------------------------------------------------------------------------
 // Helpers
 
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
-  std::vector<uint64_t> out(n);
-  SplitMix64 rng(seed);
-  for (auto& h : out) h = rng.Next();
-  return out;
-}
+using testing_util::TestHashes;
 
 // Bytes in a heap block of exactly their size, so that ASan flags any read
 // past the end (a std::string has spare capacity and a terminator).
@@ -184,7 +180,7 @@ long long FirstFalseNegative(const Filter& f, const std::vector<uint64_t>& added
 
 // Queries half of which were added (every other one), half fresh.
 std::vector<uint64_t> MixedQueries(const std::vector<uint64_t>& added, uint64_t seed, size_t n) {
-  std::vector<uint64_t> out = Hashes(seed, n);
+  std::vector<uint64_t> out = TestHashes(seed, n);
   for (size_t i = 0; i < n && !added.empty(); i += 2) out[i] = added[(i / 2) % added.size()];
   return out;
 }
@@ -194,7 +190,7 @@ std::vector<uint64_t> MixedQueries(const std::vector<uint64_t>& added, uint64_t 
 // bounds. A filter opened from `size` bytes cannot hold more data than that.
 void ExerciseOpenedFilter(const Filter& f, size_t size, const std::string& what) {
   EXPECT_LE(f.DataBytes(), size) << what << ": opened filter claims more data than its bytes";
-  const std::vector<uint64_t> probes = Hashes(0xE8E6C1, 256);
+  const std::vector<uint64_t> probes = TestHashes(0xE8E6C1, 256);
   EXPECT_EQ(Answers(f, probes), BatchAnswers(f, probes, 37)) << what;
   std::string again;
   f.Serialize(&again);
@@ -276,7 +272,7 @@ class FilterProperty : public testing::TestWithParam<std::string> {
 TEST_P(FilterProperty, NoFalseNegatives) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{100'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");
-    const std::vector<uint64_t> added = Hashes(0xADD0000 + n, n);
+    const std::vector<uint64_t> added = TestHashes(0xADD0000 + n, n);
     auto f = Build(added);
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(FirstFalseNegative(*f, added, /*single_too=*/true), -1) << GetParam();
@@ -286,13 +282,13 @@ TEST_P(FilterProperty, NoFalseNegatives) {
 TEST_P(FilterProperty, FpRateWithinBinomialBoundOfModel) {
   constexpr size_t kKeys = 100'000;
   constexpr uint64_t kQueries = 2'000'000;
-  auto f = Build(Hashes(0xF00D, kKeys));
+  auto f = Build(TestHashes(0xF00D, kKeys));
   ASSERT_NE(f, nullptr);
   ExpectFpWithinBound(MeasureFp(*f, *policy_, kKeys, 0xBEEF, kQueries), GetParam(), kKeys);
 }
 
 TEST_P(FilterProperty, BatchAgreesWithSingle) {
-  const std::vector<uint64_t> added = Hashes(0xBA7C4, 10'000);
+  const std::vector<uint64_t> added = TestHashes(0xBA7C4, 10'000);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   const std::vector<uint64_t> queries = MixedQueries(added, 0x9E7, 20'011);
@@ -319,7 +315,7 @@ constexpr std::string_view kDefaultViewVariants[] = {
 TEST_P(FilterProperty, ViewAgreesWithMayContain) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{10'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");
-    const std::vector<uint64_t> added = Hashes(0x71E3 + n, n);
+    const std::vector<uint64_t> added = TestHashes(0x71E3 + n, n);
     auto f = Build(added);
     ASSERT_NE(f, nullptr);
     const std::string bytes = f->Serialize();
@@ -373,7 +369,7 @@ TEST_P(FilterProperty, ViewAgreesWithMayContain) {
 // through the view's data, which for all but the default-view variants is
 // the filter's bits; and the opened filter is read-only.
 TEST_P(FilterProperty, OpenedFilterReadsLineAlignedBytesInPlace) {
-  const std::vector<uint64_t> added = Hashes(0x1A7E, 10'000);
+  const std::vector<uint64_t> added = TestHashes(0x1A7E, 10'000);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   const std::string bytes = f->Serialize();
@@ -395,7 +391,7 @@ TEST_P(FilterProperty, OpenedFilterReadsLineAlignedBytesInPlace) {
 TEST_P(FilterProperty, SerializeOpenRoundTrip) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{10'000}}) {
     SCOPED_TRACE(std::to_string(n) + " keys");
-    const std::vector<uint64_t> added = Hashes(0x5E41 + n, n);
+    const std::vector<uint64_t> added = TestHashes(0x5E41 + n, n);
     auto f = Build(added);
     ASSERT_NE(f, nullptr);
     const std::string bytes = f->Serialize();
@@ -449,7 +445,7 @@ TEST_P(FilterProperty, AcceptedKeysAreTheParsersKeys) {
 }
 
 TEST_P(FilterProperty, DeterministicAndDescribedStably) {
-  const std::vector<uint64_t> added = Hashes(0xDE7, 100'000);
+  const std::vector<uint64_t> added = TestHashes(0xDE7, 100'000);
   auto a = Build(added);
   auto b = Build(added);
   ASSERT_NE(a, nullptr);
@@ -536,7 +532,7 @@ TEST_P(FilterProperty, HashKeysAgreesWithHashKey) {
 
 TEST_P(FilterProperty, NarrowHashUsesOnlyLow32Bits) {
   if (policy_->hash_width() != HashWidth::k32) GTEST_SKIP() << "64-bit variant";
-  const std::vector<uint64_t> added = Hashes(0x32B, 10'000);
+  const std::vector<uint64_t> added = TestHashes(0x32B, 10'000);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   const std::vector<uint64_t> queries = MixedQueries(added, 0x32C, 20'000);
@@ -547,7 +543,7 @@ TEST_P(FilterProperty, NarrowHashUsesOnlyLow32Bits) {
 }
 
 TEST_P(FilterProperty, DynamicAddsLoseNothing) {
-  const std::vector<uint64_t> added = Hashes(0xD1, 50'000);
+  const std::vector<uint64_t> added = TestHashes(0xD1, 50'000);
   std::unique_ptr<Filter> f;
   Status s = policy_->NewDynamic(added.size(), &f);
   if (!policy_->is_dynamic()) {
@@ -593,7 +589,7 @@ TEST_P(FilterProperty, RejectsImpossibleParameters) {
 }
 
 TEST_P(FilterProperty, OpenFilterSurvivesTruncationAndCorruption) {
-  const std::vector<uint64_t> added = Hashes(0xC0, 1000);
+  const std::vector<uint64_t> added = TestHashes(0xC0, 1000);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   const std::string bytes = f->Serialize();
@@ -651,7 +647,7 @@ TEST_P(FilterProperty, OpenFilterSurvivesTruncationAndCorruption) {
 // For variants stored with filterlab's trailer: the layout text must describe
 // the data exactly, and a reader must refuse a layout that does not.
 TEST_P(FilterProperty, OpenFilterChecksLayoutAgainstData) {
-  const std::vector<uint64_t> added = Hashes(0x1A, 1000);
+  const std::vector<uint64_t> added = TestHashes(0x1A, 1000);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   const std::string bytes = f->Serialize();
@@ -722,7 +718,7 @@ TEST_P(FilterPropertyLarge, TenMillionKeysNoFalseNegativesAndModelFp) {
   // fifth of the time; the 4-sigma bound below follows kQueries.
   constexpr size_t kKeys = SanitizerScaled(10'000'000, 5);
   constexpr uint64_t kQueries = SanitizerScaled(1'000'000, 5);
-  const std::vector<uint64_t> added = Hashes(0x10E7, kKeys);
+  const std::vector<uint64_t> added = TestHashes(0x10E7, kKeys);
   auto f = Build(added);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(FirstFalseNegative(*f, added, /*single_too=*/false), -1) << GetParam();

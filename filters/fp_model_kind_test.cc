@@ -12,17 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "filters/filter_test_util.h"
 #include "filters/registry.h"
 
 namespace filterlab {
 namespace {
 
-std::unique_ptr<FilterPolicy> MustPolicy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> p;
-  Status s = NewFilterPolicy(spec, &p);
-  EXPECT_TRUE(s.ok()) << spec << ": " << s.message();
-  return p;
-}
+using testing_util::MustPolicy;
 
 const std::map<std::string, FpModelKind>& ExampleKinds() {
   using K = FpModelKind;

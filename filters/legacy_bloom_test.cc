@@ -31,7 +31,7 @@ namespace {
 using testing_util::ExpectCorruption;
 
 std::unique_ptr<FilterPolicy> Policy(const std::string& spec) { return testing_util::MustPolicy(spec); }
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) { return testing_util::TestHashes(seed, n, HashWidth::k32); }
+using testing_util::TestHashes;
 std::unique_ptr<Filter> Build(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
   return testing_util::MustBuild(p, hashes);
 }
@@ -60,7 +60,7 @@ TEST(LegacyBloomTest, PolicyUsesWholeBitsRoundedHalfUp) {
   EXPECT_EQ(Policy("legacy_block:bpk=10.5")->spec(), "legacy_block:bpk=10.5,probes=7,hash=32");
   EXPECT_EQ(Policy("legacy:bpk=10,probes=2")->num_probes(), 2);
   // Same filter for requests that round to the same whole bits.
-  const auto hashes = Hashes(1, 1000);
+  const auto hashes = TestHashes(1, 1000, HashWidth::k32);
   EXPECT_EQ(Build(*Policy("legacy:bpk=10.4"), hashes)->Serialize(),
             Build(*Policy("legacy:bpk=9.5"), hashes)->Serialize());
 }
@@ -77,7 +77,7 @@ TEST(LegacyBloomTest, OddLineCount) {
 }
 
 TEST(LegacyBloomTest, NativeTrailerBytes) {
-  auto f = Build(*Policy("legacy:bpk=10"), Hashes(2, 1000));
+  auto f = Build(*Policy("legacy:bpk=10"), TestHashes(2, 1000, HashWidth::k32));
   const std::string bytes = f->Serialize();
   ASSERT_EQ(bytes.size(), 21u * 64 + 5);
   EXPECT_EQ(testing_util::HexOf(bytes.substr(bytes.size() - 5)), "0615000000");  // 6 probes, 21 lines
@@ -125,7 +125,7 @@ TEST(LegacyBloomTest, NoFalseNegatives) {
 
 TEST(LegacyBloomTest, UpperHashBitsAreIgnored) {
   for (const char* spec : {"legacy:bpk=10", "legacy_block:bpk=10"}) {
-    auto f = Build(*Policy(spec), Hashes(6, 2000));
+    auto f = Build(*Policy(spec), TestHashes(6, 2000, HashWidth::k32));
     SplitMix64 gen(7);
     size_t differ = 0;
     for (int i = 0; i < 5000; ++i) {
@@ -162,7 +162,8 @@ std::string ForeignLegacyFilter(int log2_line_bytes, uint32_t num_lines, int pro
 // counts on each side of the prefetch and FastMod32 limits.
 TEST(LegacyBloomTest, AddAllEqualsRocksDbLoop) {
   for (uint32_t num_lines : {1u, 47u, 4097u, 65535u, 65537u}) {
-    const auto hashes = Hashes(num_lines, SanitizerScaled(std::min<size_t>(num_lines * 16, 200000)));
+    const auto hashes =
+        TestHashes(num_lines, SanitizerScaled(std::min<size_t>(num_lines * 16, 200000)), HashWidth::k32);
     for (int probes = 1; probes <= legacy::kMaxProbes; probes += (num_lines > 50 && probes >= 9 ? 7 : 1)) {
       SCOPED_TRACE("lines " + std::to_string(num_lines) + " probes " + std::to_string(probes));
       std::string want = ForeignLegacyFilter(legacy::kLog2LineBytes, num_lines, probes, hashes);
@@ -226,7 +227,7 @@ TEST(LegacyBloomTest, ViewAnswersAsRocksDbOnEitherSideOfTheFastModLimit) {
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.spec) + " keys " + std::to_string(c.keys));
     const auto policy = Policy(c.spec);
-    const auto f = Build(*policy, Hashes(5, c.keys));
+    const auto f = Build(*policy, TestHashes(5, c.keys, HashWidth::k32));
     const std::string bytes = f->Serialize();
     uint32_t num_lines = 0;
     std::memcpy(&num_lines, bytes.data() + bytes.size() - 4, 4);
@@ -234,7 +235,7 @@ TEST(LegacyBloomTest, ViewAnswersAsRocksDbOnEitherSideOfTheFastModLimit) {
     const int probes = *policy->num_probes();
     const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
     size_t differ = 0, positives = 0;
-    for (uint64_t hash : Hashes(6, SanitizerScaled(200000))) {
+    for (uint64_t hash : TestHashes(6, SanitizerScaled(200000), HashWidth::k32)) {
       const uint32_t h = Lower32(hash);
       const bool want =
           legacy::MayMatchLine<false>(h, probes, legacy::kLog2LineBytes, data + size_t{h % num_lines} * 64);
@@ -247,7 +248,7 @@ TEST(LegacyBloomTest, ViewAnswersAsRocksDbOnEitherSideOfTheFastModLimit) {
 }
 
 TEST(LegacyBloomTest, ReaderAdaptsToOtherLineSizes) {
-  const auto hashes = Hashes(10, 3000);
+  const auto hashes = TestHashes(10, 3000, HashWidth::k32);
   for (int log2 : {7, 8}) {  // aarch64/ppc (128 B) and s390x (256 B)
     const std::string bytes = ForeignLegacyFilter(log2, 47, 6, hashes);
     std::unique_ptr<Filter> f;
@@ -256,14 +257,14 @@ TEST(LegacyBloomTest, ReaderAdaptsToOtherLineSizes) {
     EXPECT_EQ(f->Describe(), "legacy:hash=32,probes=6,lines=47,line_bytes=" + std::to_string(1 << log2));
     size_t missing = 0, positives = 0;
     for (uint64_t h : hashes) missing += !f->MayContain(h);
-    for (uint64_t h : Hashes(11, 10000)) positives += f->MayContain(h);
+    for (uint64_t h : TestHashes(11, 10000, HashWidth::k32)) positives += f->MayContain(h);
     EXPECT_EQ(missing, 0u);
     EXPECT_LT(positives, 1000u);  // it really reads the lines (an always-true reader would say 10000)
   }
 }
 
 TEST(LegacyBloomTest, ReaderRejectsBadTrailers) {
-  const std::string good = Build(*Policy("legacy:bpk=10"), Hashes(12, 1000))->Serialize();
+  const std::string good = Build(*Policy("legacy:bpk=10"), TestHashes(12, 1000, HashWidth::k32))->Serialize();
   const size_t len = good.size() - 5;
   {
     std::string b = good;
@@ -291,7 +292,7 @@ TEST(LegacyBloomTest, NativeReaderIgnoresOtherMarkers) {
   const FilterVariant* v = FindFilterVariant("legacy");
   ASSERT_NE(v, nullptr);
   ASSERT_NE(v->open_native, nullptr);
-  std::string b = Build(*Policy("legacy:bpk=10"), Hashes(13, 1000))->Serialize();
+  std::string b = Build(*Policy("legacy:bpk=10"), TestHashes(13, 1000, HashWidth::k32))->Serialize();
   b[b.size() - 5] = static_cast<char>(-1);
   std::unique_ptr<Filter> f;
   EXPECT_TRUE(v->open_native(b, &f).IsNotFound());
@@ -303,7 +304,7 @@ TEST(LegacyBloomTest, NativeReaderIgnoresOtherMarkers) {
 TEST(LegacyBlockBloomTest, AddAllSetsTheBitsOfRocksDbLoop) {
   for (uint32_t total_bits : {64u, 72u, 8000u, 100008u, 98765u * 8, (1u << 21) + 8}) {
     for (int probes = 1; probes <= legacy::kMaxProbes; ++probes) {
-      const auto hashes = Hashes(total_bits + probes, 2000);
+      const auto hashes = TestHashes(total_bits + probes, 2000, HashWidth::k32);
       std::vector<uint8_t> got(total_bits / 8), want(total_bits / 8);
       legacy::NoLocalityAddAll(hashes.data(), hashes.size(), total_bits, probes, got.data());
       for (uint64_t h : hashes) legacy::NoLocalityAdd(Lower32(h), total_bits, probes, want.data());
@@ -316,19 +317,20 @@ TEST(LegacyBlockBloomTest, AddAllSetsTheBitsOfRocksDbLoop) {
 // compiler targets AVX-512, else a division per probe) answers as RocksDB's
 // loop (NoLocalityMayMatch) at every probe count, on the keys and on random
 // hashes, at sizes from the smallest to past 2^24 bits, over enough passes
-// and fails of random hashes that both answers are checked.
+// and fails of random hashes that both answers are checked. (Under the
+// sanitizers the large size is a tenth, 2^21 bits.)
 TEST(LegacyBlockBloomTest, QueryAnswersAsRocksDbLoop) {
   uint64_t passes = 0, fails = 0;
   for (int probes = 1; probes <= legacy::kMaxProbes; ++probes) {
     for (const double bpk : {1.0, 3.0, 10.0}) {
-      for (size_t n : {1u, 7u, 5000u, 2100000u}) {
+      for (size_t n : {size_t{1}, size_t{7}, size_t{5000}, SanitizerScaled(2100000)}) {
         if (n > 5000 && (probes % 7 != 1 || bpk != 10.0)) continue;  // the large size: a few probe counts
-        const auto keys = Hashes(probes * 100 + n, n);
+        const auto keys = TestHashes(probes * 100 + n, n, HashWidth::k32);
         auto f = Build(*Policy("legacy_block:bpk=" + std::to_string(bpk) + ",probes=" + std::to_string(probes)), keys);
         const uint32_t total_bits = legacy::BlockFilterBitsForKeys(n, bpk);
         std::vector<uint8_t> want(total_bits / 8);
         for (uint64_t h : keys) legacy::NoLocalityAdd(Lower32(h), total_bits, probes, want.data());
-        for (uint64_t h : Hashes(probes * 1000 + n + 1, 4000)) {
+        for (uint64_t h : TestHashes(probes * 1000 + n + 1, 4000, HashWidth::k32)) {
           const bool expected = legacy::NoLocalityMayMatch(Lower32(h), total_bits, probes, want.data());
           ASSERT_EQ(f->MayContain(h), expected) << "probes " << probes << " bits " << total_bits << " hash " << h;
           ++(expected ? passes : fails);
@@ -347,7 +349,7 @@ TEST(LegacyBlockBloomTest, Sizing) {
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(10, 7), 72u);  // 70 -> whole bytes
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(100, 10), 1000u);
   EXPECT_EQ(legacy::BlockFilterBitsForKeys(uint64_t{1} << 40, 10), 0u);  // beyond the 32-bit format
-  auto f = Build(*Policy("legacy_block:bpk=7"), Hashes(14, 10));
+  auto f = Build(*Policy("legacy_block:bpk=7"), TestHashes(14, 10, HashWidth::k32));
   EXPECT_EQ(f->DataBytes(), 9u);
   EXPECT_EQ(f->Describe(), "legacy_block:hash=32,probes=4,bits=72");
 }
@@ -378,7 +380,7 @@ TEST(LegacyBlockBloomTest, TooManyKeysIsAnError) {
 }
 
 TEST(LegacyBlockBloomTest, LayoutReaderChecksBitCount) {
-  auto f = Build(*Policy("legacy_block:bpk=10"), Hashes(15, 100));  // 1000 bits
+  auto f = Build(*Policy("legacy_block:bpk=10"), TestHashes(15, 100, HashWidth::k32));  // 1000 bits
   std::string bytes = f->Serialize();
   const std::string layout = f->Describe();
   const size_t at = bytes.find(layout);

@@ -12,21 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "filters/filter_test_util.h"
 #include "sim/command_test_util.h"
 
 namespace filterlab::sim {
 namespace {
 
-std::unique_ptr<FilterPolicy> Policy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> policy;
-  Status s = NewFilterPolicy(spec, &policy);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return policy;
-}
+using testing_util::MustPolicy;
 
 std::vector<std::string> ArgsFor(const std::string& spec, const FilterBenchConfig& cfg = {}) {
   std::vector<std::string> args;
-  const Status s = FilterBenchArgs(*Policy(spec), cfg, &args);
+  const Status s = FilterBenchArgs(*MustPolicy(spec), cfg, &args);
   EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
   return args;
 }
@@ -77,7 +73,7 @@ TEST(FilterBenchPeer, RefusesWhatRocksDbDoesNotMeasure) {
   };
   for (const auto& [spec, why] : refused) {
     std::vector<std::string> args;
-    const Status s = FilterBenchArgs(*Policy(spec), FilterBenchConfig{}, &args);
+    const Status s = FilterBenchArgs(*MustPolicy(spec), FilterBenchConfig{}, &args);
     EXPECT_TRUE(s.IsInvalidArgument()) << spec;
     EXPECT_NE(s.message().find(why), std::string::npos) << spec << ": " << s.message();
   }

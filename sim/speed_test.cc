@@ -17,6 +17,7 @@
 
 #include "common/test_scale.h"
 #include "filters/filter.h"
+#include "filters/filter_test_util.h"
 #include "hashing/fastrange.h"
 #include "sim/keygen.h"
 #include "sim/mt19937.h"
@@ -160,12 +161,7 @@ TEST(SpeedGenerator, Random32IsStdMt19937) {
   }
 }
 
-std::unique_ptr<FilterPolicy> Policy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> policy;
-  Status s = NewFilterPolicy(spec, &policy);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return policy;
-}
+using testing_util::MustPolicy;
 
 SpeedConfig SmallSet(const std::string& spec) {
   SpeedConfig cfg = Config({SpeedMode::kRandom}, {QueryMix::kMixed});
@@ -182,7 +178,7 @@ SpeedConfig SmallSet(const std::string& spec) {
 // filter holds its keys.
 TEST(SpeedWorkingSet, FilterBenchFiltersUpToTheWorkingSetSize) {
   const SpeedConfig cfg = SmallSet("fastlocal:bpk=10");
-  const auto policy = Policy(cfg.filter_spec);
+  const auto policy = MustPolicy(cfg.filter_spec);
   FilterSet set;
   ASSERT_TRUE(BuildWorkingSet(*policy, cfg, /*want_huge=*/false, &set).ok());
   ASSERT_GT(set.filters.size(), 5u);
@@ -221,7 +217,7 @@ TEST(SpeedWorkingSet, FilterBenchFiltersUpToTheWorkingSetSize) {
 struct Fixture {
   std::unique_ptr<FilterPolicy> policy;
   FilterSet set;
-  explicit Fixture(const std::string& spec) : policy(Policy(spec)) {
+  explicit Fixture(const std::string& spec) : policy(MustPolicy(spec)) {
     const Status s = BuildWorkingSet(*policy, SmallSet(spec), false, &set);
     EXPECT_TRUE(s.ok()) << s.ToString();
   }

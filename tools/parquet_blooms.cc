@@ -22,7 +22,7 @@ namespace {
 
 using parquet::ColumnBloom;
 
-void PrintUsage(FILE* f) {
+void PrintParquetBloomsUsage(FILE* f) {
   std::fprintf(f,
                "usage: filterlab-tool parquet-blooms [--json] [--check-values FILE] FILE.parquet...\n"
                "Reads the split-block Bloom filters of Parquet files (footer ColumnMetaData\n"
@@ -139,7 +139,7 @@ int RunParquetBlooms(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      PrintUsage(stdout);
+      PrintParquetBloomsUsage(stdout);
       return 0;
     } else if (a == "--json") {
       json = true;
@@ -156,7 +156,7 @@ int RunParquetBlooms(int argc, char** argv) {
   }
   if (files.empty()) {
     std::fprintf(stderr, "parquet-blooms: give one or more Parquet files\n");
-    PrintUsage(stderr);
+    PrintParquetBloomsUsage(stderr);
     return 2;
   }
   if (!values_path.empty() && files.size() != 1) {

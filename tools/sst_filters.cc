@@ -20,7 +20,7 @@ namespace {
 using rocksdb_sst::FilterBlock;
 using rocksdb_sst::SstFile;
 
-void PrintUsage(FILE* f) {
+void PrintSstFiltersUsage(FILE* f) {
   std::fprintf(f,
                "usage: filterlab-tool sst-filters [--keys FILE | --sample N [--seed S]] [--json] FILE.sst...\n"
                "Reads the filters of RocksDB block-based SST files: footer, metaindex, properties, the full\n"
@@ -248,7 +248,7 @@ int RunSstFilters(int argc, char** argv) {
     };
     std::string v;
     if (a == "--help" || a == "-h") {
-      PrintUsage(stdout);
+      PrintSstFiltersUsage(stdout);
       return 0;
     } else if (a == "--json") {
       json = true;
@@ -272,7 +272,7 @@ int RunSstFilters(int argc, char** argv) {
   }
   if (files.empty()) {
     std::fprintf(stderr, "sst-filters: give one or more SST files\n");
-    PrintUsage(stderr);
+    PrintSstFiltersUsage(stderr);
     return 2;
   }
   if (!keys_file.empty() && sample > 0) {

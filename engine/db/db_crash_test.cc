@@ -35,7 +35,7 @@ using test::Key;
 using test::ScratchDir;
 
 constexpr uint64_t kKeySpace = 1500;
-constexpr int kWriters = 2;
+constexpr int kCrashWriters = 2;
 
 // Writer t's i-th operation in round r, computable by the parent too.
 struct Op {
@@ -76,7 +76,7 @@ Options CrashOptions() {
   std::thread reader([&] {
     std::string v;
     for (uint64_t i = 0;; ++i) {
-      const Status g = db->Get(ReadOptions(), OpFor(round, static_cast<int>(i % kWriters), i).key, &v);
+      const Status g = db->Get(ReadOptions(), OpFor(round, static_cast<int>(i % kCrashWriters), i).key, &v);
       if (!g.ok() && !g.IsNotFound()) {
         const std::string msg = "E reader: " + g.ToString() + "\n";
         (void)!::write(fd, msg.data(), msg.size());
@@ -85,7 +85,7 @@ Options CrashOptions() {
     }
   });
   std::vector<std::thread> writers;
-  for (int t = 0; t < kWriters; ++t) {
+  for (int t = 0; t < kCrashWriters; ++t) {
     writers.emplace_back([&, t] {
       WriteOptions wo;
       wo.sync = true;
@@ -113,18 +113,13 @@ int Rounds() {
   return 20;
 }
 
-double SoakSeconds() {
-  const char* v = std::getenv("FILTERLAB_SOAK_SECONDS");
-  return v != nullptr ? std::atof(v) : 0;
-}
-
 TEST(DBCrash, AcknowledgedSyncedWritesSurviveKill9) {
   ScratchDir dir;
   const std::string path = dir.db();
   std::map<std::string, std::string> model;  // state after all acknowledged writes
   std::mt19937_64 rng(20240607);
   const int rounds = Rounds();
-  const double soak = SoakSeconds();
+  const double soak = test::SoakSeconds();
   const auto start = std::chrono::steady_clock::now();
   auto more = [&](int round) {
     if (soak <= 0) return round < rounds;
@@ -148,7 +143,7 @@ TEST(DBCrash, AcknowledgedSyncedWritesSurviveKill9) {
     const int extra_us = static_cast<int>(rng() % 3000);
     std::string buf;
     uint64_t acked_total = 0;
-    std::vector<uint64_t> acked(kWriters, 0);
+    std::vector<uint64_t> acked(kCrashWriters, 0);
     std::string child_error;
     bool killed = false;
     auto consume_lines = [&] {
@@ -159,7 +154,7 @@ TEST(DBCrash, AcknowledgedSyncedWritesSurviveKill9) {
         if (line.rfind("A ", 0) == 0) {
           const size_t space = line.find(' ', 2);
           const int t = std::stoi(line.substr(2, space - 2));
-          ASSERT_TRUE(t >= 0 && t < kWriters) << line;
+          ASSERT_TRUE(t >= 0 && t < kCrashWriters) << line;
           ASSERT_EQ(std::stoull(line.substr(space + 1)), acked[t]);  // in order, none missing
           ++acked_total;
           const Op op = OpFor(round, t, acked[t]++);
@@ -204,7 +199,7 @@ TEST(DBCrash, AcknowledgedSyncedWritesSurviveKill9) {
     Status s = DB::Open(o, path, &db);
     ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.ToString();
     std::string got;
-    for (int t = 0; t < kWriters; ++t) {
+    for (int t = 0; t < kCrashWriters; ++t) {
       const Op inflight = OpFor(round, t, acked[t]);
       s = db->Get(ReadOptions(), inflight.key, &got);
       ASSERT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();

@@ -36,7 +36,7 @@ namespace {
 
 using Model = std::map<std::string, std::string>;
 
-constexpr int kKeysPerWriter = 120;
+constexpr int kPowerLossKeysPerWriter = 120;
 
 Options PowerLossOptions(Env* env) {
   Options o = test::SmallOptions();
@@ -86,7 +86,7 @@ class PowerLoss {
           WriteBatch wb;
           const int n = 1 + static_cast<int>(r.Uniform(3));
           for (int j = 0; j < n; ++j) {
-            const std::string key = WriterKey(w, r.Uniform(kKeysPerWriter));
+            const std::string key = WriterKey(w, r.Uniform(kPowerLossKeysPerWriter));
             if (r.OneIn(6)) {
               wb.Delete(key);
               b.ops.emplace_back(key, "");
@@ -111,8 +111,8 @@ class PowerLoss {
       Random r(reader_seed);
       std::string v;
       while (!stop.load(std::memory_order_relaxed)) {
-        const Status g =
-            db->Get(ReadOptions(), WriterKey(static_cast<int>(r.Uniform(writers)), r.Uniform(kKeysPerWriter)), &v);
+        const Status g = db->Get(
+            ReadOptions(), WriterKey(static_cast<int>(r.Uniform(writers)), r.Uniform(kPowerLossKeysPerWriter)), &v);
         if (!g.ok() && !g.IsNotFound()) break;  // a table read may fail once the filesystem is down
       }
     });
@@ -191,16 +191,11 @@ class PowerLoss {
   int round_ = 0;
 };
 
-double SoakSeconds() {
-  const char* v = std::getenv("FILTERLAB_SOAK_SECONDS");
-  return v != nullptr ? std::atof(v) : 0;
-}
-
 void RunRounds(int writers, int default_rounds, const char* label) {
   test::ScratchDir dir(true);
   PowerLoss pl(dir.db(), 20260125 + writers);
   Totals t;
-  const double soak = SoakSeconds();
+  const double soak = test::SoakSeconds();
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   while (soak > 0 ? elapsed() < soak : t.rounds < static_cast<uint64_t>(default_rounds)) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@
 #include "engine/db/db_files.h"
 
 namespace filterlab::engine::test {
+
+// Seconds a soak test keeps going past its fixed rounds: FILTERLAB_SOAK_SECONDS, 0 when unset.
+inline double SoakSeconds() {
+  const char* v = std::getenv("FILTERLAB_SOAK_SECONDS");
+  return v != nullptr ? std::atof(v) : 0;
+}
 
 #ifdef FILTERLAB_SANITIZED
 inline constexpr int kScale = 10;  // sanitizers check memory safety; sizes shrink 10x

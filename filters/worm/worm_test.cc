@@ -20,6 +20,7 @@
 #include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
+#include "filters/filter_test_util.h"
 #include "filters/fp_model.h"
 #include "filters/registry.h"
 #include "filters/trailer.h"
@@ -34,26 +35,10 @@
 namespace filterlab::worm {
 namespace {
 
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
-  SplitMix64 rng(seed);
-  std::vector<uint64_t> out(n);
-  for (auto& h : out) h = rng.Next();
-  return out;
-}
+using testing_util::TestHashes;
 
-std::unique_ptr<FilterPolicy> MustPolicy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> p;
-  Status s = NewFilterPolicy(spec, &p);
-  EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
-  return p;
-}
-
-std::unique_ptr<Filter> MustBuild(const FilterPolicy& p, const std::vector<uint64_t>& hashes) {
-  std::unique_ptr<Filter> f;
-  Status s = p.Build(hashes.data(), hashes.size(), &f);
-  EXPECT_TRUE(s.ok()) << p.spec() << ": " << s.ToString();
-  return f;
-}
+using testing_util::MustBuild;
+using testing_util::MustPolicy;
 
 std::string SpecError(const std::string& spec) {
   std::unique_ptr<FilterPolicy> p;
@@ -66,7 +51,7 @@ std::string SpecError(const std::string& spec) {
 // Primitives
 
 TEST(WormPrimitives, WormIsFastrangeAndRegeneratesWithTheLowHalf) {
-  for (uint64_t h0 : Hashes(1, 1000)) {
+  for (uint64_t h0 : TestHashes(1, 1000)) {
     for (uint64_t range : {uint64_t{1}, uint64_t{511}, uint64_t{1000001}, ~uint64_t{0}}) {
       uint64_t h = h0;
       const uint64_t r = Worm64(range, &h);
@@ -210,7 +195,7 @@ TEST_P(WormContract, NoFalseNegativesBatchEqualsSingleAndRoundTrip) {
   auto policy = MustPolicy(GetParam());
   ASSERT_TRUE(policy);
   for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{100000}}) {
-    const std::vector<uint64_t> keys = Hashes(1000 + n, n);
+    const std::vector<uint64_t> keys = TestHashes(1000 + n, n);
     auto filter = MustBuild(*policy, keys);
     ASSERT_TRUE(filter);
     EXPECT_EQ(filter->hash_width(), policy->hash_width());
@@ -218,7 +203,7 @@ TEST_P(WormContract, NoFalseNegativesBatchEqualsSingleAndRoundTrip) {
 
     // Mixed batch: every key and as many fresh hashes, in one call.
     std::vector<uint64_t> batch = keys;
-    const std::vector<uint64_t> outside = Hashes(77 + n, std::max<size_t>(n, 1000));
+    const std::vector<uint64_t> outside = TestHashes(77 + n, std::max<size_t>(n, 1000));
     batch.insert(batch.end(), outside.begin(), outside.end());
     std::unique_ptr<bool[]> batched(new bool[batch.size()]);
     filter->MayContainBatch(batch.data(), batch.size(), batched.get());
@@ -277,7 +262,7 @@ TEST(WormSimd, Avx2MatchesScalar) {
 #else
   alignas(32) uint64_t block[4];
   SplitMix64 fill(5);
-  for (uint64_t h64 : Hashes(3, 200000)) {
+  for (uint64_t h64 : TestHashes(3, 200000)) {
     const uint32_t h = Lower32(h64);
     for (int k = 1; k <= 8; ++k) {
       const simd::BlockMask scalar = simd::FastRange32MaskScalar(h, k);
@@ -334,7 +319,7 @@ struct FpSample {
 // hashes, against the policy's model; sigma is the model's binomial SE.
 FpSample MeasureFp(const std::string& spec, uint64_t seed, size_t keys = kFpKeys, uint64_t queries = kFpQueries) {
   auto policy = MustPolicy(spec);
-  auto filter = MustBuild(*policy, Hashes(seed, keys));
+  auto filter = MustBuild(*policy, TestHashes(seed, keys));
   SplitMix64 rng(seed ^ 0x5555555555555555ULL);
   constexpr size_t kChunk = 4096;
   std::vector<uint64_t> q(kChunk);
@@ -644,7 +629,7 @@ void CheckAgainstRocksDb(const WormSubVariant& v, const nlohmann::json& c, uint6
   Status s = ShapeFromLayout(v, HashWidth::k32, probes, bits, &shape);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::vector<uint64_t> all =
-      Hashes(c["seed"].get<uint64_t>(), c["num_added"].get<size_t>() + c["num_queries"].get<size_t>());
+      TestHashes(c["seed"].get<uint64_t>(), c["num_added"].get<size_t>() + c["num_queries"].get<size_t>());
   for (auto& h : all) h = Lower32(h);
   const size_t added = c["num_added"].get<size_t>();
   auto filter = v.build(&v, shape, all.data(), added);
@@ -762,7 +747,7 @@ std::string WithLayout(const std::string& data, const std::string& layout) {
 
 TEST(WormErrors, DamagedLayoutsAreCorruption) {
   auto policy = MustPolicy("cache_worm64_alt:bpk=10,probes=6");
-  auto filter = MustBuild(*policy, Hashes(1, 1000));
+  auto filter = MustBuild(*policy, TestHashes(1, 1000));
   const std::string good = filter->Serialize();
   ASSERT_TRUE(Reopen(good).ok());
   const std::string data(good.data(), filter->DataBytes());
