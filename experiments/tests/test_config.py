@@ -176,6 +176,28 @@ exec "{build / 'sim' / 'filterlab-sim'}" "$@"
                    "unlucky; allowed: any other")
 
 
+def test_worker_checks_name_the_canonical_spec_and_runs_keep_their_own(write_config, tmp_path, build):
+    """--check gets the registry's canonical spec (the probe count explicit, so a model-optimal worm
+    variant is not searched again in every check's process); the runs themselves keep the spec as
+    the config wrote it. (A wrapped sim logs the command lines it is asked to check.)"""
+    wrapped = wrapped_build(tmp_path, build, {})
+    sim = wrapped / "sim" / "filterlab-sim"
+    sim.unlink()
+    log = tmp_path / "checked"
+    sim.write_text(f"""#!/bin/sh
+case " $* " in *" --check "*) echo "$*" >> "{log}";; esac
+exec "{build / 'sim' / 'filterlab-sim'}" "$@"
+""")
+    sim.chmod(0o755)
+    text = SMALL_FP.replace('filter = ["fastlocal", "standard"]', 'filter = ["worm:variant=cache_dbl"]')
+    p = plan(load_config(write_config(text)), wrapped)
+    answers = check_specs(build, [r.spec for r in p.runs])
+    assert sorted(r.spec for r in p.runs) == [f"worm:variant=cache_dbl,bpk={b}" for b in (10, 14, 6)]
+    checked = sorted(line.split("--filter=")[1].split()[0] for line in log.read_text().splitlines())
+    assert checked == sorted(answers[r.spec]["canonical"] for r in p.runs)
+    assert all(",probes=" in spec for spec in checked), checked
+
+
 def test_describe_is_cached_per_binary_build(tmp_path, build):
     """A binary is asked --describe once per build of it: again only when its size or mtime changes."""
     log = tmp_path / "calls"
