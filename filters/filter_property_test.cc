@@ -281,7 +281,7 @@ TEST_P(FilterProperty, NoFalseNegatives) {
 
 TEST_P(FilterProperty, FpRateWithinBinomialBoundOfModel) {
   constexpr size_t kKeys = 100'000;
-  constexpr uint64_t kQueries = 2'000'000;
+  constexpr uint64_t kQueries = SanitizerScaled(2'000'000);  // the bound widens with fewer queries
   auto f = Build(TestHashes(0xF00D, kKeys));
   ASSERT_NE(f, nullptr);
   ExpectFpWithinBound(MeasureFp(*f, *policy_, kKeys, 0xBEEF, kQueries), GetParam(), kKeys);
@@ -323,7 +323,7 @@ TEST_P(FilterProperty, ViewAgreesWithMayContain) {
     std::unique_ptr<Filter> opened;
     Status s = OpenFilter(buffer.slice(), &opened);
     ASSERT_TRUE(s.ok()) << GetParam() << ": " << s.ToString();
-    const std::vector<uint64_t> queries = MixedQueries(added, 0x71E4 + n, 20'000);
+    const std::vector<uint64_t> queries = MixedQueries(added, 0x71E4 + n, SanitizerScaled(20'000));
     for (const Filter* filter : {f.get(), opened.get()}) {
       const bool own_view = filter->View().ops != filter->Filter::View().ops;
       const bool listed = std::find(std::begin(kDefaultViewVariants), std::end(kDefaultViewVariants),

@@ -1,5 +1,5 @@
 """experiments/filters_pareto.toml end to end, reduced to seconds: the shipped config with its
-sizes cut (10^4 keys, 10^5 queries, one seed and bpk 6/16, a 16 MiB working set, one repeat),
+sizes cut (10^4 keys, 10^5 queries, one seed and bpk 6/16, a 2 MiB working set, one repeat),
 run by the runner, and the pareto table and figure drawn from its results. The reduction only
 rewrites numbers, so every sweep, filter and worker of the shipped config runs (the bits/key lists of
 whole numbers; Parquet's published sizes, 10.5 and up, stay, or they would repeat fp_bpk's runs)."""
@@ -21,7 +21,7 @@ def reduced_config() -> str:
     text = (ROOT / "experiments" / "filters_pareto.toml").read_text()
     for pattern, value in ((r"keys = \d+", "keys = 10000"), (r"queries = \d+", "queries = 100000"),
                            (r"seeds = \[[^\]]*\]", "seeds = [0]"), (r"repeats = \d+", "repeats = 1"),
-                           (r"bpk = \[\d+(?:, \d+)*\]", "bpk = [6, 16]"), (r"working_set_mb = \d+", "working_set_mb = 16")):
+                           (r"bpk = \[\d+(?:, \d+)*\]", "bpk = [6, 16]"), (r"working_set_mb = \d+", "working_set_mb = 2")):
         text, count = re.subn(pattern, value, text)
         assert count > 0, f"the shipped config has no '{pattern}' to reduce: update this test with it"
     return text

@@ -275,7 +275,7 @@ TEST_P(RangeFilterProperty, SerializeOpenRoundTrip) {
   EXPECT_TRUE(g->Delete(keys[0]).IsNotSupported());
   EXPECT_EQ(g->Serialize(), bytes);
   SplitMix64 rng(0x5F);
-  for (int i = 0; i < 100000; ++i) {
+  for (size_t i = 0; i < SanitizerScaled(100000); ++i) {
     uint64_t lo, hi;
     if (i % 2) {
       const NonEmptyRange r = RandomRangeAroundKey(keys, rng);

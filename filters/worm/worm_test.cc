@@ -9,6 +9,7 @@
 // same on every run.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -194,7 +195,7 @@ class WormContract : public testing::TestWithParam<std::string> {};
 TEST_P(WormContract, NoFalseNegativesBatchEqualsSingleAndRoundTrip) {
   auto policy = MustPolicy(GetParam());
   ASSERT_TRUE(policy);
-  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{100000}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, SanitizerScaled(100000)}) {
     const std::vector<uint64_t> keys = TestHashes(1000 + n, n);
     auto filter = MustBuild(*policy, keys);
     ASSERT_TRUE(filter);
@@ -471,13 +472,13 @@ TEST(CacheDblModel, SixtyFourBitFormMatchesASimulatedLine) {
   SplitMix64 rng(11);
   auto uniform = [&rng] { return static_cast<double>(rng.Next() >> 11) * 0x1p-53; };
   auto bits_of = [](uint64_t h) {
-    uint64_t line[8] = {};
+    std::array<uint64_t, 8> line{};
     const uint64_t step = ((h >> 9) & 511) | 1;
     for (int i = 0; i < kProbes; ++i) {
       const uint64_t b = (h + i * step) & 511;
       line[b >> 6] |= uint64_t{1} << (b & 63);
     }
-    return std::vector<uint64_t>(line, line + 8);
+    return line;
   };
   uint64_t positives = 0;
   for (int t = 0; t < trials; ++t) {
@@ -489,12 +490,12 @@ TEST(CacheDblModel, SixtyFourBitFormMatchesASimulatedLine) {
       p *= kLambda / keys;
       cdf += p;
     }
-    std::vector<uint64_t> line(8, 0);
+    std::array<uint64_t, 8> line{};
     for (int j = 0; j < keys; ++j) {
-      const std::vector<uint64_t> b = bits_of(rng.Next());
+      const std::array<uint64_t, 8> b = bits_of(rng.Next());
       for (int w = 0; w < 8; ++w) line[w] |= b[w];
     }
-    const std::vector<uint64_t> q = bits_of(rng.Next());
+    const std::array<uint64_t, 8> q = bits_of(rng.Next());
     bool all = true;
     for (int w = 0; w < 8; ++w) all = all && (q[w] & ~line[w]) == 0;
     positives += all;
