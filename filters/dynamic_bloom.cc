@@ -178,7 +178,7 @@ FilterView MakeView(const Word* words, size_t len_words, int double_probes, Hash
 
 // "dynamic:hash=32,probes=6,total_bits=N,words=K" (DynamicBloom::Describe).
 std::string DescribeDynamic(HashWidth width, int num_probes, uint64_t total_bits, size_t len_words) {
-  return "dynamic:hash=" + std::to_string(static_cast<int>(width)) + ",probes=" + std::to_string(num_probes) +
+  return "dynamic:hash=" + HashWidthText(width) + ",probes=" + std::to_string(num_probes) +
          ",total_bits=" + std::to_string(total_bits) + ",words=" + std::to_string(len_words);
 }
 
@@ -331,7 +331,7 @@ class DynamicBloomPolicy final : public FilterPolicy {
   DynamicBloomPolicy(uint64_t millibits_per_key, int num_probes, HashWidth hash_width)
       : millibits_per_key_(millibits_per_key), num_probes_(num_probes), hash_width_(hash_width) {
     spec_ = "dynamic:bpk=" + FormatNumber(bits_per_key()) + ",probes=" + std::to_string(num_probes) +
-            ",hash=" + std::to_string(static_cast<int>(hash_width));
+            ",hash=" + HashWidthText(hash_width);
   }
 
   const std::string& spec() const override { return spec_; }

@@ -175,8 +175,8 @@ TEST(DynamicBloomTest, OwnViewAnswersAsTheFilter) {
       for (uint64_t h : added) f->Add(h);
       std::vector<uint64_t> queries = TestHashes(60 + probes, 5000);
       queries.insert(queries.end(), added.begin(), added.end());
-      testing_util::ExpectOwnViewAgrees(
-          *f, queries, "probes=" + std::to_string(probes) + " hash=" + std::to_string(static_cast<int>(width)));
+      testing_util::ExpectOwnViewAgrees(*f, queries,
+                                        "probes=" + std::to_string(probes) + " hash=" + HashWidthText(width));
     }
   }
 }

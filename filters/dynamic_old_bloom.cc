@@ -61,7 +61,7 @@
 #include "hashing/legacy_hash.h"
 #include "hashing/remix.h"
 
-namespace filterlab {
+namespace filterlab::dynamic_old {
 namespace {
 
 constexpr char kVariantName[] = "dynamic_old";
@@ -308,4 +308,4 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     /*has_probes=*/true,
     /*fp_model_max_relative_error=*/kLocalityModelError});
 
-}  // namespace filterlab
+}  // namespace filterlab::dynamic_old

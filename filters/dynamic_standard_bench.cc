@@ -17,33 +17,21 @@
 #include <vector>
 
 #include "filters/filter.h"
-#include "hashing/remix.h"
+#include "filters/filter_bench_util.h"
 
 namespace filterlab {
 namespace {
 
-constexpr size_t kKeys = 10000;
-
-std::unique_ptr<FilterPolicy> Policy(const char* spec) {
-  std::unique_ptr<FilterPolicy> p;
-  Status s = NewFilterPolicy(spec, &p);
-  if (!s.ok()) std::abort();
-  return p;
-}
-
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
-  SplitMix64 gen(seed);
-  std::vector<uint64_t> v(n);
-  for (auto& h : v) h = gen.Next();
-  return v;
-}
+using bench_util::BenchHashes;
+using bench_util::kKeys;
+using bench_util::MustPolicy;
 
 // One iteration fills a fresh 10k-key filter with Add (single writer). The
 // fresh filter's allocation and zeroing (12.5 KB, well under 1% of the time)
 // is included, as it is in a memtable's life.
 void BM_DynamicAdd(benchmark::State& state) {
-  auto policy = Policy("dynamic:bpk=10");
-  const auto hashes = Hashes(1, kKeys);
+  auto policy = MustPolicy("dynamic:bpk=10");
+  const auto hashes = BenchHashes(1, kKeys);
   for (auto _ : state) {
     std::unique_ptr<Filter> f;
     if (!policy->NewDynamic(kKeys, &f).ok()) std::abort();
@@ -62,7 +50,7 @@ BENCHMARK(BM_DynamicAdd);
 // move between cores, the cost a memtable with concurrent writes pays.
 // items_per_second is the writers' combined throughput.
 struct SharedFill {
-  std::unique_ptr<FilterPolicy> policy = Policy("dynamic:bpk=10");
+  std::unique_ptr<FilterPolicy> policy = MustPolicy("dynamic:bpk=10");
   std::unique_ptr<Filter> filter;
   std::unique_ptr<std::barrier<std::function<void()>>> round_done;
 };
@@ -79,7 +67,7 @@ void BM_DynamicAddConcurrently(benchmark::State& state) {
           if (!shared_fill->policy->NewDynamic(kKeys, &shared_fill->filter).ok()) std::abort();
         }));
   }
-  const auto hashes = Hashes(1, kKeys);
+  const auto hashes = BenchHashes(1, kKeys);
   const size_t begin = static_cast<size_t>(state.thread_index()) * share;
   for (auto _ : state) {  // the loop's start barrier orders thread 0's setup before every thread's use
     Filter* f = shared_fill->filter.get();
@@ -96,8 +84,8 @@ BENCHMARK(BM_DynamicAddConcurrently)->Threads(1)->Threads(2)->UseRealTime();
 
 // Builds a filter of 10k hashes per iteration (static variants' only path).
 void BM_DynStdBuild(benchmark::State& state, const char* spec) {
-  auto policy = Policy(spec);
-  const auto hashes = Hashes(1, kKeys);
+  auto policy = MustPolicy(spec);
+  const auto hashes = BenchHashes(1, kKeys);
   for (auto _ : state) {
     std::unique_ptr<Filter> f;
     if (!policy->Build(hashes.data(), hashes.size(), &f).ok()) std::abort();
@@ -112,11 +100,11 @@ BENCHMARK_CAPTURE(BM_DynStdBuild, standard, "standard:bpk=10");
 // the filter (hit) or, bar ~1% false positives, all absent (miss). Misses
 // usually stop at the first word or bit; hits test every probe.
 void BM_DynStdQuery(benchmark::State& state, const char* spec, bool hits) {
-  auto policy = Policy(spec);
-  const auto added = Hashes(1, kKeys);
+  auto policy = MustPolicy(spec);
+  const auto added = BenchHashes(1, kKeys);
   std::unique_ptr<Filter> f;
   if (!policy->Build(added.data(), added.size(), &f).ok()) std::abort();
-  const auto queries = hits ? added : Hashes(2, kKeys);
+  const auto queries = hits ? added : BenchHashes(2, kKeys);
   size_t i = 0, positives = 0;
   for (auto _ : state) {
     const bool may = f->MayContain(queries[i]);
@@ -135,11 +123,11 @@ BENCHMARK_CAPTURE(BM_DynStdQuery, standard_miss, "standard:bpk=10", false);
 // MayContainBatch over 10k queries per iteration, half hits and half misses
 // interleaved (so the per-key exit branch is unpredictable).
 void BM_DynStdQueryBatch(benchmark::State& state, const char* spec) {
-  auto policy = Policy(spec);
-  const auto added = Hashes(1, kKeys);
+  auto policy = MustPolicy(spec);
+  const auto added = BenchHashes(1, kKeys);
   std::unique_ptr<Filter> f;
   if (!policy->Build(added.data(), added.size(), &f).ok()) std::abort();
-  const auto absent = Hashes(2, kKeys);
+  const auto absent = BenchHashes(2, kKeys);
   std::vector<uint64_t> queries(kKeys);
   for (size_t i = 0; i < kKeys; ++i) queries[i] = i % 2 ? added[i] : absent[i];
   std::unique_ptr<bool[]> results(new bool[kKeys]);

@@ -152,8 +152,6 @@ constexpr char kVariantName[] = "fastlocal";
 constexpr int8_t kNewBloomMarker = -1;
 constexpr uint8_t kSubImplFastLocal = 0;
 
-std::string HashWidthText(HashWidth w) { return std::to_string(static_cast<int>(w)); }
-
 // The FilterView of a FastLocalBloom filter: data = the bit array, param =
 // lines | lanes << 32 | num_probes << 48 (ProbePlan). Its ops are chosen per
 // hash width, probe kernel and line alignment, and an empty filter gets ops

@@ -28,6 +28,9 @@ namespace filterlab {
 
 enum class HashWidth : int { k32 = 32, k64 = 64 };
 
+// "32" or "64", as specs and layouts write a hash width (hash=32).
+inline std::string HashWidthText(HashWidth w) { return std::to_string(static_cast<int>(w)); }
+
 // A query handle copied out of a Filter (Filter::View): what MayContain and
 // Prefetch read, held by value, so a caller with many filters keeps the
 // handles in its own compact array and queries without reading the Filter

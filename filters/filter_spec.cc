@@ -155,8 +155,8 @@ Status FilterSpec::GetHashWidth(HashWidth def, std::initializer_list<HashWidth> 
   std::string allowed_text;
   for (HashWidth w : allowed) {
     if (!allowed_text.empty()) allowed_text += " or ";
-    allowed_text += std::to_string(static_cast<int>(w));
-    if (p->value == std::to_string(static_cast<int>(w))) {
+    allowed_text += HashWidthText(w);
+    if (p->value == HashWidthText(w)) {
       *out = w;
       return Status::OK();
     }

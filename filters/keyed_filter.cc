@@ -117,9 +117,9 @@ Status OpenKeyedFilter(Slice bytes, KeyedFilter* out) {
   if (!s.ok()) return s;
   if (out->filter->hash_width() != out->hasher->hash_width()) {
     return Status::Corruption("keyed filter spec '" + hasher_spec + "' hashes to " +
-                              std::to_string(static_cast<int>(out->hasher->hash_width())) + " bits, but its filter (" +
-                              out->filter->Describe() + ") was built over " +
-                              std::to_string(static_cast<int>(out->filter->hash_width())) + "-bit hashes");
+                              HashWidthText(out->hasher->hash_width()) + " bits, but its filter (" +
+                              out->filter->Describe() + ") was built over " + HashWidthText(out->filter->hash_width()) +
+                              "-bit hashes");
   }
   return Status::OK();
 }

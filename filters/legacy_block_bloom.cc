@@ -25,7 +25,7 @@
 namespace filterlab::legacy {
 
 namespace {
-constexpr char kVariantName[] = "legacy_block";
+constexpr char kBlockVariantName[] = "legacy_block";
 constexpr uint32_t kMinBits = 64;
 constexpr uint64_t kMaxBits = 0xfffffff8;  // the largest multiple of 8 that fits the format's u32 bit count
 }  // namespace
@@ -213,7 +213,7 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
     }
   }
 }
-constexpr FilterView::Ops kViewOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
+constexpr FilterView::Ops kBlockViewOps{&ViewMayContain, &ViewPrefetch, &ViewMayContainBatch};
 
 class LegacyBlockBloomFilter final : public Filter {
  public:
@@ -222,12 +222,12 @@ class LegacyBlockBloomFilter final : public Filter {
         data_(owned_.data()),
         total_bits_(static_cast<uint32_t>(owned_.size() * 8)),
         num_probes_(num_probes),
-        view_{&kViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
+        view_{&kBlockViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
   LegacyBlockBloomFilter(Slice view, uint32_t total_bits, int num_probes)
       : data_(view.udata()),
         total_bits_(total_bits),
         num_probes_(num_probes),
-        view_{&kViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
+        view_{&kBlockViewOps, data_, ViewParam(total_bits_, num_probes_)} {}
 
   // One query code path for the object and the view (through the view's ops).
   bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
@@ -244,7 +244,7 @@ class LegacyBlockBloomFilter final : public Filter {
   }
 
   std::string Describe() const override {
-    return std::string(kVariantName) + ":hash=32,probes=" + std::to_string(num_probes_) +
+    return std::string(kBlockVariantName) + ":hash=32,probes=" + std::to_string(num_probes_) +
            ",bits=" + std::to_string(total_bits_);
   }
 
@@ -261,7 +261,7 @@ class LegacyBlockBloomFilter final : public Filter {
 class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
  public:
   LegacyBlockBloomPolicy(int millibits_per_key, int num_probes)
-      : LegacyPolicyBase(kVariantName, millibits_per_key, num_probes) {}
+      : LegacyPolicyBase(kBlockVariantName, millibits_per_key, num_probes) {}
 
   Status Build(const uint64_t* hashes, size_t n, std::unique_ptr<Filter>* out) const override {
     const uint32_t bits = BlockFilterBitsForKeys(n, whole_bits_per_key());
@@ -286,7 +286,7 @@ class LegacyBlockBloomPolicy final : public LegacyPolicyBase {
   }
 };
 
-Status Create(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
+Status CreateBlock(FilterSpec& spec, std::unique_ptr<FilterPolicy>* out) {
   int millibits = 0, probes = 0;
   Status s = ParseLegacySpec(spec, &millibits, &probes);
   if (s.ok()) *out = std::make_unique<LegacyBlockBloomPolicy>(millibits, probes);
@@ -324,12 +324,12 @@ std::unique_ptr<Filter> NewLegacyBlockBloomView(Slice data, uint32_t total_bits,
 }
 
 FILTERLAB_REGISTER_FILTER(FilterVariant{
-    kVariantName,
+    kBlockVariantName,
     "RocksDB's old block-based Bloom (removed in 7.0): no locality, bit = h mod m, 32-bit BloomHash, bit-exact "
     "bits (filterlab trailer)",
     "bpk=0.5..100 (default 10; used as whole bits, round half up; below 1 raised to 1) probes=1..30 (default "
     "floor(0.69*bits) clamped to 1..30) hash=32",
-    &Create,
+    &CreateBlock,
     &OpenLayout,
     nullptr,
     {"legacy_block:bpk=10"},

@@ -35,7 +35,7 @@
 #include "hashing/remix.h"
 #include "hashing/xxh3.h"
 
-namespace filterlab {
+namespace filterlab::onebit {
 namespace {
 
 // 2^37 bits = 16 GiB, as the standard filter's limit.
@@ -98,7 +98,7 @@ class OneBitFilter final : public Filter {
   using Filter::Serialize;
   // "onebit:hash=64,bits=M".
   std::string Describe() const override {
-    return "onebit:hash=" + std::to_string(static_cast<int>(width_)) + ",bits=" + std::to_string(num_bits_);
+    return "onebit:hash=" + HashWidthText(width_) + ",bits=" + std::to_string(num_bits_);
   }
   HashWidth hash_width() const override { return width_; }
 
@@ -114,7 +114,7 @@ class OneBitFilter final : public Filter {
 class OneBitPolicy final : public FilterPolicy {
  public:
   OneBitPolicy(uint64_t millibits_per_key, HashWidth width) : millibits_per_key_(millibits_per_key), width_(width) {
-    spec_ = "onebit:bpk=" + FormatNumber(bits_per_key()) + ",hash=" + std::to_string(static_cast<int>(width));
+    spec_ = "onebit:bpk=" + FormatNumber(bits_per_key()) + ",hash=" + HashWidthText(width);
   }
 
   const std::string& spec() const override { return spec_; }
@@ -219,4 +219,4 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     nullptr,
     /*has_probes=*/false});
 
-}  // namespace filterlab
+}  // namespace filterlab::onebit

@@ -138,7 +138,7 @@ struct FilterRegistrar {
 //                                           FpModelKind::kExact, nullptr, /*has_probes=*/true});
 #define FILTERLAB_REGISTER_FILTER(...)                                                                        \
   static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_filter_registrar_, \
-                                                                                 __LINE__)(__VA_ARGS__)
+                                                                                 __COUNTER__)(__VA_ARGS__)
 // The same for a range variant:
 //   FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{"grafite", "...", "...", &Create, &OpenLayout, {...},
 //                                                      kRangeKeysUint64, FpModelKind::kUpperBound, false});

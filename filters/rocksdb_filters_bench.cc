@@ -32,7 +32,7 @@ void BM_FastLocalKernel(benchmark::State& state, int probes, bool inside) {
   });
 }
 
-int RegisterAll() {
+int RegisterRocksDbFilterBenchmarks() {
   for (const char* spec : {"fastlocal:bpk=10", "fastlocal:bpk=10,hash=32", "legacy:bpk=10", "legacy_block:bpk=10"}) {
     bench_util::RegisterFilterBenchmarks("rocksdb", spec);
   }
@@ -50,7 +50,7 @@ int RegisterAll() {
   return 0;
 }
 
-const int registered = RegisterAll();
+[[maybe_unused]] const int kRocksDbFiltersRegistered = RegisterRocksDbFilterBenchmarks();
 
 }  // namespace
 }  // namespace filterlab

@@ -33,7 +33,7 @@ void BM_SbbfKernel(benchmark::State& state, bool inside) {
   });
 }
 
-int RegisterAll() {
+int RegisterSbbfBenchmarks() {
   bench_util::RegisterFilterBenchmarks("sbbf", "sbbf:bpk=10");
   for (bool inside : {true, false}) {
     const std::string where = inside ? "inside" : "outside";
@@ -46,7 +46,7 @@ int RegisterAll() {
   return 0;
 }
 
-const int registered = RegisterAll();
+[[maybe_unused]] const int kSbbfRegistered = RegisterSbbfBenchmarks();
 
 }  // namespace
 }  // namespace filterlab

@@ -66,7 +66,7 @@ bool TestBit(const uint64_t* words, uint64_t bit) { return (words[bit >> 6] >> (
 // not branch on it.
 constexpr int kViewProbesShift = 40;
 static_assert(StandardBloom::kMaxBits < (uint64_t{1} << kViewProbesShift));
-constexpr uint64_t ViewParam(uint64_t num_bits, int num_probes) {
+constexpr uint64_t StandardViewParam(uint64_t num_bits, int num_probes) {
   return num_bits | uint64_t(static_cast<uint8_t>(num_probes)) << kViewProbesShift;
 }
 inline const uint64_t* ViewWords(const FilterView& view) { return static_cast<const uint64_t*>(view.data); }
@@ -124,11 +124,12 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
 }
 
 template <HashWidth kWidth>
-constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth>, &ViewPrefetch<kWidth>, &ViewMayContainBatch<kWidth>};
+constexpr FilterView::Ops kStandardViewOps{&ViewMayContain<kWidth>, &ViewPrefetch<kWidth>,
+                                           &ViewMayContainBatch<kWidth>};
 
 FilterView MakeView(const uint64_t* words, uint64_t num_bits, int num_probes, HashWidth width) {
-  return FilterView{width == HashWidth::k32 ? &kViewOps<HashWidth::k32> : &kViewOps<HashWidth::k64>, words,
-                    ViewParam(num_bits, num_probes)};
+  return FilterView{width == HashWidth::k32 ? &kStandardViewOps<HashWidth::k32> : &kStandardViewOps<HashWidth::k64>,
+                    words, StandardViewParam(num_bits, num_probes)};
 }
 
 }  // namespace
@@ -154,7 +155,7 @@ void StandardBloom::Insert(uint64_t hash) {
 }
 
 std::string StandardBloom::Describe() const {
-  return "standard:hash=" + std::to_string(static_cast<int>(hash_width_)) + ",probes=" + std::to_string(num_probes_) +
+  return "standard:hash=" + HashWidthText(hash_width_) + ",probes=" + std::to_string(num_probes_) +
          ",bits=" + std::to_string(num_bits_);
 }
 
@@ -213,7 +214,7 @@ class StandardBloomPolicy final : public FilterPolicy {
   StandardBloomPolicy(uint64_t millibits_per_key, int num_probes, HashWidth hash_width)
       : millibits_per_key_(millibits_per_key), num_probes_(num_probes), hash_width_(hash_width) {
     spec_ = "standard:bpk=" + FormatNumber(bits_per_key()) + ",probes=" + std::to_string(num_probes) +
-            ",hash=" + std::to_string(static_cast<int>(hash_width));
+            ",hash=" + HashWidthText(hash_width);
   }
 
   const std::string& spec() const override { return spec_; }

@@ -41,7 +41,9 @@ double RandomLineReadNs(const char* base, size_t lines, uint64_t reads, int dist
 // Zen 4 L2 TLB's 3072 entries run out: 4 KiB translations
 // (paper/findings.md, "2 MiB guest pages translate at 4 KiB").
 // translation_page_bytes is 2 MiB when spread <= kHugeRatio x dense, else
-// 4 KiB. `base` must hold kPages * 4096 bytes; its contents are overwritten.
+// 4 KiB; each chase's time is its fastest of 5 interleaved rounds of hops / 5
+// loads (at least 2 x kPages). `base` must hold kPages * 4096 bytes; its
+// contents are overwritten.
 struct TranslationProbe {
   static constexpr size_t kPages = 8192;
   static constexpr double kHugeRatio = 1.5;

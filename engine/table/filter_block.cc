@@ -51,9 +51,9 @@ Status FilterBlockReader::Open(std::string contents, std::shared_ptr<const Filte
   if (!s.ok()) return Status::Corruption(block_name + ": " + s.message());
   if (reader->filter_->hash_width() != reader->policy_->hash_width()) {
     return Status::Corruption(block_name + ": filter '" + reader->filter_->Describe() + "' takes " +
-                              std::to_string(static_cast<int>(reader->filter_->hash_width())) +
+                              HashWidthText(reader->filter_->hash_width()) +
                               "-bit hashes but the table's filter spec '" + reader->policy_->spec() + "' makes " +
-                              std::to_string(static_cast<int>(reader->policy_->hash_width())) + "-bit ones");
+                              HashWidthText(reader->policy_->hash_width()) + "-bit ones");
   }
   *out = std::move(reader);
   return Status::OK();

@@ -15,13 +15,16 @@
 #include <vector>
 
 #include "filters/filter.h"
-#include "hashing/remix.h"
+#include "filters/filter_bench_util.h"
 
 namespace filterlab {
 namespace {
 
-constexpr size_t kQueries = size_t{1} << 20;  // a power of two: the loops wrap with a mask
-constexpr size_t kBatch = 64;
+using bench_util::BenchHashes;
+using bench_util::MustPolicy;
+
+constexpr size_t kFuseQueries = size_t{1} << 20;  // a power of two: the loops wrap with a mask
+constexpr size_t kFuseBatch = 64;
 
 const char* const kSpecs[] = {"xor:fingerprint=8",
                               "xor:fingerprint=16",
@@ -30,24 +33,10 @@ const char* const kSpecs[] = {"xor:fingerprint=8",
                               "binary_fuse:arity=3,fingerprint=16",
                               "binary_fuse:arity=4,fingerprint=16"};
 
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
-  SplitMix64 rng(seed);
-  std::vector<uint64_t> out(n);
-  for (auto& h : out) h = rng.Next();
-  return out;
-}
-
-std::unique_ptr<FilterPolicy> Policy(const std::string& spec) {
-  std::unique_ptr<FilterPolicy> p;
-  if (!NewFilterPolicy(spec, &p).ok()) p.reset();
-  return p;
-}
-
 void BM_FuseBuild(benchmark::State& state, std::string spec) {
-  auto policy = Policy(spec);
-  if (!policy) return state.SkipWithError(("no policy for " + spec).c_str());
+  auto policy = MustPolicy(spec);
   const auto keys_count = static_cast<size_t>(state.range(0));
-  const std::vector<uint64_t> keys = Hashes(1, keys_count);
+  const std::vector<uint64_t> keys = BenchHashes(1, keys_count);
   for (auto _ : state) {
     std::unique_ptr<Filter> f;
     Status s = policy->Build(keys.data(), keys.size(), &f);
@@ -60,33 +49,32 @@ void BM_FuseBuild(benchmark::State& state, std::string spec) {
 }
 
 void BM_FuseQuery(benchmark::State& state, std::string spec, bool batched) {
-  auto policy = Policy(spec);
-  if (!policy) return state.SkipWithError(("no policy for " + spec).c_str());
-  const std::vector<uint64_t> keys = Hashes(1, static_cast<size_t>(state.range(0)));
+  auto policy = MustPolicy(spec);
+  const std::vector<uint64_t> keys = BenchHashes(1, static_cast<size_t>(state.range(0)));
   std::unique_ptr<Filter> f;
   Status s = policy->Build(keys.data(), keys.size(), &f);
   if (!s.ok()) return state.SkipWithError(s.ToString().c_str());
-  const std::vector<uint64_t> queries = Hashes(2, kQueries);
-  bool results[kBatch];
+  const std::vector<uint64_t> queries = BenchHashes(2, kFuseQueries);
+  bool results[kFuseBatch];
   size_t i = 0, positives = 0;
   for (auto _ : state) {
     if (batched) {
-      f->MayContainBatch(queries.data() + i, kBatch, results);
+      f->MayContainBatch(queries.data() + i, kFuseBatch, results);
       for (bool r : results) positives += r;
-      i = (i + kBatch) & (kQueries - 1);
+      i = (i + kFuseBatch) & (kFuseQueries - 1);
     } else {
       positives += f->MayContain(queries[i]);
-      i = (i + 1) & (kQueries - 1);
+      i = (i + 1) & (kFuseQueries - 1);
     }
   }
   benchmark::DoNotOptimize(positives);
-  state.counters["ns/query"] = benchmark::Counter(static_cast<double>(state.iterations() * (batched ? kBatch : 1)),
+  state.counters["ns/query"] = benchmark::Counter(static_cast<double>(state.iterations() * (batched ? kFuseBatch : 1)),
                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["bits/key"] = 8.0 * static_cast<double>(f->DataBytes()) / static_cast<double>(keys.size());
   state.SetLabel(policy->spec());
 }
 
-[[maybe_unused]] const bool kRegistered = [] {
+[[maybe_unused]] const bool kFuseRegistered = [] {
   for (const char* spec : kSpecs) {
     benchmark::RegisterBenchmark(("FuseBuild/" + std::string(spec)).c_str(), BM_FuseBuild, spec)
         ->Arg(1'000'000)

@@ -27,7 +27,7 @@
 #include "filters/range/range_serialization.h"
 #include "filters/registry.h"
 
-namespace filterlab {
+namespace filterlab::bucketing {
 namespace {
 
 constexpr char kVariantName[] = "bucketing";
@@ -161,4 +161,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::bucketing

@@ -50,7 +50,7 @@
 #include "filters/registry.h"
 #include "hashing/remix.h"
 
-namespace filterlab {
+namespace filterlab::grafite {
 namespace {
 
 constexpr char kVariantName[] = "grafite";
@@ -300,4 +300,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::grafite

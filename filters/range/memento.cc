@@ -164,7 +164,7 @@
 #include "filters/registry.h"
 #include "hashing/remix.h"
 
-namespace filterlab {
+namespace filterlab::memento {
 namespace {
 
 using memento::Entry;
@@ -884,4 +884,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/true});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::memento

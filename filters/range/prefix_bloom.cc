@@ -48,7 +48,7 @@
 #include "filters/registry.h"
 #include "hashing/xxh3.h"
 
-namespace filterlab {
+namespace filterlab::prefix_bloom {
 namespace {
 
 constexpr char kVariantName[] = "prefix_bloom";
@@ -301,4 +301,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::prefix_bloom

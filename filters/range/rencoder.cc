@@ -82,7 +82,7 @@
 #include "hashing/fastrange.h"
 #include "hashing/remix.h"
 
-namespace filterlab {
+namespace filterlab::rencoder {
 namespace {
 
 constexpr char kVariantName[] = "rencoder";
@@ -438,4 +438,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::rencoder

@@ -80,7 +80,7 @@
 #include "filters/standard_bloom.h"
 #include "hashing/remix.h"
 
-namespace filterlab {
+namespace filterlab::rosetta {
 namespace {
 
 constexpr char kVariantName[] = "rosetta";
@@ -578,4 +578,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::rosetta

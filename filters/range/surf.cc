@@ -90,7 +90,7 @@
 #include "filters/registry.h"
 #include "hashing/xxh3.h"
 
-namespace filterlab {
+namespace filterlab::surf {
 namespace {
 
 constexpr char kVariantName[] = "surf";
@@ -987,4 +987,4 @@ FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{
     /*dynamic=*/false});
 
 }  // namespace
-}  // namespace filterlab
+}  // namespace filterlab::surf

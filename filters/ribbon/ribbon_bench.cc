@@ -55,13 +55,13 @@ void BM_BackSubstitute(benchmark::State& state) {
   SetTimePer(state, "key", kKeys);
 }
 
-int RegisterAll() {
+int RegisterRibbonBenchmarks() {
   bench_util::RegisterFilterBenchmarks("ribbon", "ribbon:bpk=10");
   benchmark::RegisterBenchmark("ribbon/banding", BM_Banding);
   benchmark::RegisterBenchmark("ribbon/back_substitute", BM_BackSubstitute);
   return 0;
 }
-[[maybe_unused]] const int kRegistered = RegisterAll();
+[[maybe_unused]] const int kRibbonRegistered = RegisterRibbonBenchmarks();
 
 }  // namespace
 }  // namespace filterlab

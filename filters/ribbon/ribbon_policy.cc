@@ -96,7 +96,7 @@
 #include "hashing/remix.h"
 #include "hashing/xxh3.h"
 
-namespace filterlab {
+namespace filterlab::ribbon {
 namespace {
 
 using ribbon::InterleavedLayout;
@@ -492,4 +492,4 @@ FILTERLAB_REGISTER_FILTER(FilterVariant{
     &RibbonModelKind,
     /*has_probes=*/false});
 
-}  // namespace filterlab
+}  // namespace filterlab::ribbon

@@ -66,7 +66,7 @@ struct VectorKindRegistrar {
 
 #define FILTERLAB_REGISTER_VECTOR_KIND(...)                                                                  \
   static ::filterlab::internal::VectorKindRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_vector_kind_, \
-                                                                                     __LINE__)(__VA_ARGS__)
+                                                                                     __COUNTER__)(__VA_ARGS__)
 
 #ifndef FILTERLAB_REGISTER_FILTER_CONCAT
 #define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b

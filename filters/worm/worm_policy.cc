@@ -18,8 +18,6 @@
 namespace filterlab::worm {
 namespace {
 
-std::string WidthText(HashWidth w) { return std::to_string(static_cast<int>(w)); }
-
 // Every sub-variant's sizes come from the same rule: n keys at b bits/key
 // want ceil(n * b) bits (b held as millibits, bits_per_key.h), rounded up to
 // the variant's unit.
@@ -28,7 +26,7 @@ class WormPolicy final : public FilterPolicy {
   WormPolicy(const WormSubVariant* v, uint64_t millibits_per_key, int probes, HashWidth width)
       : v_(v), millibits_per_key_(millibits_per_key), probes_(probes), width_(width) {
     spec_ = "worm:variant=" + std::string(v->name) + ",bpk=" + FormatNumber(bits_per_key()) +
-            ",probes=" + std::to_string(probes) + ",hash=" + WidthText(width);
+            ",probes=" + std::to_string(probes) + ",hash=" + HashWidthText(width);
   }
 
   const std::string& spec() const override { return spec_; }
@@ -196,7 +194,7 @@ Status OpenWormLayout(FilterSpec& layout, Slice data, std::unique_ptr<Filter>* o
   HashWidth width;
   Status s = layout.GetHashWidth(v->default_width, {HashWidth::k32, HashWidth::k64}, &width);
   if (s.ok() && !(width == HashWidth::k32 ? v->allows_hash32 : v->allows_hash64)) {
-    s = Status::InvalidArgument("hash=" + WidthText(width) + " is not a width " + v->name + " supports");
+    s = Status::InvalidArgument("hash=" + HashWidthText(width) + " is not a width " + v->name + " supports");
   }
   int probes = 0;
   if (s.ok()) s = layout.GetInt("probes", 0, v->min_probes, v->max_probes, &probes);

@@ -7,11 +7,6 @@
 #include "filters/worm/worm_variants.h"
 
 namespace filterlab::worm {
-namespace {
-
-std::string WidthText(HashWidth w) { return std::to_string(static_cast<int>(w)); }
-
-}  // namespace
 
 WormSubVariant From32Twin(const WormSubVariant& base, const char* name, const char* summary) {
   WormSubVariant twin = base;
@@ -29,7 +24,7 @@ Status SizeShape(const WormSubVariant& v, HashWidth width, int probes, uint64_t 
   uint64_t units = wanted_bits > limit ? limit / unit + 1 : std::max<uint64_t>(1, (wanted_bits + unit - 1) / unit);
   if (v.odd_units) units = RoundUpToOdd(units);
   if (units > limit / unit) {
-    return Status::InvalidArgument("worm variant " + std::string(v.name) + " (hash=" + WidthText(width) +
+    return Status::InvalidArgument("worm variant " + std::string(v.name) + " (hash=" + HashWidthText(width) +
                                    ", probes=" + std::to_string(probes) + "): " + std::to_string(wanted_bits) +
                                    " bits requested, but its index arithmetic addresses at most " +
                                    std::to_string(limit) + " bits; use fewer keys or bits per key");
@@ -72,8 +67,8 @@ Status ShapeFromLayout(const WormSubVariant& v, HashWidth width, int probes, uin
 }
 
 std::string DescribeWorm(const WormSubVariant& v, const WormShape& s) {
-  return "worm:variant=" + std::string(v.name) + ",hash=" + WidthText(s.width) + ",probes=" + std::to_string(s.probes) +
-         ",bits=" + std::to_string(s.bits);
+  return "worm:variant=" + std::string(v.name) + ",hash=" + HashWidthText(s.width) +
+         ",probes=" + std::to_string(s.probes) + ",bits=" + std::to_string(s.bits);
 }
 
 double WormModelFpRate(const WormSubVariant& v, const WormShape& s, double keys) {

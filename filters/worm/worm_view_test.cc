@@ -32,7 +32,7 @@ TEST(WormViewTest, EveryVariantWidthAndProbeCountAnswersAsTheFilter) {
       for (int probes : {v->min_probes, (v->min_probes + v->max_probes) / 2 | 1, v->max_probes}) {
         if (probes > v->max_probes) continue;
         const std::string spec = std::string("worm:variant=") + v->name + ",bpk=10.1,probes=" + std::to_string(probes) +
-                                 ",hash=" + std::to_string(static_cast<int>(width));
+                                 ",hash=" + HashWidthText(width);
         auto policy = MustPolicy(spec);  // once: cache_dbl's policy costs ~0.3 s (its model)
         ASSERT_NE(policy, nullptr) << spec;
         // 2001 and 2054 keys at 10.1 bits/key (20211 and 20746 bits): unit
@@ -64,7 +64,7 @@ TEST(WormViewTest, EveryVariantOpensInPlaceWhenLineAlignedAndCopiesOtherwise) {
       if (!(width == HashWidth::k32 ? v->allows_hash32 : v->allows_hash64)) continue;
       const int probes = std::min(v->max_probes, std::max(v->min_probes, 6));
       const std::string spec = std::string("worm:variant=") + v->name + ",bpk=10,probes=" + std::to_string(probes) +
-                               ",hash=" + std::to_string(static_cast<int>(width));
+                               ",hash=" + HashWidthText(width);
       testing_util::ExpectOpensInPlaceWhenAligned(spec, 5000, kCacheLineBytes);
       ++cases;
     }

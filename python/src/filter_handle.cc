@@ -117,9 +117,8 @@ Status FilterHandle::Open(std::string bytes, std::unique_ptr<FilterPolicy> polic
   // The engine's check on a table's filter block (FilterBlockReader::Open).
   if (h->filter_->hash_width() != policy->hash_width()) {
     return Status::InvalidArgument("filter '" + h->filter_->Describe() + "' takes " +
-                                   std::to_string(static_cast<int>(h->filter_->hash_width())) +
-                                   "-bit hashes but the filter spec '" + policy->spec() + "' makes " +
-                                   std::to_string(static_cast<int>(policy->hash_width())) + "-bit ones");
+                                   HashWidthText(h->filter_->hash_width()) + "-bit hashes but the filter spec '" +
+                                   policy->spec() + "' makes " + HashWidthText(policy->hash_width()) + "-bit ones");
   }
   h->policy_ = std::move(policy);
   h->kind_ = kind;
