@@ -10,6 +10,7 @@
 
 #include "common/slice.h"
 #include "common/status.h"
+#include "common/unique_name.h"
 #include "filters/filter.h"
 #include "filters/filter_spec.h"
 #include "filters/fp_model_kind.h"
@@ -131,14 +132,11 @@ struct FilterRegistrar {
 };
 }  // namespace internal
 
-#define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b
-#define FILTERLAB_REGISTER_FILTER_CONCAT(a, b) FILTERLAB_REGISTER_FILTER_CONCAT2(a, b)
 // Usage at namespace scope in a variant's .cc:
 //   FILTERLAB_REGISTER_FILTER(FilterVariant{"fastlocal", "...", "...", &Create, nullptr, &OpenNative, {...},
 //                                           FpModelKind::kExact, nullptr, /*has_probes=*/true});
-#define FILTERLAB_REGISTER_FILTER(...)                                                                        \
-  static ::filterlab::internal::FilterRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_filter_registrar_, \
-                                                                                 __COUNTER__)(__VA_ARGS__)
+#define FILTERLAB_REGISTER_FILTER(...) \
+  static ::filterlab::internal::FilterRegistrar FILTERLAB_UNIQUE_NAME(filterlab_filter_registrar_)(__VA_ARGS__)
 // The same for a range variant:
 //   FILTERLAB_REGISTER_RANGE_FILTER(RangeFilterVariant{"grafite", "...", "...", &Create, &OpenLayout, {...},
 //                                                      kRangeKeysUint64, FpModelKind::kUpperBound, false});

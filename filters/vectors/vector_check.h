@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/unique_name.h"
 
 namespace filterlab {
 
@@ -64,13 +65,7 @@ struct VectorKindRegistrar {
 };
 }  // namespace internal
 
-#define FILTERLAB_REGISTER_VECTOR_KIND(...)                                                                  \
-  static ::filterlab::internal::VectorKindRegistrar FILTERLAB_REGISTER_FILTER_CONCAT(filterlab_vector_kind_, \
-                                                                                     __COUNTER__)(__VA_ARGS__)
-
-#ifndef FILTERLAB_REGISTER_FILTER_CONCAT
-#define FILTERLAB_REGISTER_FILTER_CONCAT2(a, b) a##b
-#define FILTERLAB_REGISTER_FILTER_CONCAT(a, b) FILTERLAB_REGISTER_FILTER_CONCAT2(a, b)
-#endif
+#define FILTERLAB_REGISTER_VECTOR_KIND(...) \
+  static ::filterlab::internal::VectorKindRegistrar FILTERLAB_UNIQUE_NAME(filterlab_vector_kind_)(__VA_ARGS__)
 
 }  // namespace filterlab
