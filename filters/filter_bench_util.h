@@ -5,7 +5,8 @@
 // a time and in batches of 16. The filter fits in L2, so these are compute
 // costs, not cache-miss costs. Used by rocksdb_filters_bench.cc,
 // split_block_bloom_bench.cc and ribbon/ribbon_bench.cc
-// (RegisterFilterBenchmarks), so their figures compare within one run.
+// (RegisterFilterBenchmarks), so their figures compare within one run; its
+// helpers (BenchHashes, MustPolicy) serve every benchmark file.
 #pragma once
 
 #include <benchmark/benchmark.h>
