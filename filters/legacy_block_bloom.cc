@@ -20,6 +20,7 @@
 #include "filters/registry.h"
 #include "filters/trailer.h"
 #include "hashing/fastmod.h"
+#include "hashing/fastmod_avx2.h"
 #include "hashing/fastmod_avx512.h"
 
 namespace filterlab::legacy {
@@ -95,16 +96,64 @@ void FastModAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int nu
   }
 }
 
+#ifdef FILTERLAB_FASTMOD_AVX2
+// Eight keys at a time: the lanes hold the eight keys' probe i, and each
+// round's eight remainders come from Mod32x8Avx2 (hashing/fastmod_avx2.h),
+// whose multiplies run in the vector units; the scalar work left per probe
+// is one byte's read-modify-write. All rounds of a group are stored before
+// the bits are set, so the stores of one group overlap the next group's
+// remainders. The keys' order within a group does not matter: setting bits
+// commutes. The last n mod 8 keys take FastModAddAll.
+//
+// What bounds it is the byte read-modify-writes, at about the core's rate of
+// random stores into L1 (~0.6 ns each on a Zen 3 EPYC). Unrolled, so that
+// the read-modify-writes are separate instructions: as one loop instruction
+// the vector remainders gained nothing over FastModAddAll (whose probe loop
+// the fixed probe count unrolls). sim speed legacy_block:bpk=10 --modes
+// build, 200 MB, 5 interleaved rounds beside RocksDB's filter_bench on a
+// Zen 3 host (AVX2): the Build call 6.96 -> 5.68 ns/key (medians).
+template <int kFixedProbes>
+void VectorModAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
+  const int probes = kFixedProbes > 0 ? kFixedProbes : num_probes;
+  const InvariantDivisor32x8 div(InvariantDivisor32::For(total_bits));
+  alignas(32) uint32_t bits[kMaxProbes * 8];
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    // The low halves of the eight 64-bit hashes (in the order 0 1 4 5 2 3 6 7).
+    const __m256 first = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hashes + i)));
+    const __m256 second = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hashes + i + 4)));
+    __m256i h = _mm256_castps_si256(_mm256_shuffle_ps(first, second, _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m256i delta = _mm256_or_si256(_mm256_srli_epi32(h, 17), _mm256_slli_epi32(h, 15));  // rotr(h, 17)
+    for (int p = 0; p < probes; ++p) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(bits + 8 * p), Mod32x8Avx2(h, div));
+      h = _mm256_add_epi32(h, delta);
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < 8 * probes; ++j) data[bits[j] >> 3] |= static_cast<uint8_t>(1u << (bits[j] & 7));
+  }
+  FastModAddAll<kFixedProbes>(hashes + i, n - i, total_bits, num_probes, data);
+}
+#endif
+
+template <int kFixedProbes>
+void AddAllWith(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
+#ifdef FILTERLAB_FASTMOD_AVX2
+  VectorModAddAll<kFixedProbes>(hashes, n, total_bits, num_probes, data);
+#else
+  FastModAddAll<kFixedProbes>(hashes, n, total_bits, num_probes, data);
+#endif
+}
+
 }  // namespace
 
 void NoLocalityAddAll(const uint64_t* hashes, size_t n, uint32_t total_bits, int num_probes, uint8_t* data) {
   switch (num_probes) {  // ChooseNumProbes gives 4..8 at 6..12 bits/key
-    case 4: return FastModAddAll<4>(hashes, n, total_bits, num_probes, data);
-    case 5: return FastModAddAll<5>(hashes, n, total_bits, num_probes, data);
-    case 6: return FastModAddAll<6>(hashes, n, total_bits, num_probes, data);
-    case 7: return FastModAddAll<7>(hashes, n, total_bits, num_probes, data);
-    case 8: return FastModAddAll<8>(hashes, n, total_bits, num_probes, data);
-    default: return FastModAddAll<0>(hashes, n, total_bits, num_probes, data);
+    case 4: return AddAllWith<4>(hashes, n, total_bits, num_probes, data);
+    case 5: return AddAllWith<5>(hashes, n, total_bits, num_probes, data);
+    case 6: return AddAllWith<6>(hashes, n, total_bits, num_probes, data);
+    case 7: return AddAllWith<7>(hashes, n, total_bits, num_probes, data);
+    case 8: return AddAllWith<8>(hashes, n, total_bits, num_probes, data);
+    default: return AddAllWith<0>(hashes, n, total_bits, num_probes, data);
   }
 }
 

@@ -1,6 +1,6 @@
-// FastMod32, FastMod32Any and Mod32x8Avx512 against the % operator: every divisor FastMod32 accepts, with the
-// numerators where a remainder is most easily wrong (0, the largest, the
-// multiples of d and their neighbours) and random ones.
+// FastMod32, FastMod32Any, InvariantDivisor32 (scalar and Mod32x8Avx2) and Mod32x8Avx512 against the % operator: every
+// divisor FastMod32 accepts, with the numerators where a remainder is most easily wrong (0, the largest, the multiples
+// of d and their neighbours) and random ones.
 #include "hashing/fastmod.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/test_scale.h"
+#include "hashing/fastmod_avx2.h"
 #include "hashing/fastmod_avx512.h"
 #include "hashing/remix.h"
 
@@ -72,6 +73,37 @@ TEST(FastMod32Any, EqualsTheRemainderForAnyDivisor) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_GT(checked, uint64_t{1} << 20);
 }
+
+TEST(InvariantDivisor32, EqualsTheRemainderForAnyDivisor) {
+  SplitMix64 rng(36);
+  uint64_t wrong = 0, checked = 0;
+  ForEveryKindOfDivisor(&rng, [&](uint32_t d, int randoms) {
+    const InvariantDivisor32 div = InvariantDivisor32::For(d);
+    for (uint32_t a : HardNumerators(d, randoms, &rng)) wrong += div.Mod(a) != a % d, ++checked;
+  });
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(checked, uint64_t{1} << 20);
+}
+
+#ifdef FILTERLAB_FASTMOD_AVX2
+TEST(Mod32x8Avx2, EqualsTheRemainderForAnyDivisor) {
+  SplitMix64 rng(37);
+  uint64_t wrong = 0, checked = 0;
+  ForEveryKindOfDivisor(&rng, [&](uint32_t d, int randoms) {
+    std::vector<uint32_t> a = HardNumerators(d, randoms, &rng);
+    a.resize((a.size() + 7) / 8 * 8, 0);
+    const InvariantDivisor32x8 div(InvariantDivisor32::For(d));
+    for (size_t i = 0; i < a.size(); i += 8) {
+      alignas(32) uint32_t r[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(r),
+                         Mod32x8Avx2(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(&a[i])), div));
+      for (int j = 0; j < 8; ++j) wrong += r[j] != a[i + j] % d, ++checked;
+    }
+  });
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(checked, uint64_t{1} << 20);
+}
+#endif
 
 #ifdef FILTERLAB_FASTMOD_AVX512
 FILTERLAB_AVX512_WARNINGS_OFF

@@ -144,8 +144,8 @@ TEST(LegacyHash32, KernelsOfThisBuild) {
 // Every batch kernel is the one-key hash, key by key, for every length
 // 0..100 (whole words, 1..3 tail bytes, several 32-byte chunks of the
 // vector kernels), every alignment, bytes with their top bit set (the
-// tail's sign extension), keys of mixed lengths in one group of 8 or 16 and
-// batch sizes that leave 0..15 keys to the scalar loop.
+// tail's sign extension), keys of mixed lengths in one group (8, 16 or 32
+// keys a call) and batch sizes that leave 0..15 keys to the scalar loop.
 TEST(LegacyHash32, BatchEqualsOneAtATime) {
   for (LegacyHashKernel kernel : BuiltLegacyHashKernels()) {
     SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
@@ -177,9 +177,10 @@ TEST(LegacyHash32, BatchEqualsOneAtATime) {
   }
 }
 
-// Groups of 8 or 16 keys whose lengths differ by at most `spread`: the
-// kernels' rounds below the shortest key's word count skip the lane masks,
-// and at lengths above 32 those rounds span more than one 32-byte chunk.
+// Groups of keys whose lengths differ by at most `spread`: the kernels'
+// rounds below the shortest key's word count skip the lane masks, and at
+// lengths above 32 those rounds span more than one 32-byte chunk. 41 keys:
+// AVX2 hashes 32 in one call, then 8, and the last one alone.
 TEST(LegacyHash32, BatchEqualsOneAtATimeAtNearEqualLengths) {
   for (LegacyHashKernel kernel : BuiltLegacyHashKernels()) {
     SCOPED_TRACE("kernel " + std::to_string(static_cast<int>(kernel)));
@@ -188,7 +189,7 @@ TEST(LegacyHash32, BatchEqualsOneAtATimeAtNearEqualLengths) {
       for (size_t spread : {0, 1, 4}) {
         std::vector<std::string> store;
         std::vector<Slice> keys;
-        for (size_t i = 0; i < 33; ++i)
+        for (size_t i = 0; i < 41; ++i)
           store.push_back(SplitMixKey(gen.Next(), base_len + gen.Next() % (spread + 1) + 8));
         for (size_t i = 0; i < store.size(); ++i) {
           const size_t offset = gen.Next() % 8;

@@ -8,12 +8,15 @@
 // byte keys of filter_bench, so hashing keys one call at a time is bound by
 // that chain. LegacyHash32Batch hashes many keys at once: with AVX-512, 16
 // keys in the lanes of one register, with AVX2 8, one round per word for all
-// of them (legacy_hash.cc); else the inline loop below, whose independent
-// chains the core overlaps. On a Zen 3 EPYC (AVX2, no AVX-512), 24..28-byte
-// keys: scalar 7.2 ns a key, AVX2 5.5 (medians of 7 repetitions;
+// of them (legacy_hash.cc); AVX2 takes four registers' chains side by side,
+// since one register's is still a single chain. Else the inline loop below,
+// whose independent chains the core overlaps. On a Zen 3 EPYC (AVX2, no
+// AVX-512), 24..28-byte keys of mixed lengths, in one run: scalar 7.8-9.6 ns
+// a key, AVX2 3.9-5.4 (three medians of 7 repetitions each;
 // `filterlab_bench --benchmark_filter=LegacyHash32Batch`). Per key, AVX2
-// spends more instructions putting the key's bytes in a row (a dword-masked
-// load, the tail bytes) than on its share of the rounds.
+// spends more instructions putting the key's bytes in a row (a load and a
+// mask, or near a page's end a dword-masked load and the tail bytes) than on
+// its share of the rounds.
 #pragma once
 
 #include <cstddef>
