@@ -185,7 +185,12 @@ inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view
 // converted through a flipped sign bit) was exact but slower than the
 // divisions on a Zen 3 host without AVX-512: hot 7.6-10.9 -> 9.4-20.6 ns,
 // random 196-233 -> 207-253 (3 interleaved rounds, load 0.6-0.9), so AVX2
-// cores take the divisions. Elsewhere each probe's
+// cores take the divisions. So was the build's Mod32x8Avx2 with its
+// constants made per query (one double division, no DIV; on the same host,
+// 4 interleaved rounds: hot 9.9-12.1 -> 20.0-22.4 ns, random 201-213 ->
+// 209-244): the divisions' results come one by one, so the first probe's
+// load issues early, where the vector path's chain (the constants, then the
+// remainders, then the lanes out) holds every load back. Elsewhere each probe's
 // h % total_bits is a 32-bit DIV, unlike the build's FastMod32Any. Tried (sim
 // speed legacy_block:bpk=10, single = hot, random, 5 interleaved rounds
 // each): FastMod32Any with its multiplier computed per query (a 64-bit DIV)

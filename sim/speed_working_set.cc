@@ -33,9 +33,9 @@ Status BuildOne(const FilterPolicy& policy, uint32_t id, uint32_t n, int key_siz
   }
   // Compacted in place (a write never passes the read): an equal neighbour
   // is dropped, as filter_bench's builders drop a repeat of the previous
-  // hash. In one pass after all the hashing: done chunk by chunk, each
-  // chunk's first reads waited for the hash kernel's vector stores to retire
-  // (a narrower load is not forwarded from them), a fifth of this function's
+  // hash. In one pass after all the hashing, so that no read waits on the
+  // hash kernel's latest vector stores (a narrower load is not forwarded
+  // from them): chunk by chunk, those reads held a sixth of this function's
   // samples.
   size_t kept = 0;
   for (uint32_t i = 0; i < n; ++i) {
