@@ -188,9 +188,12 @@ inline int ViewProbes(const FilterView& view) { return static_cast<uint8_t>(view
 // cores take the divisions. So was the build's Mod32x8Avx2 with its
 // constants made per query (one double division, no DIV; on the same host,
 // 4 interleaved rounds: hot 9.9-12.1 -> 20.0-22.4 ns, random 201-213 ->
-// 209-244): the divisions' results come one by one, so the first probe's
-// load issues early, where the vector path's chain (the constants, then the
-// remainders, then the lanes out) holds every load back. Elsewhere each probe's
+// 209-244), and so with no per-query constant at all (the view's param
+// holding bytes = total_bits / 8 and its multiplier for 29-bit numerators,
+// h mod total_bits = 8 ((h >> 3) mod bytes) + (h & 7): hot 6.4-10.9 ->
+// 10.2-13.8 ns, random level): the divisions' results come one by one, so
+// the first probe's load issues early, where the vector chain (two
+// multiplies of 3 cycles, shifts, the lanes out) holds every load back. Elsewhere each probe's
 // h % total_bits is a 32-bit DIV, unlike the build's FastMod32Any. Tried (sim
 // speed legacy_block:bpk=10, single = hot, random, 5 interleaved rounds
 // each): FastMod32Any with its multiplier computed per query (a 64-bit DIV)
