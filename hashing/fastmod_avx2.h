@@ -74,7 +74,8 @@ inline __m256i Mod32x8Avx2(__m256i a, const InvariantDivisor32x8& div) {
   const __m256i even = _mm256_mul_epu32(a, div.multiplier);
   const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), div.multiplier);
   const __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xaa);
-  const __m256i q = _mm256_srl_epi32(_mm256_add_epi32(t, _mm256_srl_epi32(_mm256_sub_epi32(a, t), div.shift1)), div.shift2);
+  const __m256i q =
+      _mm256_srl_epi32(_mm256_add_epi32(t, _mm256_srl_epi32(_mm256_sub_epi32(a, t), div.shift1)), div.shift2);
   return _mm256_sub_epi32(a, _mm256_mullo_epi32(q, div.divisor));
 }
 #endif
