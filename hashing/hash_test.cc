@@ -207,8 +207,9 @@ TEST(LegacyHash32, BatchEqualsOneAtATimeAtNearEqualLengths) {
   }
 }
 
-// Keys ending where an inaccessible page starts: the batch reads nothing past
-// a key's last byte (a read there would fault), at every length 0..70.
+// Keys ending where an inaccessible page starts: the batch reads nothing in
+// the page after a key's last byte (a read there would fault), at every
+// length 0..70.
 TEST(LegacyHash32, BatchReadsNoByteOutsideTheKeys) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   void* mem = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

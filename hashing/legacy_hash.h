@@ -72,8 +72,10 @@ inline uint32_t BloomHash32(const char* data, size_t n) { return LegacyHash32(da
 
 // out[i] = LegacyHash32(keys[i], seed) (zero-extended) for i < n: the widest
 // kernel this build has (FILTERLAB_FORCE_SCALAR unset): AVX-512 16 keys at a
-// time, else AVX2 8 keys at a time, the scalar loop for the rest. Keys of any
-// length and alignment; reads no byte outside them.
+// time, else AVX2 32 keys a call (then 8), the scalar loop for the rest. Keys
+// of any length and alignment. Reads no page a key does not touch: the AVX2
+// kernel may load bytes past a key's end within the key's own 4 KiB page
+// (they cannot fault, and are masked off), except in sanitizer builds.
 void LegacyHash32Batch(const Slice* keys, size_t n, uint32_t seed, uint64_t* out);
 
 // The kernels, so that tests can hold each one the build has to the scalar
