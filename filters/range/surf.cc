@@ -423,7 +423,7 @@ uint64_t SuffixOf(Slice key, size_t depth, Suffix suffix, int bits) {
 
 class SurfFilter final : public RangeFilter {
  public:
-  // A filter it builds keeps its words in a copy placed so that the dense
+  // A filter the policy builds keeps its words in a copy placed so that the dense
   // part starts on a cache line: a dense node is then one line, not two
   // (and the second line's miss would come after the first's, since which
   // word a step reads next depends on the label word). A copy of 2 MiB or
