@@ -14,8 +14,12 @@
 // reads: a Bloom probe's bit, a fingerprint slot, a Ribbon segment's bits
 // under the key's coefficient row, each changes the answer with probability
 // about 1/2 or more per random fill, so a line read is missed with
-// probability at most about 2^-kRefills (2^-8). Lines read only to be
-// skipped (none in this project's filters) would not count. Added keys are
+// probability at most about 2^-kRefills (2^-8). Bytes read only to be
+// masked off do not count: the one such read in this project's filters is
+// the scalar Ribbon query's extra 16-byte segment in a lower block
+// (filters/ribbon/ribbon_solution.h), a line of its own for about a quarter
+// of those queries, so about 0.05 lines per query at 10 bits/key and 10k
+// keys go uncounted and the per-line figure errs high. Added keys are
 // asked because they read every line a query can (a Bloom query of a key
 // not added may stop at its first clear bit).
 #pragma once

@@ -77,11 +77,13 @@
 // 23 AVX-512 instructions (the kernel) and ~100 scalar ones (rehash,
 // placing, the row's shifts), a random-filter one a single round of misses
 // for its 4-5 lines.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "common/aligned_array.h"
 #include "filters/fast_local_bloom.h"
@@ -124,10 +126,12 @@ InterleavedLayout UnpackLayout(uint64_t param) {
 uint32_t RawSeedOfView(uint64_t param) { return ribbon::RawSeedOf(static_cast<uint32_t>(param & 255)); }
 
 // Standard (RocksDB's) or homogeneous queries: the only difference is the
-// right-hand side the computed bits are compared with.
-template <bool kHomogeneous>
+// right-hand side the computed bits are compared with. C is the filter's
+// upper column count (ribbon_solution.h says why queries are compiled per
+// count).
+template <bool kHomogeneous, uint32_t C>
 bool QueryAt(uint64_t h, const ribbon::QueryPlace& p, const uint8_t* data) {
-  return kHomogeneous ? ribbon::HomogeneousQueryAt(h, p, data) : ribbon::QueryAt(h, p, data);
+  return kHomogeneous ? ribbon::HomogeneousQueryAt<C>(h, p, data) : ribbon::QueryAt<C>(h, p, data);
 }
 
 // The scalar query first asks for all the lines it reads, then computes
@@ -136,24 +140,25 @@ bool QueryAt(uint64_t h, const ribbon::QueryPlace& p, const uint8_t* data) {
 // prefetch loop beside it cost more hot than it gained cold (sim speed,
 // ribbon:bpk=10, 200 MB, medians of 3 interleaved: single 10.1 with it,
 // 6.75 ns without; random 123 with, 129 without).
-template <bool kHomogeneous>
+template <bool kHomogeneous, uint32_t C>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const InterleavedLayout layout = UnpackLayout(view.param);
   const uint8_t* data = static_cast<const uint8_t*>(view.data);
   const uint64_t h = ribbon::Rehash(hash, RawSeedOfView(view.param));
   const ribbon::QueryPlace p = ribbon::PlaceOf(h, layout);
 #ifndef FILTERLAB_RIBBON_AVX512
-  ribbon::PrefetchPlace(p, data);
+  ribbon::PrefetchPlace<C>(p, data);
 #endif
-  return QueryAt<kHomogeneous>(h, p, data);
+  return QueryAt<kHomogeneous, C>(h, p, data);
 }
+template <uint32_t C>
 void ViewPrefetch(const FilterView& view, uint64_t hash) {
   const uint64_t h = ribbon::Rehash(hash, RawSeedOfView(view.param));
-  ribbon::PrefetchPlace(ribbon::PlaceOf(h, UnpackLayout(view.param)), static_cast<const uint8_t*>(view.data));
+  ribbon::PrefetchPlace<C>(ribbon::PlaceOf(h, UnpackLayout(view.param)), static_cast<const uint8_t*>(view.data));
 }
 // In groups of 16: every query of a group is rehashed, placed and its lines
 // requested before any is tested; the places are kept, not recomputed.
-template <bool kHomogeneous>
+template <bool kHomogeneous, uint32_t C>
 void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t n, bool* results) {
   constexpr size_t kGroup = 16;
   const InterleavedLayout layout = UnpackLayout(view.param);
@@ -166,13 +171,23 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
     for (size_t i = 0; i < m; ++i) {
       h[i] = ribbon::Rehash(hashes[first + i], raw_seed);
       places[i] = ribbon::PlaceOf(h[i], layout);
-      ribbon::PrefetchPlace(places[i], data);
+      ribbon::PrefetchPlace<C>(places[i], data);
     }
-    for (size_t i = 0; i < m; ++i) results[first + i] = QueryAt<kHomogeneous>(h[i], places[i], data);
+    for (size_t i = 0; i < m; ++i) results[first + i] = QueryAt<kHomogeneous, C>(h[i], places[i], data);
   }
 }
-constexpr FilterView::Ops kStandardOps{&ViewMayContain<false>, &ViewPrefetch, &ViewMayContainBatch<false>};
-constexpr FilterView::Ops kHomogeneousOps{&ViewMayContain<true>, &ViewPrefetch, &ViewMayContainBatch<true>};
+
+// The query functions of every column count 0..32, standard and homogeneous.
+template <bool kHomogeneous, size_t... C>
+constexpr std::array<FilterView::Ops, sizeof...(C)> OpsOfEveryColumnCount(std::index_sequence<C...>) {
+  return {
+      FilterView::Ops{&ViewMayContain<kHomogeneous, C>, &ViewPrefetch<C>, &ViewMayContainBatch<kHomogeneous, C>}...};
+}
+constexpr auto kStandardOps = OpsOfEveryColumnCount<false>(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
+constexpr auto kHomogeneousOps = OpsOfEveryColumnCount<true>(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
+const FilterView::Ops* OpsFor(bool homogeneous, uint32_t upper_num_columns) {
+  return &(homogeneous ? kHomogeneousOps : kStandardOps)[upper_num_columns];
+}
 
 // Standard128Ribbon serializes in RocksDB's native form (-2 trailer);
 // homogeneous Ribbon, which RocksDB does not read, with filterlab's trailer
@@ -187,7 +202,7 @@ class RibbonFilter final : public Filter {
         homogeneous_(homogeneous),
         owned_(std::move(owned)),
         data_(data != nullptr ? data : owned_.data()),
-        view_{homogeneous ? &kHomogeneousOps : &kStandardOps, data_, PackView(layout, ordinal_seed)} {}
+        view_{OpsFor(homogeneous, layout.upper_num_columns), data_, PackView(layout, ordinal_seed)} {}
 
   bool MayContain(uint64_t hash) const override { return view_.MayContain(hash); }
   void Prefetch(uint64_t hash) const override { view_.Prefetch(hash); }
