@@ -177,7 +177,8 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   }
 }
 
-// The query functions of every column count 0..32, standard and homogeneous.
+// The query functions of every column count 0..32, standard and homogeneous
+// (InterleavedLayout::For caps a layout's count at kMaxResultBits = 32).
 template <bool kHomogeneous, size_t... C>
 constexpr std::array<FilterView::Ops, sizeof...(C)> OpsOfEveryColumnCount(std::index_sequence<C...>) {
   return {
