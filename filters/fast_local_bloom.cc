@@ -211,7 +211,6 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
 }
 
 bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-void EmptyPrefetch(const FilterView&, uint64_t) {}
 void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
   std::fill(results, results + n, false);
 }

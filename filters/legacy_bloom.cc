@@ -206,7 +206,6 @@ constexpr FilterView::Ops kViewOps{&ViewMayContain<kLayout, kLine64Kernel>, &Vie
                                    &ViewMayContainBatch<kLayout, kLine64Kernel>};
 
 bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-void EmptyPrefetch(const FilterView&, uint64_t) {}
 void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
   std::fill(results, results + n, false);
 }

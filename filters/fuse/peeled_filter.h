@@ -124,7 +124,6 @@ inline constexpr FilterView::Ops kOps{&ViewMayContain<Layout, Fingerprint, kMult
 
 // A filter of no keys has no slots and answers false.
 inline bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-inline void EmptyPrefetch(const FilterView&, uint64_t) {}
 inline void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
   for (size_t i = 0; i < n; ++i) results[i] = false;
 }

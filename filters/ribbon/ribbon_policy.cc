@@ -177,12 +177,20 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   }
 }
 
+// A filter of no columns (every key passes) reads nothing to prefetch.
+template <uint32_t C>
+constexpr auto PrefetchOf() {
+  if constexpr (C == 0) {
+    return &EmptyPrefetch;
+  } else {
+    return &ViewPrefetch<C>;
+  }
+}
 // The query functions of every column count 0..32, standard and homogeneous
 // (InterleavedLayout::For caps a layout's count at kMaxResultBits = 32).
 template <bool kHomogeneous, size_t... C>
 constexpr std::array<FilterView::Ops, sizeof...(C)> OpsOfEveryColumnCount(std::index_sequence<C...>) {
-  return {
-      FilterView::Ops{&ViewMayContain<kHomogeneous, C>, &ViewPrefetch<C>, &ViewMayContainBatch<kHomogeneous, C>}...};
+  return {FilterView::Ops{&ViewMayContain<kHomogeneous, C>, PrefetchOf<C>(), &ViewMayContainBatch<kHomogeneous, C>}...};
 }
 constexpr auto kStandardOps = OpsOfEveryColumnCount<false>(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
 constexpr auto kHomogeneousOps = OpsOfEveryColumnCount<true>(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
