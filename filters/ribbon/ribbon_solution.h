@@ -102,18 +102,14 @@ inline QueryPlace PlaceOf(uint64_t h, const InterleavedLayout& layout) {
 // Queries are compiled per column count C, the filter's upper_num_columns
 // (every Ribbon filter has 0..32; the policy keeps one query function per
 // count and picks it when the filter is opened), so that the column loop
-// and the prefetches have a trip count fixed per filter. With the count
-// read from the query's block instead, the 21% of blocks a 10k-key filter
-// at 10 bits/key has one column short (24 of 113 blocks) ended the loop at
-// a random trip and mispredicted, and so did the prefetch loop, whose trip
-// followed the span's offset in its first line. Measured on a Zen 3 EPYC without AVX-512
-// (sim speed ribbon:bpk=10, 200 MB of ~10k-key filters, mixed queries,
-// pipeline depth auto): in one process beside the per-block count, 9
-// interleaved rounds, hot 0.79x (median 17.9 against 21.9 ns net) and
-// pipelined 0.84x the floor multiple per line read (1.34 against 1.55);
-// in 8 alternating runs of the two binaries, pipelined 37.2 against 47.5
-// ns net (1.33 against 1.62 per line), random one at a time unchanged
-// (191 ns both).
+// and the prefetches have a trip count fixed per filter. A count read from
+// the query's block would end the loop at a random trip wherever lower
+// blocks are common (24 of 113 blocks of a 10k-key filter at 10 bits/key)
+// and mispredict, as would a prefetch loop over the span's lines from its
+// offset. On a Zen 3 EPYC without AVX-512 (sim speed ribbon:bpk=10, 200 MB
+// of ~10k-key filters, both kernels in one process, 9 interleaved rounds),
+// the per-filter count takes 0.79x the hot query time of the per-block one
+// and 0.84x its pipelined floor multiple per line read (1.34 against 1.55).
 //
 // A query at p reads C segments in its start block and, unless the start is
 // block-aligned, C in the next block (left + 16 p.num_columns): one more than
