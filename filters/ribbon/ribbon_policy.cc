@@ -136,19 +136,19 @@ bool QueryAt(uint64_t h, const ribbon::QueryPlace& p, const uint8_t* data) {
 
 // The scalar query first asks for all the lines it reads, then computes
 // (RocksDB's reader does the same): alone, the 2-5 misses of a cold filter
-// overlap. The AVX-512 kernel's four loads already issue at once, and the
-// prefetch loop beside it cost more hot than it gained cold (sim speed,
-// ribbon:bpk=10, 200 MB, medians of 3 interleaved: single 10.1 with it,
-// 6.75 ns without; random 123 with, 129 without).
+// overlap. The AVX-512 and AVX2 kernels' loads already issue at once
+// (ribbon::kQueryLoadsIssueTogether), and a prefetch beside them cost more
+// hot than it gained cold (sim speed, ribbon:bpk=10, 200 MB: AVX-512,
+// medians of 3 interleaved, single 10.1 with it, 6.75 ns without, random
+// 123 with, 129 without; AVX2 on a Zen 3 EPYC, 6 rounds in one process,
+// single 14.3 with, 12.9 without, random 298 with, 284 without).
 template <bool kHomogeneous, uint32_t C>
 bool ViewMayContain(const FilterView& view, uint64_t hash) {
   const InterleavedLayout layout = UnpackLayout(view.param);
   const uint8_t* data = static_cast<const uint8_t*>(view.data);
   const uint64_t h = ribbon::Rehash(hash, RawSeedOfView(view.param));
   const ribbon::QueryPlace p = ribbon::PlaceOf(h, layout);
-#ifndef FILTERLAB_RIBBON_AVX512
-  ribbon::PrefetchPlace<C>(p, data);
-#endif
+  if constexpr (!ribbon::kQueryLoadsIssueTogether) ribbon::PrefetchPlace<C>(p, data);
   return QueryAt<kHomogeneous, C>(h, p, data);
 }
 template <uint32_t C>

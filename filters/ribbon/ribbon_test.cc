@@ -91,6 +91,23 @@ constexpr auto ScalarKernels(std::index_sequence<C...>) {
   return std::array{&ribbon::SolutionBitsScalar<C>...};
 }
 constexpr auto kScalarKernels = ScalarKernels(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
+#ifdef FILTERLAB_RIBBON_AVX2
+template <size_t... C>
+constexpr auto Avx2Kernels(std::index_sequence<C...>) {
+  return std::array{&ribbon::SolutionBitsAvx2<C>...};
+}
+constexpr auto kAvx2Kernels = Avx2Kernels(std::make_index_sequence<ribbon::kMaxResultBits + 1>());
+#endif
+// The kernels compiled per column count in this build, by name.
+const std::vector<std::pair<const char*, decltype(kScalarKernels)>>& PerColumnCountKernels() {
+  static const std::vector<std::pair<const char*, decltype(kScalarKernels)>> kernels{
+      {"scalar", kScalarKernels},
+#ifdef FILTERLAB_RIBBON_AVX2
+      {"AVX2", kAvx2Kernels},
+#endif
+  };
+  return kernels;
+}
 
 // Column i's result bit of a query starting at slot `start`, from the
 // layout's definition alone, bit by bit: the parity over the 128 slots from
@@ -121,34 +138,37 @@ uint64_t ReferenceBits(const ribbon::InterleavedLayout& l, const std::vector<uin
   return bits;
 }
 
-// The scalar query kernel of each column count C = 1..32 computes every
-// column of the query as the layout defines it, on layouts with lower
-// blocks (one column fewer) before upper ones: every start of 5 blocks, 2
-// random coefficient rows each, random solution bytes in an exactly sized
-// buffer. A query in a lower block reads one segment beyond its columns
-// (ribbon_solution.h); those bits are masked off, and under ASan the
-// exactly sized buffer shows that no read leaves the data.
-TEST(Ribbon, ScalarKernelOfEachColumnCountComputesEveryColumn) {
-  constexpr uint32_t kBlocks = 5;
-  SplitMix64 rng(7);
-  for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
-    for (uint32_t lower_blocks : {0u, 2u, kBlocks - 1}) {
-      const auto layout = ribbon::InterleavedLayout::For(kBlocks, size_t{kBlocks * c - lower_blocks} * 16);
-      ASSERT_EQ(layout.upper_num_columns, c);
-      ASSERT_EQ(layout.upper_start_block, lower_blocks);
-      std::vector<uint8_t> data(layout.data_bytes());
-      for (auto& b : data) b = static_cast<uint8_t>(rng.Next());
-      for (uint32_t start = 0; start < layout.num_starts(); ++start) {
-        // The smallest rehashed hash whose start slot is `start`: ceil(start 2^64 / starts).
-        const unsigned __int128 n = layout.num_starts();
-        const auto h = static_cast<uint64_t>(((static_cast<unsigned __int128>(start) << 64) + n - 1) / n);
-        ASSERT_EQ(ribbon::StartOf(h, layout.num_starts()), start);
-        const ribbon::QueryPlace p = ribbon::PlaceOf(h, layout);
-        for (int k = 0; k < 2; ++k) {
-          const ribbon::CoeffRow cr = ribbon::CoeffRowOf(rng.Next());
-          ASSERT_EQ(kScalarKernels[c](cr, p, data.data()) & ribbon::ColumnMask(p),
-                    ReferenceBits(layout, data, start, cr))
-              << "columns " << c << " lower blocks " << lower_blocks << " start " << start;
+// The query kernels compiled per column count C = 1..32 (scalar, and AVX2
+// where the build targets it) compute every column of the query as the
+// layout defines it, on layouts with lower blocks (one column fewer) before
+// upper ones: every start of 5 blocks, 2 random coefficient rows each,
+// random solution bytes in an exactly sized buffer. A query in a lower
+// block reads one segment beyond its columns (ribbon_solution.h); those
+// bits are masked off, and under ASan the exactly sized buffer shows that
+// no read leaves the data.
+TEST(Ribbon, KernelsOfEachColumnCountComputeEveryColumn) {
+  for (const auto& [name, kernels] : PerColumnCountKernels()) {
+    SCOPED_TRACE(name);
+    constexpr uint32_t kBlocks = 5;
+    SplitMix64 rng(7);
+    for (uint32_t c = 1; c <= ribbon::kMaxResultBits; ++c) {
+      for (uint32_t lower_blocks : {0u, 2u, kBlocks - 1}) {
+        const auto layout = ribbon::InterleavedLayout::For(kBlocks, size_t{kBlocks * c - lower_blocks} * 16);
+        ASSERT_EQ(layout.upper_num_columns, c);
+        ASSERT_EQ(layout.upper_start_block, lower_blocks);
+        std::vector<uint8_t> data(layout.data_bytes());
+        for (auto& b : data) b = static_cast<uint8_t>(rng.Next());
+        for (uint32_t start = 0; start < layout.num_starts(); ++start) {
+          // The smallest rehashed hash whose start slot is `start`: ceil(start 2^64 / starts).
+          const unsigned __int128 n = layout.num_starts();
+          const auto h = static_cast<uint64_t>(((static_cast<unsigned __int128>(start) << 64) + n - 1) / n);
+          ASSERT_EQ(ribbon::StartOf(h, layout.num_starts()), start);
+          const ribbon::QueryPlace p = ribbon::PlaceOf(h, layout);
+          for (int k = 0; k < 2; ++k) {
+            const ribbon::CoeffRow cr = ribbon::CoeffRowOf(rng.Next());
+            ASSERT_EQ(kernels[c](cr, p, data.data()) & ribbon::ColumnMask(p), ReferenceBits(layout, data, start, cr))
+                << "columns " << c << " lower blocks " << lower_blocks << " start " << start;
+          }
         }
       }
     }
