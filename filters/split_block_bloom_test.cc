@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/aligned_array.h"
+#include "common/test_scale.h"
 #include "filters/filter.h"
 #include "filters/filter_test_util.h"
 #include "filters/fp_model.h"
@@ -146,12 +147,14 @@ TEST(SplitBlockBloomTest, ModelMeetsThePublishedFigures) {
 // queries of its blocks' rates f(J) = (1 - (31/32)^J)^8, so around the model
 // it varies with the filter's own block loads (variance Var f(J) / L, L
 // blocks) and with the sampling (Binomial, p (1-p) / Q). 2*10^6 keys and
-// 10^7 queries keep both near 0.3% of p at 10 bits/key; the bound is 4 sigma
-// of their sum (a false alarm about once in 16000), no further allowance.
+// 10^7 queries keep both near 0.3% of p at 10 bits/key (a tenth of each
+// under sanitizers, common/test_scale.h: ~1% of p); the bound is 4 sigma of
+// their sum for the sizes used (a false alarm about once in 16000), no
+// further allowance.
 TEST(SplitBlockBloomTest, MeasuredFpRateMatchesTheModel) {
   for (double b : {6.0, 10.0}) {
     auto p = MustPolicy("sbbf:bpk=" + FormatNumber(b));
-    const size_t n = 2'000'000, q = 10'000'000;
+    const size_t n = SanitizerScaled(2'000'000), q = SanitizerScaled(10'000'000);
     auto f = MustBuild(*p, TestHashes(31 + static_cast<uint64_t>(b), n));
     size_t positives = 0;
     SplitMix64 queries(0xF00D + static_cast<uint64_t>(b));
