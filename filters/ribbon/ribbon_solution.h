@@ -162,8 +162,9 @@ inline uint64_t Load64(const uint8_t* at) {
 // POPCNT per column. (An AVX-512 VPOPCNTQ kernel of four columns per step
 // was ~8% slower hot on this project's EPYC: 13.3-14.3 against 12.2-13.1
 // CPU ns per query, sim speed single mode at bpk=10, 5 runs each.)
-// Where the compiler targets AVX-512 (FILTERLAB_RIBBON_AVX512), queries use
-// SolutionBitsAvx512 below instead; this is its scalar twin.
+// Where the compiler targets AVX-512 or AVX2, queries use SolutionBitsAvx512
+// or SolutionBitsAvx2<C> below instead (SolutionBits); this is their scalar
+// twin.
 template <uint32_t C>
 [[gnu::always_inline]] inline uint64_t SolutionBitsScalar(CoeffRow cr, const QueryPlace& p, const uint8_t* data) {
   const uint8_t* left = data + size_t{p.segment} * 16;
