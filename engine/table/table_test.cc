@@ -315,7 +315,7 @@ TEST(Table, MultiGetFetchesEachSharedBlockOnce) {
 // σ = sqrt(m p (1 − p)), a binomial 4-sigma bound.
 TEST(Table, FilterSkipsAbsentKeys) {
   DataSetOptions d;
-  d.num_user_keys = 10000;
+  d.num_user_keys = SanitizerScaled(10000, 5);  // the 4-sigma bound below follows the sizes
   d.max_versions = 1;
   const auto model = RandomEntries(d, 9);
   for (const auto& spec : AllExampleSpecs()) {
@@ -329,7 +329,7 @@ TEST(Table, FilterSkipsAbsentKeys) {
     ASSERT_TRUE(NewFilterPolicy(spec, &policy).ok());
     const double p = policy->ModelFpRate(model.size());
     SplitMix64 rng(10);
-    const size_t m = 20000;
+    const size_t m = SanitizerScaled(20000, 5);
     LookupResult r;
     size_t absent = 0;
     for (size_t i = 0; i < m; ++i) {
