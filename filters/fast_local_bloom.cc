@@ -210,12 +210,6 @@ void ViewMayContainBatch(const FilterView& view, const uint64_t* hashes, size_t 
   }
 }
 
-bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
-  std::fill(results, results + n, false);
-}
-constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
-
 template <HashWidth kWidth, ProbeKernel kKernel, bool kAligned>
 constexpr FilterView::Ops kViewOps{&ViewMayContain<kWidth, kKernel>, &ViewPrefetch<kAligned>,
                                    &ViewMayContainBatch<kWidth, kKernel, kAligned>};

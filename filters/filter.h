@@ -65,6 +65,13 @@ struct FilterView {
 // prefetch of this name as empty by design.
 inline void EmptyPrefetch(const FilterView&, uint64_t) {}
 
+// The whole view of a filter of no keys: every answer false, no memory read.
+inline bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
+inline void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
+  for (size_t i = 0; i < n; ++i) results[i] = false;
+}
+inline constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
+
 class Filter {
  public:
   virtual ~Filter() = default;

@@ -205,12 +205,6 @@ template <ViewLayout kLayout, bool kLine64Kernel>
 constexpr FilterView::Ops kViewOps{&ViewMayContain<kLayout, kLine64Kernel>, &ViewPrefetch<kLayout>,
                                    &ViewMayContainBatch<kLayout, kLine64Kernel>};
 
-bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
-  std::fill(results, results + n, false);
-}
-constexpr FilterView::Ops kEmptyViewOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
-
 FilterView MakeView(const uint8_t* data, uint32_t num_lines, int num_probes, int log2_line_bytes) {
   if (num_lines == 0) return FilterView{&kEmptyViewOps, data, 0};
   const ViewLayout layout = FitsCompactView(num_lines, log2_line_bytes) ? ViewLayout::kCompact : ViewLayout::kGeneral;

@@ -122,13 +122,6 @@ inline constexpr FilterView::Ops kOps{&ViewMayContain<Layout, Fingerprint, kMult
                                       &ViewPrefetch<Layout, Fingerprint, kMultiplied>,
                                       &ViewMayContainBatch<Layout, Fingerprint, kMultiplied>};
 
-// A filter of no keys has no slots and answers false.
-inline bool EmptyMayContain(const FilterView&, uint64_t) { return false; }
-inline void EmptyMayContainBatch(const FilterView&, const uint64_t*, size_t n, bool* results) {
-  for (size_t i = 0; i < n; ++i) results[i] = false;
-}
-inline constexpr FilterView::Ops kEmptyOps{&EmptyMayContain, &EmptyPrefetch, &EmptyMayContainBatch};
-
 // The layout text names the slot and fingerprint mixing of fuse_hash.h as
 // format=N. Bytes are only readable with the mixing that built them: read with
 // another, a stored key's slots and fingerprint differ and the filter answers
@@ -208,7 +201,7 @@ class PeeledFilter final : public Filter {
         format_(format),
         owned_(std::move(owned)),
         bytes_(bytes != nullptr ? bytes : reinterpret_cast<const unsigned char*>(owned_.data())),
-        view_{layout.num_slots() == 0        ? &kEmptyOps
+        view_{layout.num_slots() == 0        ? &kEmptyViewOps
               : MultipliesSeed(format, seed) ? QueryOps<true>(layout)
                                              : QueryOps<false>(layout),
               bytes_, layout.ViewParam(seed)} {}
